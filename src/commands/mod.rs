@@ -1,0 +1,20 @@
+//! One module per subcommand; each returns the process exit code.
+
+mod list;
+mod verify;
+
+use crate::cli::{Cli, Command};
+use std::process::ExitCode;
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::List { filter, json } => list::run(&filter, json),
+        Command::Verify {
+            filter,
+            json,
+            threads,
+            min_round_trips,
+        } => verify::run(&filter, json, threads, min_round_trips),
+    }
+}

@@ -1,0 +1,619 @@
+//! The catalog: every algorithm kembench knows, with its metadata, in one table.
+//!
+//! `list`, the docs, the tests and `verify` all derive from [`ALGORITHMS`]; the lengths here are
+//! checked by tests against the buffers each implementation really produces, and against the
+//! metadata liboqs itself declares.
+
+use serde::Serialize;
+use std::fmt;
+
+/// The mathematical family of an algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Family {
+    /// Module-LWE lattices (ML-KEM, Kyber).
+    ModuleLattice,
+    /// NTRU lattices (NTRU, Streamlined NTRU Prime).
+    NtruLattice,
+    /// Plain LWE (FrodoKEM).
+    UnstructuredLattice,
+    /// Error-correcting codes (Classic McEliece, HQC, BIKE).
+    CodeBased,
+    /// Elliptic-curve Diffie-Hellman.
+    EllipticCurve,
+    /// Finite-field Diffie-Hellman.
+    FiniteField,
+    /// A classical and a post-quantum component together.
+    Hybrid,
+    /// kembench's own mock algorithm, for tests only.
+    Test,
+}
+
+impl Family {
+    /// Every family, in display order.
+    pub const ALL: [Family; 8] = [
+        Family::ModuleLattice,
+        Family::NtruLattice,
+        Family::UnstructuredLattice,
+        Family::CodeBased,
+        Family::EllipticCurve,
+        Family::FiniteField,
+        Family::Hybrid,
+        Family::Test,
+    ];
+
+    /// The kebab-case name used on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::ModuleLattice => "module-lattice",
+            Family::NtruLattice => "ntru-lattice",
+            Family::UnstructuredLattice => "unstructured-lattice",
+            Family::CodeBased => "code-based",
+            Family::EllipticCurve => "elliptic-curve",
+            Family::FiniteField => "finite-field",
+            Family::Hybrid => "hybrid",
+            Family::Test => "test",
+        }
+    }
+
+    /// Parses a family name as [`as_str`](Self::as_str) writes it.
+    pub fn parse(s: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Metadata of one algorithm (parameter set).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Algorithm {
+    /// Canonical name, e.g. `ML-KEM-768`.
+    pub name: &'static str,
+    /// Family.
+    pub family: Family,
+    /// The standard or specification it follows.
+    pub standard: &'static str,
+    /// Claimed NIST security level (1-5); `None` for classical algorithms.
+    pub nist_level: Option<u8>,
+    /// Classical security in bits (estimates from the standard or NIST SP 800-57).
+    pub classical_bits: u16,
+    /// Claimed IND-CCA security.
+    pub ind_cca: bool,
+    /// Decapsulation of an invalid ciphertext succeeds with a pseudo-random secret.
+    pub implicit_rejection: bool,
+    /// Public key bytes (for key exchange: the encoded public value).
+    pub pk_len: usize,
+    /// Secret key bytes (for key exchange: the private scalar or exponent, fixed length).
+    pub sk_len: usize,
+    /// Ciphertext bytes (for key exchange: the ephemeral public value).
+    pub ct_len: usize,
+    /// Shared secret bytes.
+    pub ss_len: usize,
+}
+
+impl Algorithm {
+    /// Bytes a key exchange puts on the wire: public key plus ciphertext.
+    pub fn wire_bytes(&self) -> usize {
+        self.pk_len + self.ct_len
+    }
+
+    /// Whether this is a post-quantum (or hybrid) algorithm rather than classical key exchange.
+    pub fn is_post_quantum(&self) -> bool {
+        self.nist_level.is_some()
+    }
+}
+
+/// Builds one catalog row; keeps the table below readable.
+#[allow(clippy::too_many_arguments)]
+const fn alg(
+    name: &'static str,
+    family: Family,
+    standard: &'static str,
+    nist_level: Option<u8>,
+    classical_bits: u16,
+    cca: bool,
+    lens: [usize; 4],
+) -> Algorithm {
+    Algorithm {
+        name,
+        family,
+        standard,
+        nist_level,
+        classical_bits,
+        ind_cca: cca,
+        implicit_rejection: cca,
+        pk_len: lens[0],
+        sk_len: lens[1],
+        ct_len: lens[2],
+        ss_len: lens[3],
+    }
+}
+
+use Family::*;
+
+const FIPS203: &str = "FIPS 203";
+const KYBER: &str = "CRYSTALS-Kyber round 3";
+const FRODO: &str = "FrodoKEM (NIST round 3)";
+const MCE: &str = "Classic McEliece (NIST round 4)";
+const HQC: &str = "HQC (NIST round 4)";
+// HQC rows: liboqs 0.13's HQC writes the rejection secret but also returns an error for a
+// rejected ciphertext, so callers see an explicit rejection; `verify` checks that behaviour.
+const BIKE: &str = "BIKE (NIST round 4)";
+const NTRU: &str = "NTRU (NIST round 3)";
+const SNTRUP: &str = "Streamlined NTRU Prime (NIST round 3)";
+
+/// Every algorithm kembench knows.
+pub static ALGORITHMS: &[Algorithm] = &[
+    alg(
+        "ML-KEM-512",
+        ModuleLattice,
+        FIPS203,
+        Some(1),
+        128,
+        true,
+        [800, 1632, 768, 32],
+    ),
+    alg(
+        "ML-KEM-768",
+        ModuleLattice,
+        FIPS203,
+        Some(3),
+        192,
+        true,
+        [1184, 2400, 1088, 32],
+    ),
+    alg(
+        "ML-KEM-1024",
+        ModuleLattice,
+        FIPS203,
+        Some(5),
+        256,
+        true,
+        [1568, 3168, 1568, 32],
+    ),
+    alg(
+        "Kyber512",
+        ModuleLattice,
+        KYBER,
+        Some(1),
+        128,
+        true,
+        [800, 1632, 768, 32],
+    ),
+    alg(
+        "Kyber768",
+        ModuleLattice,
+        KYBER,
+        Some(3),
+        192,
+        true,
+        [1184, 2400, 1088, 32],
+    ),
+    alg(
+        "Kyber1024",
+        ModuleLattice,
+        KYBER,
+        Some(5),
+        256,
+        true,
+        [1568, 3168, 1568, 32],
+    ),
+    alg(
+        "ntruhps2048509",
+        NtruLattice,
+        NTRU,
+        Some(1),
+        128,
+        true,
+        [699, 935, 699, 32],
+    ),
+    alg(
+        "ntruhps2048677",
+        NtruLattice,
+        NTRU,
+        Some(3),
+        192,
+        true,
+        [930, 1234, 930, 32],
+    ),
+    alg(
+        "ntruhps4096821",
+        NtruLattice,
+        NTRU,
+        Some(5),
+        256,
+        true,
+        [1230, 1590, 1230, 32],
+    ),
+    alg(
+        "ntruhps40961229",
+        NtruLattice,
+        NTRU,
+        Some(5),
+        256,
+        true,
+        [1842, 2366, 1842, 32],
+    ),
+    alg(
+        "ntruhrss701",
+        NtruLattice,
+        NTRU,
+        Some(3),
+        192,
+        true,
+        [1138, 1450, 1138, 32],
+    ),
+    alg(
+        "ntruhrss1373",
+        NtruLattice,
+        NTRU,
+        Some(5),
+        256,
+        true,
+        [2401, 2983, 2401, 32],
+    ),
+    alg(
+        "sntrup761",
+        NtruLattice,
+        SNTRUP,
+        Some(2),
+        153,
+        true,
+        [1158, 1763, 1039, 32],
+    ),
+    alg(
+        "FrodoKEM-640-AES",
+        UnstructuredLattice,
+        FRODO,
+        Some(1),
+        128,
+        true,
+        [9616, 19888, 9720, 16],
+    ),
+    alg(
+        "FrodoKEM-640-SHAKE",
+        UnstructuredLattice,
+        FRODO,
+        Some(1),
+        128,
+        true,
+        [9616, 19888, 9720, 16],
+    ),
+    alg(
+        "FrodoKEM-976-AES",
+        UnstructuredLattice,
+        FRODO,
+        Some(3),
+        192,
+        true,
+        [15632, 31296, 15744, 24],
+    ),
+    alg(
+        "FrodoKEM-976-SHAKE",
+        UnstructuredLattice,
+        FRODO,
+        Some(3),
+        192,
+        true,
+        [15632, 31296, 15744, 24],
+    ),
+    alg(
+        "FrodoKEM-1344-AES",
+        UnstructuredLattice,
+        FRODO,
+        Some(5),
+        256,
+        true,
+        [21520, 43088, 21632, 32],
+    ),
+    alg(
+        "FrodoKEM-1344-SHAKE",
+        UnstructuredLattice,
+        FRODO,
+        Some(5),
+        256,
+        true,
+        [21520, 43088, 21632, 32],
+    ),
+    alg(
+        "Classic-McEliece-348864",
+        CodeBased,
+        MCE,
+        Some(1),
+        128,
+        true,
+        [261120, 6492, 96, 32],
+    ),
+    alg(
+        "Classic-McEliece-348864f",
+        CodeBased,
+        MCE,
+        Some(1),
+        128,
+        true,
+        [261120, 6492, 96, 32],
+    ),
+    alg(
+        "Classic-McEliece-460896",
+        CodeBased,
+        MCE,
+        Some(3),
+        192,
+        true,
+        [524160, 13608, 156, 32],
+    ),
+    alg(
+        "Classic-McEliece-460896f",
+        CodeBased,
+        MCE,
+        Some(3),
+        192,
+        true,
+        [524160, 13608, 156, 32],
+    ),
+    alg(
+        "Classic-McEliece-6688128",
+        CodeBased,
+        MCE,
+        Some(5),
+        256,
+        true,
+        [1044992, 13932, 208, 32],
+    ),
+    alg(
+        "Classic-McEliece-6688128f",
+        CodeBased,
+        MCE,
+        Some(5),
+        256,
+        true,
+        [1044992, 13932, 208, 32],
+    ),
+    alg(
+        "Classic-McEliece-6960119",
+        CodeBased,
+        MCE,
+        Some(5),
+        256,
+        true,
+        [1047319, 13948, 194, 32],
+    ),
+    alg(
+        "Classic-McEliece-6960119f",
+        CodeBased,
+        MCE,
+        Some(5),
+        256,
+        true,
+        [1047319, 13948, 194, 32],
+    ),
+    alg(
+        "Classic-McEliece-8192128",
+        CodeBased,
+        MCE,
+        Some(5),
+        256,
+        true,
+        [1357824, 14120, 208, 32],
+    ),
+    alg(
+        "Classic-McEliece-8192128f",
+        CodeBased,
+        MCE,
+        Some(5),
+        256,
+        true,
+        [1357824, 14120, 208, 32],
+    ),
+    Algorithm {
+        implicit_rejection: false,
+        ..alg(
+            "HQC-128",
+            CodeBased,
+            HQC,
+            Some(1),
+            128,
+            true,
+            [2249, 2305, 4433, 64],
+        )
+    },
+    Algorithm {
+        implicit_rejection: false,
+        ..alg(
+            "HQC-192",
+            CodeBased,
+            HQC,
+            Some(3),
+            192,
+            true,
+            [4522, 4586, 8978, 64],
+        )
+    },
+    Algorithm {
+        implicit_rejection: false,
+        ..alg(
+            "HQC-256",
+            CodeBased,
+            HQC,
+            Some(5),
+            256,
+            true,
+            [7245, 7317, 14421, 64],
+        )
+    },
+    alg(
+        "BIKE-L1",
+        CodeBased,
+        BIKE,
+        Some(1),
+        128,
+        false,
+        [1541, 5223, 1573, 32],
+    ),
+    alg(
+        "BIKE-L3",
+        CodeBased,
+        BIKE,
+        Some(3),
+        192,
+        false,
+        [3083, 10105, 3115, 32],
+    ),
+    alg(
+        "BIKE-L5",
+        CodeBased,
+        BIKE,
+        Some(5),
+        256,
+        false,
+        [5122, 16494, 5154, 32],
+    ),
+    alg(
+        "X25519",
+        EllipticCurve,
+        "RFC 7748",
+        None,
+        128,
+        false,
+        [32, 32, 32, 32],
+    ),
+    alg(
+        "X448",
+        EllipticCurve,
+        "RFC 7748",
+        None,
+        224,
+        false,
+        [56, 56, 56, 56],
+    ),
+    alg(
+        "P-256",
+        EllipticCurve,
+        "FIPS 186-5 / SP 800-56A",
+        None,
+        128,
+        false,
+        [65, 32, 65, 32],
+    ),
+    alg(
+        "P-384",
+        EllipticCurve,
+        "FIPS 186-5 / SP 800-56A",
+        None,
+        192,
+        false,
+        [97, 48, 97, 48],
+    ),
+    alg(
+        "P-521",
+        EllipticCurve,
+        "FIPS 186-5 / SP 800-56A",
+        None,
+        256,
+        false,
+        [133, 66, 133, 66],
+    ),
+    alg(
+        "ffdhe2048",
+        FiniteField,
+        "RFC 7919",
+        None,
+        103,
+        false,
+        [256, 256, 256, 256],
+    ),
+    alg(
+        "ffdhe3072",
+        FiniteField,
+        "RFC 7919",
+        None,
+        125,
+        false,
+        [384, 384, 384, 384],
+    ),
+    alg(
+        "ffdhe4096",
+        FiniteField,
+        "RFC 7919",
+        None,
+        150,
+        false,
+        [512, 512, 512, 512],
+    ),
+    Algorithm {
+        // ML-KEM-768 first, then X25519, as in draft-ietf-tls-ecdhe-mlkem; not claimed IND-CCA
+        // as a whole (the X25519 half is plain DH), but a tampered ML-KEM part is rejected
+        // implicitly.
+        ind_cca: false,
+        ..alg(
+            "X25519MLKEM768",
+            Hybrid,
+            "draft-ietf-tls-ecdhe-mlkem",
+            Some(3),
+            192,
+            true,
+            [1216, 2432, 1120, 64],
+        )
+    },
+];
+
+/// The mock provider's algorithm: not in [`ALGORITHMS`], so it appears only when asked for.
+pub static MOCK: Algorithm = Algorithm {
+    standard: "kembench test fixture (not a real KEM)",
+    ..alg("MockKEM", Test, "", Some(1), 0, true, [32, 32, 32, 32])
+};
+
+/// Looks an algorithm up by canonical name, ignoring ASCII case.
+pub fn find(name: &str) -> Option<&'static Algorithm> {
+    ALGORITHMS
+        .iter()
+        .find(|a| a.name.eq_ignore_ascii_case(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn names_are_unique_case_insensitively() {
+        let mut seen = HashSet::new();
+        for a in ALGORITHMS {
+            assert!(seen.insert(a.name.to_ascii_lowercase()), "{} twice", a.name);
+        }
+    }
+
+    #[test]
+    fn post_quantum_rows_have_levels_and_classical_rows_do_not() {
+        for a in ALGORITHMS {
+            let classical = matches!(a.family, Family::EllipticCurve | Family::FiniteField);
+            assert_ne!(a.family, Family::Test, "{} is a test fixture", a.name);
+            assert_eq!(a.nist_level.is_none(), classical, "{}", a.name);
+            if let Some(l) = a.nist_level {
+                assert!((1..=5).contains(&l), "{}", a.name);
+            }
+            assert!(a.pk_len > 0 && a.sk_len > 0 && a.ct_len > 0 && a.ss_len > 0);
+        }
+    }
+
+    #[test]
+    fn fips203_sizes_match_the_standard() {
+        let m = find("ml-kem-768").unwrap();
+        assert_eq!(
+            (m.pk_len, m.sk_len, m.ct_len, m.ss_len),
+            (1184, 2400, 1088, 32)
+        );
+        assert_eq!(m.wire_bytes(), 2272);
+    }
+
+    #[test]
+    fn family_names_round_trip() {
+        for f in Family::ALL {
+            assert_eq!(Family::parse(f.as_str()), Some(f));
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! The one KEM interface every implementation is adapted to, its metadata and its errors.
+//!
+//! Classical key exchange is modelled as a KEM in the DHKEM sense, with the TLS 1.3 roles:
+//! `keypair` makes the receiver's key pair, `encaps` makes an ephemeral key pair and derives
+//! (the ciphertext is the ephemeral public key), `decaps` derives with the receiver's secret key.
+//! The shared secret is the raw (EC)DH output, as TLS 1.3 feeds it to its key schedule.
+
+pub mod catalog;
+pub mod registry;
+
+use std::fmt;
+
+pub use catalog::{Algorithm, Family};
+
+/// Errors an implementation reports; never a panic.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KemError {
+    /// A buffer or input had the wrong length.
+    #[error("{what} has {got} bytes, expected {expected}")]
+    InvalidLength {
+        /// Which buffer: "public key", "secret key", "ciphertext", ...
+        what: &'static str,
+        /// The catalog's length.
+        expected: usize,
+        /// The length that was passed.
+        got: usize,
+    },
+    /// The implementation rejected an input (for example a point not on the curve).
+    #[error("input rejected: {0}")]
+    Rejected(String),
+    /// The implementation reported an internal failure.
+    #[error("implementation failure: {0}")]
+    Failure(String),
+    /// The implementation does not offer this operation (derandomized operations).
+    #[error("operation not supported by this implementation")]
+    Unsupported,
+}
+
+/// Which operation of a KEM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Operation {
+    /// Key pair generation.
+    Keygen,
+    /// Encapsulation (for key exchange: ephemeral key pair and derivation).
+    Encaps,
+    /// Decapsulation (for key exchange: derivation).
+    Decaps,
+}
+
+impl fmt::Display for Operation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Operation::Keygen => "keygen",
+            Operation::Encaps => "encaps",
+            Operation::Decaps => "decaps",
+        })
+    }
+}
+
+/// What one (algorithm, implementation) pair is.
+#[derive(Debug, Clone)]
+pub struct ImplMeta {
+    /// The algorithm, from the catalog.
+    pub algorithm: &'static Algorithm,
+    /// Implementation id, `provider` or `provider/variant` (e.g. `pqclean/avx2`).
+    pub implementation: String,
+    /// The provider's exact version (crate and upstream library).
+    pub version: String,
+    /// How the code path is chosen, e.g. "run-time CPU dispatch" or "AVX2 forced".
+    pub dispatch: &'static str,
+}
+
+impl ImplMeta {
+    /// Builds metadata for the named catalog algorithm.
+    ///
+    /// # Panics
+    /// Panics if `algorithm` is not in the catalog: provider tables are checked by tests.
+    pub fn new(
+        algorithm: &str,
+        implementation: &str,
+        version: &str,
+        dispatch: &'static str,
+    ) -> Self {
+        ImplMeta {
+            algorithm: catalog::find(algorithm)
+                .unwrap_or_else(|| panic!("{algorithm} is not in the catalog")),
+            implementation: implementation.to_string(),
+            version: version.to_string(),
+            dispatch,
+        }
+    }
+
+    /// The provider part of the implementation id (`pqclean` for `pqclean/avx2`).
+    pub fn provider(&self) -> &str {
+        self.implementation
+            .split('/')
+            .next()
+            .unwrap_or(&self.implementation)
+    }
+
+    /// `algorithm@implementation`, the label used in tables and errors.
+    pub fn label(&self) -> String {
+        format!("{}@{}", self.algorithm.name, self.implementation)
+    }
+}
+
+/// Seed lengths of the derandomized operations of an implementation (`None`: not offered).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeedLens {
+    /// Bytes taken by deterministic key generation (64 for ML-KEM: d || z).
+    pub keypair: Option<usize>,
+    /// Bytes taken by deterministic encapsulation (32 for ML-KEM: m).
+    pub encaps: Option<usize>,
+}
+
+impl SeedLens {
+    /// No derandomized operation.
+    pub const NONE: SeedLens = SeedLens {
+        keypair: None,
+        encaps: None,
+    };
+    /// FIPS 203: key generation from d || z, encapsulation from m.
+    pub const ML_KEM: SeedLens = SeedLens {
+        keypair: Some(64),
+        encaps: Some(32),
+    };
+}
+
+/// One KEM implementation, over byte slices.
+///
+/// Implementors write the `*_raw` methods and may assume that every buffer already has the
+/// catalog's length: the checked entry points on `dyn Kem` ([`keypair`](trait.Kem.html#method.keypair)
+/// and friends) validate lengths first, so that no implementation can be handed a short buffer.
+pub trait Kem: Send + Sync {
+    /// What this implementation is.
+    fn meta(&self) -> &ImplMeta;
+
+    /// Generates a key pair into `pk` and `sk`.
+    fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError>;
+
+    /// Encapsulates to `pk`, writing the ciphertext and the shared secret.
+    fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError>;
+
+    /// Decapsulates `ct` with `sk`, writing the shared secret.
+    fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError>;
+
+    /// The (pk, sk, ct, ss) lengths the library itself declares, where it declares them.
+    fn declared_lens(&self) -> Option<[usize; 4]> {
+        None
+    }
+
+    /// The NIST-format known-answer transcript of `entries` entries, for implementations that
+    /// can reproduce their library's published KAT files in-process (liboqs).
+    fn known_answer_transcript(&self, _entries: usize) -> Option<Result<String, KemError>> {
+        None
+    }
+
+    /// Seed lengths of the derandomized operations the implementation offers.
+    fn seed_lens(&self) -> SeedLens {
+        SeedLens::NONE
+    }
+
+    /// Deterministic key generation from `seed`.
+    fn keypair_derand_raw(
+        &self,
+        _seed: &[u8],
+        _pk: &mut [u8],
+        _sk: &mut [u8],
+    ) -> Result<(), KemError> {
+        Err(KemError::Unsupported)
+    }
+
+    /// Deterministic encapsulation with randomness `seed`.
+    fn encaps_derand_raw(
+        &self,
+        _pk: &[u8],
+        _seed: &[u8],
+        _ct: &mut [u8],
+        _ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        Err(KemError::Unsupported)
+    }
+}
+
+/// Fails with [`KemError::InvalidLength`] unless `got == expected`.
+pub fn check_len(what: &'static str, got: usize, expected: usize) -> Result<(), KemError> {
+    if got == expected {
+        Ok(())
+    } else {
+        Err(KemError::InvalidLength {
+            what,
+            expected,
+            got,
+        })
+    }
+}
+
+impl<'a> dyn Kem + 'a {
+    /// Generates a key pair into caller buffers of the catalog's lengths.
+    pub fn keypair(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
+        let a = self.meta().algorithm;
+        check_len("public key buffer", pk.len(), a.pk_len)?;
+        check_len("secret key buffer", sk.len(), a.sk_len)?;
+        self.keypair_raw(pk, sk)
+    }
+
+    /// Encapsulates to `pk` into caller buffers of the catalog's lengths.
+    pub fn encaps(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
+        let a = self.meta().algorithm;
+        check_len("public key", pk.len(), a.pk_len)?;
+        check_len("ciphertext buffer", ct.len(), a.ct_len)?;
+        check_len("shared secret buffer", ss.len(), a.ss_len)?;
+        self.encaps_raw(pk, ct, ss)
+    }
+
+    /// Decapsulates `ct` with `sk` into a caller buffer of the catalog's length.
+    pub fn decaps(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+        let a = self.meta().algorithm;
+        check_len("secret key", sk.len(), a.sk_len)?;
+        check_len("ciphertext", ct.len(), a.ct_len)?;
+        check_len("shared secret buffer", ss.len(), a.ss_len)?;
+        self.decaps_raw(sk, ct, ss)
+    }
+
+    /// Deterministic key generation; [`KemError::Unsupported`] when not offered.
+    pub fn keypair_derand(
+        &self,
+        seed: &[u8],
+        pk: &mut [u8],
+        sk: &mut [u8],
+    ) -> Result<(), KemError> {
+        let want = self.seed_lens().keypair.ok_or(KemError::Unsupported)?;
+        let a = self.meta().algorithm;
+        check_len("key generation seed", seed.len(), want)?;
+        check_len("public key buffer", pk.len(), a.pk_len)?;
+        check_len("secret key buffer", sk.len(), a.sk_len)?;
+        self.keypair_derand_raw(seed, pk, sk)
+    }
+
+    /// Deterministic encapsulation; [`KemError::Unsupported`] when not offered.
+    pub fn encaps_derand(
+        &self,
+        pk: &[u8],
+        seed: &[u8],
+        ct: &mut [u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        let want = self.seed_lens().encaps.ok_or(KemError::Unsupported)?;
+        let a = self.meta().algorithm;
+        check_len("encapsulation seed", seed.len(), want)?;
+        check_len("public key", pk.len(), a.pk_len)?;
+        check_len("ciphertext buffer", ct.len(), a.ct_len)?;
+        check_len("shared secret buffer", ss.len(), a.ss_len)?;
+        self.encaps_derand_raw(pk, seed, ct, ss)
+    }
+
+    /// Convenience: a fresh key pair as owned vectors.
+    pub fn keypair_vec(&self) -> Result<(Vec<u8>, Vec<u8>), KemError> {
+        let a = self.meta().algorithm;
+        let (mut pk, mut sk) = (vec![0; a.pk_len], vec![0; a.sk_len]);
+        self.keypair(&mut pk, &mut sk)?;
+        Ok((pk, sk))
+    }
+
+    /// Convenience: encapsulation to owned vectors `(ct, ss)`.
+    pub fn encaps_vec(&self, pk: &[u8]) -> Result<(Vec<u8>, Vec<u8>), KemError> {
+        let a = self.meta().algorithm;
+        let (mut ct, mut ss) = (vec![0; a.ct_len], vec![0; a.ss_len]);
+        self.encaps(pk, &mut ct, &mut ss)?;
+        Ok((ct, ss))
+    }
+
+    /// Convenience: decapsulation to an owned vector.
+    pub fn decaps_vec(&self, sk: &[u8], ct: &[u8]) -> Result<Vec<u8>, KemError> {
+        let mut ss = vec![0; self.meta().algorithm.ss_len];
+        self.decaps(sk, ct, &mut ss)?;
+        Ok(ss)
+    }
+}

@@ -1,0 +1,316 @@
+//! The registry: every implementation of this build, and selection by name, glob, family and
+//! level, with suggestions for names that match nothing.
+
+use super::catalog::{self, Family};
+use super::Kem;
+use crate::providers::{self, Unavailable};
+use globset::{Glob, GlobMatcher};
+use std::sync::Arc;
+
+/// Why a selection failed.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SelectError {
+    /// A name or glob that matches no algorithm.
+    #[error("no algorithm matches '{pattern}'{}", hint(.suggestions))]
+    UnknownAlgorithm {
+        /// What the user typed.
+        pattern: String,
+        /// The nearest names.
+        suggestions: Vec<String>,
+    },
+    /// A name or glob that matches no implementation.
+    #[error("no implementation matches '{pattern}'{}", hint(.suggestions))]
+    UnknownImplementation {
+        /// What the user typed.
+        pattern: String,
+        /// The nearest implementation ids.
+        suggestions: Vec<String>,
+    },
+    /// A malformed glob.
+    #[error("bad pattern '{pattern}': {reason}")]
+    BadPattern {
+        /// What the user typed.
+        pattern: String,
+        /// The parser's complaint.
+        reason: String,
+    },
+    /// Every filter is valid alone but together they select nothing.
+    #[error(
+        "the filters together select no implementation (try `kembench list` to see what exists)"
+    )]
+    Empty,
+}
+
+fn hint(s: &[String]) -> String {
+    if s.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", s.join(", "))
+    }
+}
+
+/// What to select. Empty lists select everything.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Algorithm names or globs (case-insensitive), any of which may match.
+    pub algorithms: Vec<String>,
+    /// Implementation ids or globs (`pqclean/*`), any of which may match.
+    pub implementations: Vec<String>,
+    /// Only this family.
+    pub family: Option<Family>,
+    /// Only this NIST level.
+    pub level: Option<u8>,
+}
+
+/// Every implementation of this build.
+pub struct Registry {
+    impls: Vec<Arc<dyn Kem>>,
+    unavailable: Vec<Unavailable>,
+}
+
+fn matcher(pattern: &str) -> Result<GlobMatcher, SelectError> {
+    Glob::new(&pattern.to_ascii_lowercase())
+        .map(|g| g.compile_matcher())
+        .map_err(|e| SelectError::BadPattern {
+            pattern: pattern.to_string(),
+            reason: e.kind().to_string(),
+        })
+}
+
+/// The names nearest to `pattern`, best first.
+pub fn nearest(pattern: &str, names: &[String]) -> Vec<String> {
+    let p: String = pattern
+        .to_ascii_lowercase()
+        .chars()
+        .filter(|c| !matches!(c, '*' | '?' | '[' | ']'))
+        .collect();
+    let mut scored: Vec<(f64, &String)> = names
+        .iter()
+        .map(|n| {
+            let l = n.to_ascii_lowercase();
+            let mut s = strsim::jaro_winkler(&p, &l);
+            if !p.is_empty() && (l.contains(&p) || p.contains(&l)) {
+                s += 0.5;
+            }
+            (s, n)
+        })
+        .filter(|(s, _)| *s > 0.75)
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored.into_iter().take(5).map(|(_, n)| n.clone()).collect()
+}
+
+impl Registry {
+    /// Every real implementation, plus the mock ones when `include_mock`.
+    pub fn new(include_mock: bool) -> Self {
+        let (real, unavailable) = providers::all();
+        let mut impls: Vec<Arc<dyn Kem>> = real.into_iter().map(Arc::from).collect();
+        if include_mock {
+            impls.extend(
+                providers::mock::implementations()
+                    .into_iter()
+                    .map(Arc::from),
+            );
+        }
+        Registry { impls, unavailable }
+    }
+
+    /// Only the mock implementations (fast, for tests).
+    pub fn mock_only() -> Self {
+        Registry {
+            impls: providers::mock::implementations()
+                .into_iter()
+                .map(Arc::from)
+                .collect(),
+            unavailable: Vec::new(),
+        }
+    }
+
+    /// Every implementation, in registry order.
+    pub fn all(&self) -> &[Arc<dyn Kem>] {
+        &self.impls
+    }
+
+    /// Implementations this build or CPU cannot offer.
+    pub fn unavailable(&self) -> &[Unavailable] {
+        &self.unavailable
+    }
+
+    fn algorithm_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = catalog::ALGORITHMS
+            .iter()
+            .map(|a| a.name.to_string())
+            .collect();
+        for k in &self.impls {
+            let n = k.meta().algorithm.name.to_string();
+            if !v.contains(&n) {
+                v.push(n);
+            }
+        }
+        v
+    }
+
+    fn implementation_names(&self) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for k in &self.impls {
+            let id = k.meta().implementation.clone();
+            let provider = k.meta().provider().to_string();
+            for n in [id, provider] {
+                if !v.contains(&n) {
+                    v.push(n);
+                }
+            }
+        }
+        v
+    }
+
+    /// Selects implementations; every pattern must match something on its own.
+    pub fn select(&self, f: &Filter) -> Result<Vec<Arc<dyn Kem>>, SelectError> {
+        let alg_names = self.algorithm_names();
+        let impl_names = self.implementation_names();
+        let mut alg_matchers = Vec::new();
+        for p in &f.algorithms {
+            let m = matcher(p)?;
+            if !alg_names.iter().any(|n| m.is_match(n.to_ascii_lowercase())) {
+                return Err(SelectError::UnknownAlgorithm {
+                    pattern: p.clone(),
+                    suggestions: nearest(p, &alg_names),
+                });
+            }
+            alg_matchers.push(m);
+        }
+        let mut impl_matchers = Vec::new();
+        for p in &f.implementations {
+            let m = matcher(p)?;
+            if !impl_names
+                .iter()
+                .any(|n| m.is_match(n.to_ascii_lowercase()))
+            {
+                return Err(SelectError::UnknownImplementation {
+                    pattern: p.clone(),
+                    suggestions: nearest(p, &impl_names),
+                });
+            }
+            impl_matchers.push(m);
+        }
+        let picked: Vec<Arc<dyn Kem>> = self
+            .impls
+            .iter()
+            .filter(|k| {
+                let m = k.meta();
+                let alg = m.algorithm.name.to_ascii_lowercase();
+                let id = m.implementation.to_ascii_lowercase();
+                let provider = m.provider().to_ascii_lowercase();
+                (alg_matchers.is_empty() || alg_matchers.iter().any(|g| g.is_match(&alg)))
+                    && (impl_matchers.is_empty()
+                        || impl_matchers
+                            .iter()
+                            .any(|g| g.is_match(&id) || g.is_match(&provider)))
+                    && f.family.is_none_or(|fam| m.algorithm.family == fam)
+                    && f.level.is_none_or(|l| m.algorithm.nist_level == Some(l))
+            })
+            .cloned()
+            .collect();
+        if picked.is_empty() {
+            Err(SelectError::Empty)
+        } else {
+            Ok(picked)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn real_outputs_have_the_catalog_lengths() {
+        // Each adapter copies its library's outputs into buffers of the catalog's length and
+        // fails (or panics) on a mismatch; owned vectors make the lengths visible here too.
+        let r = Registry::new(false);
+        for k in r.all() {
+            let k = k.as_ref();
+            let a = k.meta().algorithm;
+            if a.pk_len > 100_000 {
+                continue; // Classic McEliece: covered by the liboqs declared-length test
+            }
+            let (pk, sk) = k.keypair_vec().unwrap();
+            let (ct, ss) = k.encaps_vec(&pk).unwrap();
+            let ss2 = k.decaps_vec(&sk, &ct).unwrap();
+            assert_eq!(
+                (pk.len(), sk.len(), ct.len(), ss.len()),
+                (a.pk_len, a.sk_len, a.ct_len, a.ss_len)
+            );
+            assert_eq!(ss, ss2, "{}", k.meta().label());
+        }
+    }
+
+    #[test]
+    fn the_default_build_offers_what_the_foundation_promises() {
+        let r = Registry::new(false);
+        let providers: BTreeSet<&str> = r.all().iter().map(|k| k.meta().provider()).collect();
+        assert_eq!(providers.len(), 6, "{providers:?}");
+        assert!(r.all().len() >= 45);
+        let mlkem768 = r
+            .all()
+            .iter()
+            .filter(|k| k.meta().algorithm.name == "ML-KEM-768")
+            .count();
+        assert!(
+            mlkem768
+                + r.unavailable()
+                    .iter()
+                    .filter(|u| u.label.starts_with("ML-KEM-768@"))
+                    .count()
+                >= 8
+        );
+        // Every implementation names a catalog algorithm, and no pair appears twice.
+        let labels: BTreeSet<String> = r.all().iter().map(|k| k.meta().label()).collect();
+        assert_eq!(labels.len(), r.all().len());
+        for k in r.all() {
+            assert!(catalog::find(k.meta().algorithm.name).is_some());
+        }
+    }
+
+    #[test]
+    fn nearest_suggests_close_names() {
+        let names: Vec<String> = catalog::ALGORITHMS
+            .iter()
+            .map(|a| a.name.to_string())
+            .collect();
+        let s = nearest("ML-KEM-786", &names);
+        assert!(s.contains(&"ML-KEM-768".to_string()), "{s:?}");
+        let s = nearest("mlkem", &names);
+        assert!(s.iter().any(|n| n.starts_with("ML-KEM")), "{s:?}");
+        assert!(nearest("zzzzzzzz", &names).is_empty());
+    }
+
+    #[test]
+    fn mock_registry_selects_by_glob_and_rejects_unknown_names() {
+        let r = Registry::mock_only();
+        let all = r.select(&Filter::default()).unwrap();
+        assert_eq!(all.len(), 2);
+        let f = Filter {
+            implementations: vec!["mock/corr*".into()],
+            ..Filter::default()
+        };
+        assert_eq!(r.select(&f).unwrap().len(), 1);
+        let f = Filter {
+            algorithms: vec!["MokKEM".into()],
+            ..Filter::default()
+        };
+        match r.select(&f) {
+            Err(SelectError::UnknownAlgorithm { suggestions, .. }) => {
+                assert!(suggestions.contains(&"MockKEM".to_string()))
+            }
+            other => panic!("{:?}", other.map(|v| v.len())),
+        }
+        let f = Filter {
+            level: Some(5),
+            ..Filter::default()
+        };
+        assert_eq!(r.select(&f).err(), Some(SelectError::Empty));
+    }
+}

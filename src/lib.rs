@@ -1,0 +1,15 @@
+//! kembench: benchmark and profile key-encapsulation mechanisms and classical key exchange
+//! side by side, across implementations, with numbers you can trust.
+//!
+//! - [`kem`]: the one KEM interface, the catalog of algorithms and the registry of
+//!   implementations;
+//! - [`providers`]: one adapter per library, each behind its cargo feature;
+//! - [`verify`]: the correctness gate that every implementation passes before it is timed;
+//! - [`cli`] and [`commands`]: the command line.
+
+pub mod cli;
+pub mod commands;
+pub mod kem;
+pub mod output;
+pub mod providers;
+pub mod verify;

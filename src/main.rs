@@ -1,0 +1,18 @@
+//! The `kembench` binary: parse arguments, run the command, print the error chain.
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = kembench::cli::Cli::parse();
+    match kembench::commands::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            for cause in e.chain().skip(1) {
+                eprintln!("  caused by: {cause}");
+            }
+            ExitCode::from(2)
+        }
+    }
+}

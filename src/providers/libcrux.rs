@@ -1,0 +1,205 @@
+//! libcrux ML-KEM (formally verified Rust), portable and AVX2 variants called explicitly.
+//!
+//! libcrux takes its randomness as arguments, so the randomized operations draw 64 (key
+//! generation) or 32 (encapsulation) bytes from the operating system first, exactly as its own
+//! `rand` wrappers do, and the derandomized operations are the same functions with given seeds.
+
+use crate::kem::{ImplMeta, Kem, KemError, SeedLens};
+
+type KeypairFn = fn(&[u8; 64], &mut [u8], &mut [u8]);
+type EncFn = fn(&[u8], &[u8; 32], &mut [u8], &mut [u8]) -> Result<(), KemError>;
+type DecFn = fn(&[u8], &[u8], &mut [u8]) -> Result<(), KemError>;
+
+/// One libcrux parameter set and code path.
+pub struct Libcrux {
+    meta: ImplMeta,
+    keypair: KeypairFn,
+    enc: EncFn,
+    dec: DecFn,
+}
+
+fn random<const N: usize>() -> Result<[u8; N], KemError> {
+    let mut r = [0u8; N];
+    getrandom::fill(&mut r).map_err(|e| KemError::Failure(format!("getrandom: {e}")))?;
+    Ok(r)
+}
+
+fn array<const N: usize>(s: &[u8]) -> Result<&[u8; N], KemError> {
+    s.try_into().map_err(|_| KemError::InvalidLength {
+        what: "seed",
+        expected: N,
+        got: s.len(),
+    })
+}
+
+impl Kem for Libcrux {
+    fn meta(&self) -> &ImplMeta {
+        &self.meta
+    }
+
+    fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
+        (self.keypair)(&random::<64>()?, pk, sk);
+        Ok(())
+    }
+
+    fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
+        (self.enc)(pk, &random::<32>()?, ct, ss)
+    }
+
+    fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+        (self.dec)(sk, ct, ss)
+    }
+
+    fn seed_lens(&self) -> SeedLens {
+        SeedLens::ML_KEM
+    }
+
+    fn keypair_derand_raw(
+        &self,
+        seed: &[u8],
+        pk: &mut [u8],
+        sk: &mut [u8],
+    ) -> Result<(), KemError> {
+        (self.keypair)(array::<64>(seed)?, pk, sk);
+        Ok(())
+    }
+
+    fn encaps_derand_raw(
+        &self,
+        pk: &[u8],
+        seed: &[u8],
+        ct: &mut [u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        (self.enc)(pk, array::<32>(seed)?, ct, ss)
+    }
+}
+
+/// Lengths were checked before the call; a conversion failure here is a catalog bug.
+fn bad(what: &'static str) -> KemError {
+    KemError::Failure(format!("{what} does not fit libcrux's type"))
+}
+
+macro_rules! libcrux_entry {
+    ($name:literal, $variant:literal, $m:path, $pk:path, $sk:path, $ct:path) => {{
+        use $ct as Ct;
+        use $m as m;
+        use $pk as Pk;
+        use $sk as Sk;
+        fn keypair(seed: &[u8; 64], pk: &mut [u8], sk: &mut [u8]) {
+            let kp = m::generate_key_pair(*seed);
+            pk.copy_from_slice(kp.pk());
+            sk.copy_from_slice(kp.sk());
+        }
+        fn enc(pk: &[u8], seed: &[u8; 32], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
+            let pk = Pk::try_from(pk).map_err(|_| bad("public key"))?;
+            let (c, k) = m::encapsulate(&pk, *seed);
+            ct.copy_from_slice(c.as_ref());
+            ss.copy_from_slice(&k);
+            Ok(())
+        }
+        fn dec(sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+            let sk = Sk::try_from(sk).map_err(|_| bad("secret key"))?;
+            let ct = Ct::try_from(ct).map_err(|_| bad("ciphertext"))?;
+            ss.copy_from_slice(&m::decapsulate(&sk, &ct));
+            Ok(())
+        }
+        let dispatch = if $variant == "avx2" {
+            "AVX2 code called directly"
+        } else {
+            "portable Rust called directly"
+        };
+        Libcrux {
+            meta: ImplMeta::new(
+                $name,
+                concat!("libcrux/", $variant),
+                &format!("libcrux-ml-kem {}", env!("KEMBENCH_DEP_LIBCRUX_ML_KEM")),
+                dispatch,
+            ),
+            keypair,
+            enc,
+            dec,
+        }
+    }};
+}
+
+/// Whether this CPU runs libcrux's AVX2 code.
+fn avx2_usable() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Every libcrux implementation this build and CPU offer, and the ones left out with why.
+pub fn implementations() -> super::Offered {
+    use libcrux_ml_kem::{mlkem1024, mlkem512, mlkem768};
+    let mut v = vec![
+        libcrux_entry!(
+            "ML-KEM-512",
+            "portable",
+            mlkem512::portable,
+            mlkem512::MlKem512PublicKey,
+            mlkem512::MlKem512PrivateKey,
+            mlkem512::MlKem512Ciphertext
+        ),
+        libcrux_entry!(
+            "ML-KEM-768",
+            "portable",
+            mlkem768::portable,
+            mlkem768::MlKem768PublicKey,
+            mlkem768::MlKem768PrivateKey,
+            mlkem768::MlKem768Ciphertext
+        ),
+        libcrux_entry!(
+            "ML-KEM-1024",
+            "portable",
+            mlkem1024::portable,
+            mlkem1024::MlKem1024PublicKey,
+            mlkem1024::MlKem1024PrivateKey,
+            mlkem1024::MlKem1024Ciphertext
+        ),
+    ];
+    let mut skipped = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    if avx2_usable() {
+        v.push(libcrux_entry!(
+            "ML-KEM-512",
+            "avx2",
+            mlkem512::avx2,
+            mlkem512::MlKem512PublicKey,
+            mlkem512::MlKem512PrivateKey,
+            mlkem512::MlKem512Ciphertext
+        ));
+        v.push(libcrux_entry!(
+            "ML-KEM-768",
+            "avx2",
+            mlkem768::avx2,
+            mlkem768::MlKem768PublicKey,
+            mlkem768::MlKem768PrivateKey,
+            mlkem768::MlKem768Ciphertext
+        ));
+        v.push(libcrux_entry!(
+            "ML-KEM-1024",
+            "avx2",
+            mlkem1024::avx2,
+            mlkem1024::MlKem1024PublicKey,
+            mlkem1024::MlKem1024PrivateKey,
+            mlkem1024::MlKem1024Ciphertext
+        ));
+    }
+    if !avx2_usable() {
+        for a in ["ML-KEM-512", "ML-KEM-768", "ML-KEM-1024"] {
+            skipped.push(super::Unavailable {
+                label: format!("{a}@libcrux/avx2"),
+                reason: "this CPU lacks AVX2".to_string(),
+            });
+        }
+    }
+    let impls = v.into_iter().map(|k| Box::new(k) as Box<dyn Kem>).collect();
+    (impls, skipped)
+}

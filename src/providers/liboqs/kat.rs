@@ -1,0 +1,112 @@
+//! Reproduces liboqs's NIST-format known-answer transcripts in-process.
+//!
+//! liboqs's `tests/kat_kem.c` seeds NIST's AES-256-CTR DRBG with the bytes 0..47, draws a
+//! 48-byte seed per entry, reseeds with it and runs keypair, encaps, decaps. HQC uses a
+//! SHAKE256-based generator instead (`tests/test_helpers.c`). The SHA-256 of the transcript is
+//! compared with liboqs's `kats.json`. liboqs's randomness source is global, so a transcript
+//! must be produced while no other thread uses liboqs.
+
+use super::drbg::NistDrbg;
+use super::LibOqs;
+use crate::kem::{Kem, KemError};
+use sha3::digest::{ExtendableOutput, Update, XofReader};
+use std::fmt::Write as _;
+use std::sync::Mutex;
+
+/// The KAT randomness source liboqs is switched to while a transcript is made.
+enum Source {
+    /// NIST's AES-256-CTR DRBG (every algorithm but HQC).
+    Nist(NistDrbg),
+    /// SHAKE256 over entropy || 0x01 (HQC).
+    Hqc(Box<sha3::Shake256Reader>),
+}
+
+static SOURCE: Mutex<Option<Source>> = Mutex::new(None);
+
+fn seed_generator(hqc: bool, seed: &[u8; 48]) {
+    let s = if hqc {
+        let mut h = sha3::Shake256::default();
+        h.update(seed);
+        h.update(&[1u8]);
+        Source::Hqc(Box::new(h.finalize_xof()))
+    } else {
+        Source::Nist(NistDrbg::new(seed))
+    };
+    *SOURCE.lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
+}
+
+unsafe extern "C" fn kat_randombytes(out: *mut u8, len: usize) {
+    // SAFETY: liboqs passes a writable buffer of `len` bytes.
+    let buf = unsafe { std::slice::from_raw_parts_mut(out, len) };
+    match SOURCE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        Some(Source::Nist(d)) => d.fill(buf),
+        Some(Source::Hqc(r)) => r.read(buf),
+        None => buf.fill(0),
+    }
+}
+
+/// Puts liboqs back on the system random source when dropped.
+struct SystemRandomOnDrop;
+
+impl Drop for SystemRandomOnDrop {
+    fn drop(&mut self) {
+        // SAFETY: a static C string naming a built-in algorithm.
+        unsafe { oqs_sys::rand::OQS_randombytes_switch_algorithm(c"system".as_ptr()) };
+    }
+}
+
+fn is_hqc(name: &str) -> bool {
+    name.starts_with("HQC-")
+}
+
+fn draw(out: &mut [u8]) {
+    // SAFETY: OQS_randombytes writes `len` bytes into a writable buffer.
+    unsafe { oqs_sys::rand::OQS_randombytes(out.as_mut_ptr(), out.len()) };
+}
+
+fn hex_line(out: &mut String, label: &str, bytes: &[u8]) {
+    let _ = writeln!(out, "{label} = {}", hex::encode_upper(bytes));
+}
+
+/// The transcript of `entries` KAT entries, byte for byte as liboqs's `kat_kem` prints it.
+///
+/// Not thread-safe with respect to other liboqs users (see the module docs).
+pub fn transcript(kem: &LibOqs, entries: usize) -> Result<String, KemError> {
+    let hqc = is_hqc(kem.meta().algorithm.name);
+    let _restore = SystemRandomOnDrop;
+    // SAFETY: a function with the signature OQS_randombytes expects.
+    unsafe { oqs_sys::rand::OQS_randombytes_custom_algorithm(Some(kat_randombytes)) };
+
+    // The outer generator only hands out the per-entry seeds, and kat_kem.c restores its state
+    // after each entry: drawing every seed first gives the same sequence.
+    let entropy: [u8; 48] = std::array::from_fn(|i| i as u8);
+    seed_generator(hqc, &entropy);
+    let mut seeds = vec![[0u8; 48]; entries];
+    for s in &mut seeds {
+        draw(s);
+    }
+
+    let k: &dyn Kem = kem;
+    let mut out = String::new();
+    for (count, seed) in seeds.iter().enumerate() {
+        let _ = writeln!(out, "count = {count}");
+        hex_line(&mut out, "seed", seed);
+        seed_generator(hqc, seed);
+        let (pk, sk) = k.keypair_vec()?;
+        hex_line(&mut out, "pk", &pk);
+        hex_line(&mut out, "sk", &sk);
+        let (ct, ss) = k.encaps_vec(&pk)?;
+        hex_line(&mut out, "ct", &ct);
+        hex_line(&mut out, "ss", &ss);
+        if count + 1 != entries {
+            out.push('\n');
+        }
+        let ss2 = k.decaps_vec(&sk, &ct)?;
+        if ss2 != ss {
+            return Err(KemError::Failure(format!(
+                "KAT entry {count}: shared secrets differ"
+            )));
+        }
+    }
+    Ok(out)
+}

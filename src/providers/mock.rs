@@ -1,0 +1,125 @@
+//! A deterministic mock provider for CLI and report tests, off unless asked for.
+//!
+//! `MockKEM` is a toy: pk = H(sk), ct = m xor H(pk), ss = H(m || ct). It is correct (round trip,
+//! implicit rejection, deterministic operations), fast and reproducible: randomness comes from a
+//! counter. `mock/broken` decapsulates to a wrong secret, so that `verify` must fail it.
+
+use crate::kem::catalog::MOCK;
+use crate::kem::{ImplMeta, Kem, KemError, SeedLens};
+use sha2::{Digest, Sha256};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How a mock implementation misbehaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Behaviour {
+    /// A correct toy KEM.
+    Correct,
+    /// Decapsulation returns a secret that differs from encapsulation's.
+    WrongSecret,
+}
+
+/// One mock implementation.
+pub struct Mock {
+    meta: ImplMeta,
+    behaviour: Behaviour,
+    counter: AtomicU64,
+}
+
+fn h(parts: &[&[u8]]) -> [u8; 32] {
+    let mut d = Sha256::new();
+    for p in parts {
+        d.update(p);
+    }
+    d.finalize().into()
+}
+
+fn xor(a: &[u8; 32], b: &[u8]) -> [u8; 32] {
+    std::array::from_fn(|i| a[i] ^ b[i])
+}
+
+impl Mock {
+    /// A mock implementation with the given behaviour and implementation id suffix.
+    pub fn new(variant: &str, behaviour: Behaviour) -> Self {
+        Mock {
+            meta: ImplMeta {
+                algorithm: &MOCK,
+                implementation: format!("mock/{variant}"),
+                version: format!("kembench {}", env!("CARGO_PKG_VERSION")),
+                dispatch: "deterministic mock",
+            },
+            behaviour,
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    fn next_random(&self, label: &[u8]) -> [u8; 32] {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        h(&[label, &n.to_le_bytes()])
+    }
+}
+
+impl Kem for Mock {
+    fn meta(&self) -> &ImplMeta {
+        &self.meta
+    }
+
+    fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
+        let seed = self.next_random(b"keygen");
+        self.keypair_derand_raw(&seed, pk, sk)
+    }
+
+    fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
+        let m = self.next_random(b"encaps");
+        self.encaps_derand_raw(pk, &m, ct, ss)
+    }
+
+    fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+        let pk = h(&[sk]);
+        let m = xor(&h(&[b"mask", &pk]), ct);
+        let mut k = h(&[b"ss", &m, ct]);
+        if self.behaviour == Behaviour::WrongSecret {
+            k[0] ^= 1;
+        }
+        ss.copy_from_slice(&k);
+        Ok(())
+    }
+
+    fn seed_lens(&self) -> SeedLens {
+        SeedLens {
+            keypair: Some(32),
+            encaps: Some(32),
+        }
+    }
+
+    fn keypair_derand_raw(
+        &self,
+        seed: &[u8],
+        pk: &mut [u8],
+        sk: &mut [u8],
+    ) -> Result<(), KemError> {
+        sk.copy_from_slice(seed);
+        pk.copy_from_slice(&h(&[seed]));
+        Ok(())
+    }
+
+    fn encaps_derand_raw(
+        &self,
+        pk: &[u8],
+        seed: &[u8],
+        ct: &mut [u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        let c = xor(&h(&[b"mask", pk]), seed);
+        ct.copy_from_slice(&c);
+        ss.copy_from_slice(&h(&[b"ss", seed, &c]));
+        Ok(())
+    }
+}
+
+/// The mock implementations: one correct, one broken.
+pub fn implementations() -> Vec<Box<dyn Kem>> {
+    vec![
+        Box::new(Mock::new("correct", Behaviour::Correct)),
+        Box::new(Mock::new("broken", Behaviour::WrongSecret)),
+    ]
+}

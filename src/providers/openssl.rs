@@ -1,0 +1,568 @@
+//! OpenSSL 3.x built from source (`openssl` crate, feature `vendored`), through its EVP API.
+//!
+//! KEMs (ML-KEM, X25519MLKEM768) go through `EVP_PKEY_encapsulate`/`EVP_PKEY_decapsulate`,
+//! which the safe crate does not wrap; key exchange (X25519, X448, P-256/384/521,
+//! ffdhe2048/3072/4096) goes through `EVP_PKEY_derive` in the DHKEM model. Finite-field DH pads
+//! the shared secret to the modulus length, as TLS 1.3 requires. ML-KEM key generation from a
+//! seed (`seed` parameter) and encapsulation from a given message (`ikme`) give the
+//! derandomized operations.
+
+use crate::kem::{ImplMeta, Kem, KemError, SeedLens};
+use openssl_sys as ffi;
+use std::ffi::{c_int, CStr};
+use std::ptr;
+
+/// How one algorithm is reached in OpenSSL.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// A KEM key type (`ML-KEM-768`, `X25519MLKEM768`); `seeded` when it takes seeds.
+    Kem { name: &'static CStr, seeded: bool },
+    /// An ECX key type with raw keys (`X25519`, `X448`).
+    Ecx(&'static CStr),
+    /// A named prime curve (`P-256`).
+    Ec(&'static CStr),
+    /// A named finite-field group (`ffdhe2048`).
+    Dh(&'static CStr),
+}
+
+/// The most recent OpenSSL error as text (clears the queue).
+fn ossl_error(what: &str) -> KemError {
+    // SAFETY: ERR_* functions read and clear this thread's error queue.
+    let code = unsafe { ffi::ERR_get_error() };
+    let detail = if code == 0 {
+        String::new()
+    } else {
+        // SAFETY: returns a static string or null.
+        let r = unsafe { ffi::ERR_reason_error_string(code) };
+        if r.is_null() {
+            format!("(error 0x{code:x})")
+        } else {
+            // SAFETY: non-null static C string.
+            format!("({})", unsafe { CStr::from_ptr(r) }.to_string_lossy())
+        }
+    };
+    // SAFETY: clearing the rest of the queue has no preconditions.
+    unsafe { ffi::ERR_clear_error() };
+    KemError::Failure(
+        format!("OpenSSL {what} failed {detail}")
+            .trim_end()
+            .to_string(),
+    )
+}
+
+fn ok(rc: c_int, what: &str) -> Result<(), KemError> {
+    if rc > 0 {
+        Ok(())
+    } else {
+        Err(ossl_error(what))
+    }
+}
+
+/// An owned `EVP_PKEY`.
+struct Pkey(*mut ffi::EVP_PKEY);
+impl Drop for Pkey {
+    fn drop(&mut self) {
+        // SAFETY: owned, freed once.
+        unsafe { ffi::EVP_PKEY_free(self.0) }
+    }
+}
+
+/// An owned `EVP_PKEY_CTX`.
+struct Ctx(*mut ffi::EVP_PKEY_CTX);
+impl Drop for Ctx {
+    fn drop(&mut self) {
+        // SAFETY: owned, freed once.
+        unsafe { ffi::EVP_PKEY_CTX_free(self.0) }
+    }
+}
+
+impl Ctx {
+    fn from_name(name: &CStr) -> Result<Ctx, KemError> {
+        // SAFETY: default library context, valid C string.
+        let p =
+            unsafe { ffi::EVP_PKEY_CTX_new_from_name(ptr::null_mut(), name.as_ptr(), ptr::null()) };
+        if p.is_null() {
+            Err(ossl_error("EVP_PKEY_CTX_new_from_name"))
+        } else {
+            Ok(Ctx(p))
+        }
+    }
+
+    fn from_key(key: &Pkey) -> Result<Ctx, KemError> {
+        // SAFETY: a valid key; the context takes its own reference.
+        let p = unsafe { ffi::EVP_PKEY_CTX_new(key.0, ptr::null_mut()) };
+        if p.is_null() {
+            Err(ossl_error("EVP_PKEY_CTX_new"))
+        } else {
+            Ok(Ctx(p))
+        }
+    }
+}
+
+/// An `OSSL_PARAM` array built with `OSSL_PARAM_BLD`.
+struct Params {
+    bld: *mut ffi::OSSL_PARAM_BLD,
+    params: *mut ffi::OSSL_PARAM,
+    bns: Vec<*mut ffi::BIGNUM>,
+}
+
+impl Drop for Params {
+    fn drop(&mut self) {
+        // SAFETY: each pointer is owned here and freed once (null is accepted).
+        unsafe {
+            ffi::OSSL_PARAM_free(self.params);
+            ffi::OSSL_PARAM_BLD_free(self.bld);
+            for bn in &self.bns {
+                ffi::BN_free(*bn);
+            }
+        }
+    }
+}
+
+impl Params {
+    fn new() -> Params {
+        // SAFETY: no preconditions.
+        Params {
+            bld: unsafe { ffi::OSSL_PARAM_BLD_new() },
+            params: ptr::null_mut(),
+            bns: Vec::new(),
+        }
+    }
+
+    fn utf8(self, key: &CStr, value: &CStr) -> Self {
+        // SAFETY: both strings outlive the builder (they are 'static or held by the caller).
+        unsafe { ffi::OSSL_PARAM_BLD_push_utf8_string(self.bld, key.as_ptr(), value.as_ptr(), 0) };
+        self
+    }
+
+    fn octets(self, key: &CStr, value: &[u8]) -> Self {
+        // SAFETY: the builder copies the bytes when the array is built, before `value` is gone.
+        unsafe {
+            ffi::OSSL_PARAM_BLD_push_octet_string(
+                self.bld,
+                key.as_ptr(),
+                value.as_ptr().cast(),
+                value.len(),
+            )
+        };
+        self
+    }
+
+    fn bn(mut self, key: &CStr, be: &[u8]) -> Self {
+        // SAFETY: BN_bin2bn copies the big-endian bytes into a new BIGNUM owned by `self`.
+        let bn = unsafe { ffi::BN_bin2bn(be.as_ptr(), be.len() as c_int, ptr::null_mut()) };
+        self.bns.push(bn);
+        // SAFETY: `bn` lives until `self` is dropped.
+        unsafe { ffi::OSSL_PARAM_BLD_push_BN(self.bld, key.as_ptr(), bn) };
+        self
+    }
+
+    fn uint(self, key: &CStr, v: u32) -> Self {
+        // SAFETY: the value is copied.
+        unsafe { ffi::OSSL_PARAM_BLD_push_uint(self.bld, key.as_ptr(), v) };
+        self
+    }
+
+    fn build(mut self) -> Result<Self, KemError> {
+        // SAFETY: the builder was filled above.
+        self.params = unsafe { ffi::OSSL_PARAM_BLD_to_param(self.bld) };
+        if self.params.is_null() {
+            Err(ossl_error("OSSL_PARAM_BLD_to_param"))
+        } else {
+            Ok(self)
+        }
+    }
+}
+
+/// One algorithm through OpenSSL.
+pub struct OpenSsl {
+    meta: ImplMeta,
+    kind: Kind,
+}
+
+// SAFETY: the struct holds only static names; every OpenSSL object is created per call.
+unsafe impl Send for OpenSsl {}
+// SAFETY: see Send.
+unsafe impl Sync for OpenSsl {}
+
+const EC: &CStr = c"EC";
+const DH: &CStr = c"DH";
+
+impl OpenSsl {
+    fn type_name(&self) -> &'static CStr {
+        match self.kind {
+            Kind::Kem { name, .. } | Kind::Ecx(name) => name,
+            Kind::Ec(_) => EC,
+            Kind::Dh(_) => DH,
+        }
+    }
+
+    fn generate(&self, seed: Option<&[u8]>) -> Result<Pkey, KemError> {
+        let ctx = Ctx::from_name(self.type_name())?;
+        // SAFETY: a fresh context.
+        ok(unsafe { ffi::EVP_PKEY_keygen_init(ctx.0) }, "keygen_init")?;
+        let params = match (self.kind, seed) {
+            (Kind::Ec(g) | Kind::Dh(g), _) => Some(Params::new().utf8(c"group", g).build()?),
+            (Kind::Kem { .. }, Some(s)) => Some(Params::new().octets(c"seed", s).build()?),
+            _ => None,
+        };
+        if let Some(p) = &params {
+            // SAFETY: a built parameter array.
+            ok(
+                unsafe { ffi::EVP_PKEY_CTX_set_params(ctx.0, p.params) },
+                "set keygen params",
+            )?;
+        }
+        let mut key = ptr::null_mut();
+        // SAFETY: initialised context; OpenSSL allocates the key.
+        ok(unsafe { ffi::EVP_PKEY_generate(ctx.0, &mut key) }, "keygen")?;
+        Ok(Pkey(key))
+    }
+
+    fn import(&self, params: Params, selection: c_int) -> Result<Pkey, KemError> {
+        let ctx = Ctx::from_name(self.type_name())?;
+        // SAFETY: a fresh context and a built parameter array.
+        ok(
+            unsafe { ffi::EVP_PKEY_fromdata_init(ctx.0) },
+            "fromdata_init",
+        )?;
+        let mut key = ptr::null_mut();
+        // SAFETY: as above.
+        ok(
+            unsafe { ffi::EVP_PKEY_fromdata(ctx.0, &mut key, selection, params.params) },
+            "key import",
+        )?;
+        Ok(Pkey(key))
+    }
+
+    fn public_key(&self, bytes: &[u8]) -> Result<Pkey, KemError> {
+        match self.kind {
+            Kind::Kem { name, .. } | Kind::Ecx(name) => {
+                // SAFETY: valid name and buffer.
+                let p = unsafe {
+                    ffi::EVP_PKEY_new_raw_public_key_ex(
+                        ptr::null_mut(),
+                        name.as_ptr(),
+                        ptr::null(),
+                        bytes.as_ptr(),
+                        bytes.len(),
+                    )
+                };
+                if p.is_null() {
+                    Err(KemError::Rejected(format!(
+                        "{}",
+                        ossl_error("public key import")
+                    )))
+                } else {
+                    Ok(Pkey(p))
+                }
+            }
+            Kind::Ec(g) => self
+                .import(
+                    Params::new()
+                        .utf8(c"group", g)
+                        .octets(c"pub", bytes)
+                        .build()?,
+                    ffi::EVP_PKEY_PUBLIC_KEY,
+                )
+                .map_err(|e| KemError::Rejected(e.to_string())),
+            Kind::Dh(g) => self
+                .import(
+                    Params::new().utf8(c"group", g).bn(c"pub", bytes).build()?,
+                    ffi::EVP_PKEY_PUBLIC_KEY,
+                )
+                .map_err(|e| KemError::Rejected(e.to_string())),
+        }
+    }
+
+    fn secret_key(&self, bytes: &[u8]) -> Result<Pkey, KemError> {
+        match self.kind {
+            Kind::Kem { name, .. } | Kind::Ecx(name) => {
+                // SAFETY: valid name and buffer.
+                let p = unsafe {
+                    ffi::EVP_PKEY_new_raw_private_key_ex(
+                        ptr::null_mut(),
+                        name.as_ptr(),
+                        ptr::null(),
+                        bytes.as_ptr(),
+                        bytes.len(),
+                    )
+                };
+                if p.is_null() {
+                    Err(KemError::Rejected(format!(
+                        "{}",
+                        ossl_error("secret key import")
+                    )))
+                } else {
+                    Ok(Pkey(p))
+                }
+            }
+            Kind::Ec(g) | Kind::Dh(g) => self
+                .import(
+                    Params::new().utf8(c"group", g).bn(c"priv", bytes).build()?,
+                    ffi::EVP_PKEY_KEYPAIR,
+                )
+                .map_err(|e| KemError::Rejected(e.to_string())),
+        }
+    }
+
+    fn export(&self, key: &Pkey, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
+        octet_param(key, c"encoded-pub-key", pk)?;
+        match self.kind {
+            Kind::Kem { .. } | Kind::Ecx(_) => octet_param(key, c"priv", sk),
+            Kind::Ec(_) | Kind::Dh(_) => {
+                let mut bn = ptr::null_mut();
+                // SAFETY: OpenSSL allocates the BIGNUM, freed below.
+                ok(
+                    unsafe { ffi::EVP_PKEY_get_bn_param(key.0, c"priv".as_ptr(), &mut bn) },
+                    "get priv",
+                )?;
+                // SAFETY: `bn` is valid; the buffer has `sk.len()` bytes.
+                let n = unsafe { ffi::BN_bn2binpad(bn, sk.as_mut_ptr(), sk.len() as c_int) };
+                // SAFETY: owned here.
+                unsafe { ffi::BN_free(bn) };
+                if n as usize == sk.len() {
+                    Ok(())
+                } else {
+                    Err(KemError::Failure(
+                        "private value longer than the catalog's".into(),
+                    ))
+                }
+            }
+        }
+    }
+
+    fn derive(&self, key: &Pkey, peer: &Pkey, ss: &mut [u8]) -> Result<(), KemError> {
+        let ctx = Ctx::from_key(key)?;
+        // SAFETY: a fresh context over a private key.
+        ok(unsafe { ffi::EVP_PKEY_derive_init(ctx.0) }, "derive_init")?;
+        if let Kind::Dh(_) = self.kind {
+            let p = Params::new().uint(c"pad", 1).build()?;
+            // SAFETY: a built parameter array.
+            ok(
+                unsafe { ffi::EVP_PKEY_CTX_set_params(ctx.0, p.params) },
+                "set DH padding",
+            )?;
+        }
+        // SAFETY: a valid peer key of the same type.
+        ok(
+            unsafe { ffi::EVP_PKEY_derive_set_peer(ctx.0, peer.0) },
+            "derive_set_peer",
+        )
+        .map_err(|e| KemError::Rejected(e.to_string()))?;
+        let mut len = ss.len();
+        // SAFETY: `ss` is writable for `len` bytes.
+        ok(
+            unsafe { ffi::EVP_PKEY_derive(ctx.0, ss.as_mut_ptr(), &mut len) },
+            "derive",
+        )?;
+        expect_len("shared secret", len, ss.len())
+    }
+
+    fn encapsulate(
+        &self,
+        pk: &[u8],
+        ikme: Option<&[u8]>,
+        ct: &mut [u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        let key = self.public_key(pk)?;
+        let ctx = Ctx::from_key(&key)?;
+        let params = ikme
+            .map(|m| Params::new().octets(c"ikme", m).build())
+            .transpose()?;
+        let pp = params
+            .as_ref()
+            .map_or(ptr::null(), |p| p.params.cast_const());
+        // SAFETY: a fresh context; `pp` is null or a built parameter array.
+        ok(
+            unsafe { ffi::EVP_PKEY_encapsulate_init(ctx.0, pp) },
+            "encapsulate_init",
+        )?;
+        let (mut clen, mut slen) = (ct.len(), ss.len());
+        // SAFETY: both buffers are writable for the lengths passed.
+        ok(
+            unsafe {
+                ffi::EVP_PKEY_encapsulate(
+                    ctx.0,
+                    ct.as_mut_ptr(),
+                    &mut clen,
+                    ss.as_mut_ptr(),
+                    &mut slen,
+                )
+            },
+            "encapsulate",
+        )?;
+        expect_len("ciphertext", clen, ct.len())?;
+        expect_len("shared secret", slen, ss.len())
+    }
+}
+
+fn expect_len(what: &str, got: usize, want: usize) -> Result<(), KemError> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(KemError::Failure(format!(
+            "OpenSSL wrote {got} bytes of {what}, expected {want}"
+        )))
+    }
+}
+
+fn octet_param(key: &Pkey, name: &CStr, out: &mut [u8]) -> Result<(), KemError> {
+    let mut len = 0usize;
+    // SAFETY: `out` is writable for its length; OpenSSL writes at most that and reports the size.
+    ok(
+        unsafe {
+            ffi::EVP_PKEY_get_octet_string_param(
+                key.0,
+                name.as_ptr(),
+                out.as_mut_ptr(),
+                out.len(),
+                &mut len,
+            )
+        },
+        "get key parameter",
+    )?;
+    expect_len(&name.to_string_lossy(), len, out.len())
+}
+
+impl Kem for OpenSsl {
+    fn meta(&self) -> &ImplMeta {
+        &self.meta
+    }
+
+    fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
+        let key = self.generate(None)?;
+        self.export(&key, pk, sk)
+    }
+
+    fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
+        if let Kind::Kem { .. } = self.kind {
+            return self.encapsulate(pk, None, ct, ss);
+        }
+        let peer = self.public_key(pk)?;
+        let eph = self.generate(None)?;
+        octet_param(&eph, c"encoded-pub-key", ct)?;
+        self.derive(&eph, &peer, ss)
+    }
+
+    fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+        let key = self.secret_key(sk)?;
+        if let Kind::Kem { .. } = self.kind {
+            let ctx = Ctx::from_key(&key)?;
+            // SAFETY: a fresh context over a private key.
+            ok(
+                unsafe { ffi::EVP_PKEY_decapsulate_init(ctx.0, ptr::null()) },
+                "decapsulate_init",
+            )?;
+            let mut slen = ss.len();
+            // SAFETY: `ss` is writable for `slen` bytes; `ct` is readable for its length.
+            ok(
+                unsafe {
+                    ffi::EVP_PKEY_decapsulate(
+                        ctx.0,
+                        ss.as_mut_ptr(),
+                        &mut slen,
+                        ct.as_ptr(),
+                        ct.len(),
+                    )
+                },
+                "decapsulate",
+            )?;
+            return expect_len("shared secret", slen, ss.len());
+        }
+        let peer = self.public_key(ct)?;
+        self.derive(&key, &peer, ss)
+    }
+
+    fn seed_lens(&self) -> SeedLens {
+        match self.kind {
+            Kind::Kem { seeded: true, .. } => SeedLens::ML_KEM,
+            _ => SeedLens::NONE,
+        }
+    }
+
+    fn keypair_derand_raw(
+        &self,
+        seed: &[u8],
+        pk: &mut [u8],
+        sk: &mut [u8],
+    ) -> Result<(), KemError> {
+        let key = self.generate(Some(seed))?;
+        self.export(&key, pk, sk)
+    }
+
+    fn encaps_derand_raw(
+        &self,
+        pk: &[u8],
+        seed: &[u8],
+        ct: &mut [u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        self.encapsulate(pk, Some(seed), ct, ss)
+    }
+}
+
+/// The OpenSSL library's own version line, e.g. `OpenSSL 3.6.0 1 Oct 2025`.
+pub fn library_version() -> String {
+    // SAFETY: OpenSSL_version returns a static string.
+    unsafe { CStr::from_ptr(ffi::OpenSSL_version(0)) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Every OpenSSL implementation.
+pub fn implementations() -> Vec<Box<dyn Kem>> {
+    let version = format!(
+        "{} (openssl-src {})",
+        library_version(),
+        env!("KEMBENCH_DEP_OPENSSL_SRC")
+    );
+    let table: [(&str, Kind); 12] = [
+        (
+            "ML-KEM-512",
+            Kind::Kem {
+                name: c"ML-KEM-512",
+                seeded: true,
+            },
+        ),
+        (
+            "ML-KEM-768",
+            Kind::Kem {
+                name: c"ML-KEM-768",
+                seeded: true,
+            },
+        ),
+        (
+            "ML-KEM-1024",
+            Kind::Kem {
+                name: c"ML-KEM-1024",
+                seeded: true,
+            },
+        ),
+        (
+            "X25519MLKEM768",
+            Kind::Kem {
+                name: c"X25519MLKEM768",
+                seeded: false,
+            },
+        ),
+        ("X25519", Kind::Ecx(c"X25519")),
+        ("X448", Kind::Ecx(c"X448")),
+        ("P-256", Kind::Ec(c"P-256")),
+        ("P-384", Kind::Ec(c"P-384")),
+        ("P-521", Kind::Ec(c"P-521")),
+        ("ffdhe2048", Kind::Dh(c"ffdhe2048")),
+        ("ffdhe3072", Kind::Dh(c"ffdhe3072")),
+        ("ffdhe4096", Kind::Dh(c"ffdhe4096")),
+    ];
+    table
+        .iter()
+        .map(|(name, kind)| {
+            Box::new(OpenSsl {
+                meta: ImplMeta::new(name, "openssl", &version, "run-time CPU dispatch"),
+                kind: *kind,
+            }) as Box<dyn Kem>
+        })
+        .collect()
+}

@@ -1,0 +1,98 @@
+//! (f) Interoperability: for every algorithm with two or more implementations, every ordered
+//! pair (X, Y): key pair from X, encapsulation by Y, decapsulation by X.
+
+use super::{guarded, parallel, Options, Outcome};
+use crate::kem::Kem;
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Round trips per ordered pair.
+const TRIPS: usize = 3;
+
+/// One ordered pair's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Pair {
+    /// Algorithm.
+    pub algorithm: String,
+    /// Implementation that made the key pair and decapsulated.
+    pub keys_by: String,
+    /// Implementation that encapsulated.
+    pub encaps_by: String,
+    /// Outcome.
+    pub outcome: Outcome,
+}
+
+fn pair(x: &dyn Kem, y: &dyn Kem) -> Outcome {
+    for t in 0..TRIPS {
+        let (pk, sk) = match x.keypair_vec() {
+            Ok(v) => v,
+            Err(e) => return Outcome::Fail(format!("keypair: {e}")),
+        };
+        let (ct, ss) = match y.encaps_vec(&pk) {
+            Ok(v) => v,
+            Err(e) => return Outcome::Fail(format!("encaps by {}: {e}", y.meta().implementation)),
+        };
+        match x.decaps_vec(&sk, &ct) {
+            Ok(s) if s == ss => {}
+            Ok(_) => return Outcome::Fail(format!("trip {}: secrets differ", t + 1)),
+            Err(e) => return Outcome::Fail(format!("decaps: {e}")),
+        }
+    }
+    Outcome::Pass(format!("{TRIPS} trips"))
+}
+
+/// Runs every pair; returns the pairs and one summary outcome per implementation.
+pub fn run(impls: &[Arc<dyn Kem>], opts: &Options) -> (Vec<Pair>, Vec<Outcome>) {
+    let mut jobs = Vec::new();
+    for (i, x) in impls.iter().enumerate() {
+        for (j, y) in impls.iter().enumerate() {
+            if i != j && x.meta().algorithm.name == y.meta().algorithm.name {
+                jobs.push((i, j));
+            }
+        }
+    }
+    let outcomes = parallel(jobs.len(), opts.threads, |n| {
+        let (i, j) = jobs[n];
+        guarded(|| pair(impls[i].as_ref(), impls[j].as_ref()))
+    });
+    let pairs: Vec<Pair> = jobs
+        .iter()
+        .zip(&outcomes)
+        .map(|(&(i, j), o)| Pair {
+            algorithm: impls[i].meta().algorithm.name.to_string(),
+            keys_by: impls[i].meta().implementation.clone(),
+            encaps_by: impls[j].meta().implementation.clone(),
+            outcome: o.clone(),
+        })
+        .collect();
+    let summary = (0..impls.len())
+        .map(|i| {
+            let mine: Vec<(&(usize, usize), &Outcome)> = jobs
+                .iter()
+                .zip(&outcomes)
+                .filter(|((a, b), _)| *a == i || *b == i)
+                .collect();
+            if mine.is_empty() {
+                return Outcome::Skip("only implementation of its algorithm here".into());
+            }
+            let failed: Vec<String> = mine
+                .iter()
+                .filter(|(_, o)| o.failed())
+                .map(|((a, b), o)| {
+                    let other = if *a == i { *b } else { *a };
+                    let detail = match o {
+                        Outcome::Fail(d) => d.as_str(),
+                        _ => "",
+                    };
+                    format!("with {}: {detail}", impls[other].meta().implementation)
+                })
+                .collect();
+            if failed.is_empty() {
+                Outcome::Pass(format!("{} peers", mine.len() / 2))
+            } else {
+                Outcome::Fail(failed.join("; "))
+            }
+        })
+        .collect();
+    (pairs, summary)
+}

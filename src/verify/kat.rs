@@ -1,0 +1,317 @@
+//! (g) Known answers. Every vector file names its source in its `source` field.
+//!
+//! - ML-KEM: a subset of NIST's ACVP vectors (key generation from d || z, encapsulation from m,
+//!   decapsulation of valid and modified ciphertexts) for every implementation, as far as its
+//!   API reaches; and Go's accumulated ML-KEM-768 test for implementations with both seeded
+//!   operations.
+//! - Every liboqs algorithm: the SHA-256 of liboqs's NIST-format KAT transcript.
+//! - X25519: RFC 7748's Diffie-Hellman vector, as a decapsulation.
+
+use super::{Options, Outcome};
+use crate::kem::Kem;
+use serde::Deserialize;
+use sha3::digest::{ExtendableOutput, Update, XofReader};
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+/// One family of vectors: `None` when it does not apply, else what passed or why it failed.
+type KatStep = fn(&dyn Kem, &Options) -> Option<Result<String, String>>;
+
+/// ACVP subset, shipped in `data/kat/`.
+#[derive(Deserialize)]
+struct Acvp {
+    keygen: Vec<AcvpKeygen>,
+    encaps: Vec<AcvpEncaps>,
+    decaps: Vec<AcvpDecaps>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AcvpKeygen {
+    tc_id: u32,
+    parameter_set: String,
+    d: String,
+    z: String,
+    ek: String,
+    dk: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AcvpEncaps {
+    tc_id: u32,
+    parameter_set: String,
+    ek: String,
+    m: String,
+    c: String,
+    k: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AcvpDecaps {
+    tc_id: u32,
+    parameter_set: String,
+    dk: String,
+    c: String,
+    k: String,
+}
+
+#[derive(Deserialize)]
+struct LiboqsKats {
+    kats: BTreeMap<String, LiboqsKat>,
+}
+
+#[derive(Deserialize)]
+struct LiboqsKat {
+    single: String,
+}
+
+#[derive(Deserialize)]
+struct DhVectors {
+    vectors: Vec<DhVector>,
+}
+
+#[derive(Deserialize)]
+struct DhVector {
+    sk: String,
+    ct: String,
+    ss: String,
+}
+
+fn acvp() -> &'static Acvp {
+    static A: OnceLock<Acvp> = OnceLock::new();
+    A.get_or_init(|| {
+        serde_json::from_str(include_str!("../../data/kat/mlkem_acvp_subset.json"))
+            .expect("shipped ACVP subset parses")
+    })
+}
+
+fn liboqs_kats() -> &'static LiboqsKats {
+    static K: OnceLock<LiboqsKats> = OnceLock::new();
+    K.get_or_init(|| {
+        serde_json::from_str(include_str!("../../data/kat/liboqs_kats.json"))
+            .expect("shipped liboqs KAT digests parse")
+    })
+}
+
+fn x25519_vectors() -> &'static DhVectors {
+    static V: OnceLock<DhVectors> = OnceLock::new();
+    V.get_or_init(|| {
+        serde_json::from_str(include_str!("../../data/kat/x25519_rfc7748.json"))
+            .expect("shipped RFC 7748 vectors parse")
+    })
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    hex::decode(s).expect("shipped vectors are hex")
+}
+
+/// Runs every known-answer test that applies to `k`.
+pub fn run(k: &dyn Kem, opts: &Options) -> Outcome {
+    let mut done = Vec::new();
+    let steps: [KatStep; 6] = [
+        acvp_keygen,
+        acvp_encaps,
+        acvp_decaps,
+        accumulated,
+        liboqs_transcript,
+        x25519_rfc7748,
+    ];
+    for step in steps {
+        match step(k, opts) {
+            None => {}
+            Some(Ok(what)) => done.push(what),
+            Some(Err(why)) => return Outcome::Fail(why),
+        }
+    }
+    if done.is_empty() {
+        let why = if k.seed_lens().keypair.is_none() {
+            "no vectors apply (no seeded API, no decapsulation vectors for this algorithm)"
+        } else {
+            "no vectors shipped for this algorithm"
+        };
+        Outcome::Skip(why.into())
+    } else {
+        Outcome::Pass(done.join(", "))
+    }
+}
+
+fn acvp_keygen(k: &dyn Kem, _: &Options) -> Option<Result<String, String>> {
+    let name = k.meta().algorithm.name;
+    k.seed_lens().keypair?;
+    let vs: Vec<&AcvpKeygen> = acvp()
+        .keygen
+        .iter()
+        .filter(|v| v.parameter_set == name)
+        .collect();
+    if vs.is_empty() {
+        return None;
+    }
+    for v in &vs {
+        let seed = [unhex(&v.d), unhex(&v.z)].concat();
+        let a = k.meta().algorithm;
+        let (mut pk, mut sk) = (vec![0; a.pk_len], vec![0; a.sk_len]);
+        if let Err(e) = k.keypair_derand(&seed, &mut pk, &mut sk) {
+            return Some(Err(format!("ACVP keyGen tcId {}: {e}", v.tc_id)));
+        }
+        if pk != unhex(&v.ek) || sk != unhex(&v.dk) {
+            return Some(Err(format!("ACVP keyGen tcId {}: keys differ", v.tc_id)));
+        }
+    }
+    Some(Ok(format!("ACVP keyGen {}", vs.len())))
+}
+
+fn acvp_encaps(k: &dyn Kem, _: &Options) -> Option<Result<String, String>> {
+    let name = k.meta().algorithm.name;
+    k.seed_lens().encaps?;
+    let vs: Vec<&AcvpEncaps> = acvp()
+        .encaps
+        .iter()
+        .filter(|v| v.parameter_set == name)
+        .collect();
+    if vs.is_empty() {
+        return None;
+    }
+    for v in &vs {
+        let a = k.meta().algorithm;
+        let (mut ct, mut ss) = (vec![0; a.ct_len], vec![0; a.ss_len]);
+        if let Err(e) = k.encaps_derand(&unhex(&v.ek), &unhex(&v.m), &mut ct, &mut ss) {
+            return Some(Err(format!("ACVP encapsulation tcId {}: {e}", v.tc_id)));
+        }
+        if ct != unhex(&v.c) || ss != unhex(&v.k) {
+            return Some(Err(format!(
+                "ACVP encapsulation tcId {}: outputs differ",
+                v.tc_id
+            )));
+        }
+    }
+    Some(Ok(format!("ACVP encap {}", vs.len())))
+}
+
+fn acvp_decaps(k: &dyn Kem, _: &Options) -> Option<Result<String, String>> {
+    let name = k.meta().algorithm.name;
+    // Decapsulation needs no seed: every implementation that takes FIPS 203 secret keys can be
+    // checked, valid and modified ciphertexts alike (implicit rejection has a known answer).
+    let vs: Vec<&AcvpDecaps> = acvp()
+        .decaps
+        .iter()
+        .filter(|v| v.parameter_set == name)
+        .collect();
+    if vs.is_empty() {
+        return None;
+    }
+    for v in &vs {
+        match k.decaps_vec(&unhex(&v.dk), &unhex(&v.c)) {
+            Ok(ss) if ss == unhex(&v.k) => {}
+            Ok(_) => {
+                return Some(Err(format!(
+                    "ACVP decapsulation tcId {}: secret differs",
+                    v.tc_id
+                )))
+            }
+            Err(e) => return Some(Err(format!("ACVP decapsulation tcId {}: {e}", v.tc_id))),
+        }
+    }
+    Some(Ok(format!("ACVP decap {}", vs.len())))
+}
+
+/// Go's `TestAccumulated` digests for ML-KEM-768 (FIPS 203 final): (iterations, SHA-3 digest).
+const ACCUMULATED: [(usize, &str); 2] = [
+    (
+        100,
+        "1114b1b6699ed191734fa339376afa7e285c9e6acf6ff0177d346696ce564415",
+    ),
+    (
+        10_000,
+        "8a518cc63da366322a8e7a818c7a0d63483cb3528d34a4cf42f35d5ad73f22fc",
+    ),
+];
+
+/// The accumulated digest of `n` iterations of Go's test over `k` (ML-KEM-768 only).
+pub fn accumulated_digest(k: &dyn Kem, n: usize) -> Result<String, String> {
+    let a = k.meta().algorithm;
+    let mut input = sha3::Shake128::default().finalize_xof();
+    let mut acc = sha3::Shake128::default();
+    let (mut seed, mut m, mut ct1) = ([0u8; 64], [0u8; 32], vec![0u8; a.ct_len]);
+    let (mut pk, mut sk) = (vec![0; a.pk_len], vec![0; a.sk_len]);
+    let (mut ct, mut ss) = (vec![0; a.ct_len], vec![0; a.ss_len]);
+    for i in 0..n {
+        input.read(&mut seed);
+        k.keypair_derand(&seed, &mut pk, &mut sk)
+            .map_err(|e| format!("iteration {i}: {e}"))?;
+        acc.update(&pk);
+        input.read(&mut m);
+        k.encaps_derand(&pk, &m, &mut ct, &mut ss)
+            .map_err(|e| format!("iteration {i}: {e}"))?;
+        acc.update(&ct);
+        acc.update(&ss);
+        if k.decaps_vec(&sk, &ct)
+            .map_err(|e| format!("iteration {i}: {e}"))?
+            != ss
+        {
+            return Err(format!("iteration {i}: decapsulation disagrees"));
+        }
+        input.read(&mut ct1);
+        let k1 = k
+            .decaps_vec(&sk, &ct1)
+            .map_err(|e| format!("iteration {i}: {e}"))?;
+        acc.update(&k1);
+    }
+    let mut out = [0u8; 32];
+    acc.finalize_xof().read(&mut out);
+    Ok(hex::encode(out))
+}
+
+fn accumulated(k: &dyn Kem, opts: &Options) -> Option<Result<String, String>> {
+    if k.meta().algorithm.name != "ML-KEM-768" {
+        return None;
+    }
+    let s = k.seed_lens();
+    if s.keypair != Some(64) || s.encaps != Some(32) {
+        return None;
+    }
+    let (n, want) = ACCUMULATED
+        .iter()
+        .copied()
+        .find(|(n, _)| *n >= opts.accumulated_iterations)
+        .unwrap_or(ACCUMULATED[0]);
+    Some(match accumulated_digest(k, n) {
+        Ok(got) if got == want => Ok(format!("accumulated x{n}")),
+        Ok(got) => Err(format!("accumulated x{n}: digest {got}, expected {want}")),
+        Err(e) => Err(format!("accumulated: {e}")),
+    })
+}
+
+fn liboqs_transcript(k: &dyn Kem, _: &Options) -> Option<Result<String, String>> {
+    let want = &liboqs_kats().kats.get(k.meta().algorithm.name)?.single;
+    let transcript = k.known_answer_transcript(1)?;
+    Some(match transcript {
+        Ok(t) => {
+            let got = hex::encode(sha2::Sha256::digest(t.as_bytes()));
+            if &got == want {
+                Ok("liboqs KAT".to_string())
+            } else {
+                Err(format!("liboqs KAT digest {got}, expected {want}"))
+            }
+        }
+        Err(e) => Err(format!("liboqs KAT: {e}")),
+    })
+}
+
+fn x25519_rfc7748(k: &dyn Kem, _: &Options) -> Option<Result<String, String>> {
+    if k.meta().algorithm.name != "X25519" {
+        return None;
+    }
+    let vs = &x25519_vectors().vectors;
+    for (i, v) in vs.iter().enumerate() {
+        match k.decaps_vec(&unhex(&v.sk), &unhex(&v.ct)) {
+            Ok(ss) if ss == unhex(&v.ss) => {}
+            Ok(_) => return Some(Err(format!("RFC 7748 vector {}: secret differs", i + 1))),
+            Err(e) => return Some(Err(format!("RFC 7748 vector {}: {e}", i + 1))),
+        }
+    }
+    Some(Ok(format!("RFC 7748 {}", vs.len())))
+}
+
+use sha2::Digest as _;

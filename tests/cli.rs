@@ -1,0 +1,171 @@
+//! CLI tests: argument errors, suggestions, and the gate's verdicts on the mock provider.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn kembench() -> Command {
+    Command::cargo_bin("kembench").unwrap()
+}
+
+#[test]
+fn unknown_algorithm_suggests_the_nearest_names() {
+    kembench()
+        .args(["list", "--alg", "ML-KEM-786"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no algorithm matches 'ML-KEM-786'",
+        ))
+        .stderr(predicate::str::contains("did you mean ML-KEM-768"));
+}
+
+#[test]
+fn unknown_implementation_suggests_the_nearest_ids() {
+    kembench()
+        .args(["verify", "--impl", "libcrx"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "no implementation matches 'libcrx'",
+        ))
+        .stderr(predicate::str::contains("libcrux"));
+}
+
+#[test]
+fn a_glob_that_matches_nothing_is_an_error() {
+    kembench()
+        .args(["list", "--alg", "NTRU-*"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no algorithm matches 'NTRU-*'"))
+        .stderr(predicate::str::contains("ntru"));
+}
+
+#[test]
+fn filters_that_exclude_each_other_say_so() {
+    kembench()
+        .args(["list", "--alg", "X25519", "--impl", "liboqs"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("select no implementation"));
+}
+
+#[test]
+fn bad_arguments_are_refused_with_the_valid_values() {
+    kembench()
+        .args(["list", "--family", "latice"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown family 'latice'"))
+        .stderr(predicate::str::contains("module-lattice"));
+    kembench()
+        .args(["list", "--level", "7"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--level"));
+    kembench()
+        .args(["list", "--alg", "ML-KEM-[768"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("bad pattern"));
+    kembench()
+        .args(["verify", "--threads", "0"])
+        .assert()
+        .code(2);
+    kembench()
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("Usage"));
+}
+
+#[test]
+fn list_json_joins_catalog_and_registry() {
+    let out = kembench()
+        .args(["list", "--alg", "ML-KEM-*", "--json"])
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let rows = v.as_array().unwrap();
+    let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["ML-KEM-512", "ML-KEM-768", "ML-KEM-1024"]);
+    let r768 = &rows[1];
+    assert_eq!(r768["pk_len"], 1184);
+    assert_eq!(r768["wire_bytes"], 1184 + 1088);
+    assert!(r768["implementations"].as_array().unwrap().len() >= 7);
+}
+
+#[test]
+fn list_table_counts_pairs_and_providers() {
+    kembench()
+        .arg("list")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("6 providers"))
+        .stdout(predicate::str::contains("X25519MLKEM768"));
+}
+
+#[test]
+fn verify_reports_the_broken_mock_and_exits_non_zero() {
+    let out = kembench()
+        .args(["verify", "--include-mock", "--impl", "mock/*", "--json"])
+        .assert()
+        .code(1);
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let impls = v["implementations"].as_array().unwrap();
+    let by_id = |id: &str| {
+        impls
+            .iter()
+            .find(|i| i["implementation"] == id)
+            .unwrap()
+            .clone()
+    };
+    let broken = by_id("mock/broken");
+    assert_eq!(broken["checks"]["round-trip"]["status"], "fail");
+    assert_eq!(broken["checks"]["interop"]["status"], "fail");
+    let correct = by_id("mock/correct");
+    for (check, outcome) in correct["checks"].as_object().unwrap() {
+        // Interop fails for the correct mock too: its only peer is the broken one.
+        if check != "interop" {
+            assert_ne!(outcome["status"], "fail", "{check}: {outcome}");
+        }
+    }
+    // The table says it too.
+    kembench()
+        .args(["verify", "--include-mock", "--impl", "mock/broken"])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "FAIL MockKEM@mock/broken round trip",
+        ));
+}
+
+#[test]
+fn verify_passes_the_correct_mock() {
+    kembench()
+        .args(["verify", "--include-mock", "--impl", "mock/correct"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1 of 1 implementations pass"));
+}
+
+#[test]
+fn mock_is_hidden_unless_asked_for() {
+    kembench()
+        .args(["list", "--alg", "MockKEM"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn verify_real_x25519_with_known_answers_and_interop() {
+    let out = kembench()
+        .args(["verify", "--alg", "X25519", "--json"])
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(v["interop_pairs"].as_array().unwrap().len(), 2);
+    for i in v["implementations"].as_array().unwrap() {
+        assert_eq!(i["checks"]["known-answers"]["status"], "pass", "{i}");
+    }
+}

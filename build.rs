@@ -1,7 +1,15 @@
-//! Records the exact versions of the provider crates (from Cargo.lock) so that every result
-//! can name the code it measured.
+//! Build-time facts for the environment record (`src/env.rs`): the exact versions of the
+//! provider crates (from Cargo.lock), the compilers, the git commit, the profile and the target,
+//! so that every result can name the code it measured and how it was built.
+//!
+//! Everything here is best effort: a missing tool or repository gives "unknown", never a failed
+//! build.
 
-use std::{env, fs, path::Path};
+use std::{
+    env, fs,
+    path::{Path, PathBuf},
+    process::{Command, Stdio},
+};
 
 const TRACKED: &[&str] = &[
     "oqs-sys",
@@ -18,7 +26,15 @@ const TRACKED: &[&str] = &[
 
 fn main() {
     let dir = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
-    let lock = Path::new(&dir).join("Cargo.lock");
+    let dir = Path::new(&dir);
+    provider_versions(dir);
+    toolchain();
+    git(dir);
+}
+
+/// `KEMBENCH_DEP_<NAME>`: the locked version of each tracked provider crate, or "absent".
+fn provider_versions(dir: &Path) {
+    let lock = dir.join("Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     let text = fs::read_to_string(&lock).unwrap_or_default();
     let mut name: Option<&str> = None;
@@ -39,4 +55,113 @@ fn main() {
             println!("cargo:rustc-env=KEMBENCH_DEP_{key}=absent");
         }
     }
+}
+
+/// Compilers, profile and target.
+fn toolchain() {
+    let rustc = env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let rustc_version = run(Command::new(rustc).arg("-V"), None);
+    emit("KEMBENCH_RUSTC_VERSION", rustc_version.as_deref());
+
+    // The C compiler the `cc` crate would pick by default: `$CC` when set, else `cc`.
+    println!("cargo:rerun-if-env-changed=CC");
+    let cc = env::var("CC").unwrap_or_default();
+    let mut words = cc.split_whitespace();
+    let cc_version = words.next().or(Some("cc")).and_then(|program| {
+        // `CC="ccache gcc"`: ask the compiler, not the wrapper.
+        let program = match words.next() {
+            Some(real) if program.ends_with("ccache") || program.ends_with("sccache") => real,
+            _ => program,
+        };
+        run(Command::new(program).arg("--version"), None)
+    });
+    emit("KEMBENCH_CC_VERSION", cc_version.as_deref());
+
+    for (key, var) in [
+        ("KEMBENCH_PROFILE", "PROFILE"),
+        ("KEMBENCH_OPT_LEVEL", "OPT_LEVEL"),
+        ("KEMBENCH_TARGET", "TARGET"),
+        ("KEMBENCH_TARGET_FEATURES", "CARGO_CFG_TARGET_FEATURE"),
+    ] {
+        emit(key, env::var(var).ok().as_deref());
+    }
+}
+
+/// `KEMBENCH_GIT_COMMIT`: the short commit, `-dirty` when the tree has changes, else "unknown".
+fn git(dir: &Path) {
+    let commit = run(
+        Command::new("git").args(["rev-parse", "--short=12", "HEAD"]),
+        Some(dir),
+    );
+    let commit = commit.map(|c| {
+        // `--no-optional-locks`: `git status` must not refresh `.git/index`, which is watched
+        // below and would then look changed on every build.
+        let status = Command::new("git")
+            .args(["--no-optional-locks", "status", "--porcelain"])
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output();
+        match status {
+            Ok(out) if out.status.success() && out.stdout.iter().all(u8::is_ascii_whitespace) => c,
+            // Changes, or a status we could not read: do not claim a clean tree.
+            _ => format!("{c}-dirty"),
+        }
+    });
+    emit("KEMBENCH_GIT_COMMIT", commit.as_deref());
+
+    // Rerun when the commit or the index moves. Listing paths also stops cargo from rerunning
+    // this script on every change to any file of the package; `src/` is watched because a change
+    // there rebuilds the crate anyway, and it may turn the tree dirty.
+    let git_dir = run(
+        Command::new("git").args(["rev-parse", "--absolute-git-dir"]),
+        Some(dir),
+    )
+    .map(PathBuf::from)
+    .unwrap_or_else(|| dir.join(".git"));
+    let mut watched = vec![
+        git_dir.join("HEAD"),
+        git_dir.join("index"),
+        git_dir.join("packed-refs"),
+    ];
+    // The branch HEAD points at: a commit changes that file, not HEAD.
+    if let Some(reference) = fs::read_to_string(git_dir.join("HEAD"))
+        .ok()
+        .and_then(|head| head.strip_prefix("ref:").map(|r| r.trim().to_owned()))
+    {
+        watched.push(git_dir.join(reference));
+    }
+    watched.push(dir.join("src"));
+    for path in watched.iter().filter(|p| p.exists()) {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+}
+
+/// The first line of a command's standard output, if it ran, succeeded and printed something.
+fn run(command: &mut Command, dir: Option<&Path>) -> Option<String> {
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let out = command
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().next()?.trim();
+    (!line.is_empty()).then(|| line.to_owned())
+}
+
+/// Defines `key` for the crate, as "unknown" when the value could not be found.
+fn emit(key: &str, value: Option<&str>) {
+    let value = value
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .unwrap_or("unknown");
+    // One line per directive: a stray newline would end it early.
+    let value = value.replace(['\n', '\r'], " ");
+    println!("cargo:rustc-env={key}={value}");
 }

@@ -23,6 +23,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Measure latency, TSC ticks, hardware counters, heap and stack of keygen, encaps, decaps
+    /// and the full exchange (default suite unless filters or --all are given).
+    Run {
+        /// Which implementations.
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// Measurement options and output files.
+        #[command(flatten)]
+        args: RunArgs,
+    },
     /// Run the correctness gate: round trips, sizes, canaries, tampering, bad lengths,
     /// interoperability and known answers. Exits 1 if any check fails.
     Verify {
@@ -39,6 +49,41 @@ pub enum Command {
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
         min_round_trips: u32,
     },
+}
+
+/// Options of `run`.
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Every implementation instead of the default suite (ignored when filters are given).
+    #[arg(long)]
+    pub all: bool,
+    /// Operations to measure (default: all four).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub ops: Vec<crate::measure::sampler::Op>,
+    /// Time budget per operation, in seconds, warm-up excluded.
+    #[arg(long, default_value_t = 1.0)]
+    pub time_budget: f64,
+    /// Fewest samples per operation, even past the budget (up to ten budgets).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(3..))]
+    pub min_samples: u64,
+    /// Most samples per operation.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(3..))]
+    pub max_samples: u64,
+    /// Warm-up per operation, in seconds.
+    #[arg(long, default_value_t = 0.1)]
+    pub warmup: f64,
+    /// Target half-width of the median's 95% confidence interval, in percent.
+    #[arg(long, default_value_t = 1.0)]
+    pub precision: f64,
+    /// Write every statistic, the raw samples and the environment as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<std::path::PathBuf>,
+    /// Write one CSV row per (algorithm, implementation, operation).
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<std::path::PathBuf>,
+    /// Write a Markdown table.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<std::path::PathBuf>,
 }
 
 /// Selection of (algorithm, implementation) pairs, shared by every command.

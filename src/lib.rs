@@ -9,7 +9,12 @@
 
 pub mod cli;
 pub mod commands;
+pub mod env;
+pub mod export;
 pub mod kem;
+pub mod measure;
 pub mod output;
 pub mod providers;
+pub mod run;
+pub mod stats;
 pub mod verify;

@@ -1,6 +1,7 @@
 //! One module per subcommand; each returns the process exit code.
 
 mod list;
+mod run;
 mod verify;
 
 use crate::cli::{Cli, Command};
@@ -10,6 +11,7 @@ use std::process::ExitCode;
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::List { filter, json } => list::run(&filter, json),
+        Command::Run { filter, args } => run::run(&filter, &args),
         Command::Verify {
             filter,
             json,

@@ -1,8 +1,10 @@
-//! Console rendering: the table printer shared by every command.
+//! Console rendering: the table printer and unit formatting shared by every command.
+
+pub mod units;
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 
-/// A table with kembench's look: condensed borders, wrapping to the terminal when there is one.
+/// A table with kembench's look: condensed borders, no wrapping.
 pub fn table(header: &[&str]) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED)

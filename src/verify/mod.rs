@@ -5,7 +5,7 @@
 //! of the same algorithm, and known answers where test vectors apply. A panic inside an
 //! implementation is caught and reported as a failure of the check that ran it.
 
-mod checks;
+pub mod checks;
 mod interop;
 pub mod kat;
 
@@ -64,7 +64,7 @@ impl Check {
 }
 
 /// How one check ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(tag = "status", content = "detail", rename_all = "lowercase")]
 pub enum Outcome {
     /// Passed; the detail says what was checked (e.g. "412 trips").

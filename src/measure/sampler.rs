@@ -1,0 +1,421 @@
+//! The sampling loop for one (implementation, operation).
+//!
+//! Inputs come from a pool prepared before timing: distinct public keys for encapsulation and
+//! matching (secret key, ciphertext) pairs for decapsulation, used in turn, so a single cached
+//! key does not flatter the figures beyond what a server handling many clients sees. After a
+//! warm-up, each sample times `batch` calls with the clock and the fenced TSC; the batch is 1
+//! unless a call is too short for the timer to resolve to 1%. Sampling stops when the 95%
+//! confidence interval of the median is within the target precision (1% by default), or when
+//! the time budget is spent; either way the result says which, with the precision reached.
+
+use super::counters::{Counters, Pmu};
+use super::heap::{self, HeapUsage};
+use super::stack::{self, StackUsage};
+use super::timer::{tsc, Timers};
+use crate::kem::{Kem, KemError};
+use serde::{Deserialize, Serialize};
+use std::time::{Duration, Instant};
+
+/// What is timed.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    /// Key pair generation.
+    Keygen,
+    /// Encapsulation to a public key from the pool.
+    Encaps,
+    /// Decapsulation of a ciphertext from the pool.
+    Decaps,
+    /// Key generation, encapsulation and decapsulation as one unit.
+    Exchange,
+}
+
+impl Op {
+    /// Every operation, in table order.
+    pub const ALL: [Op; 4] = [Op::Keygen, Op::Encaps, Op::Decaps, Op::Exchange];
+
+    /// Lower-case name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Keygen => "keygen",
+            Op::Encaps => "encaps",
+            Op::Decaps => "decaps",
+            Op::Exchange => "exchange",
+        }
+    }
+}
+
+/// Knobs of the sampling loop.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SamplerConfig {
+    /// Time budget per operation, warm-up excluded (seconds).
+    pub time_budget_s: f64,
+    /// Fewest samples, even past the budget (within a hard limit of ten budgets).
+    pub min_samples: usize,
+    /// Most samples.
+    pub max_samples: usize,
+    /// Warm-up before sampling (seconds).
+    pub warmup_s: f64,
+    /// Target relative half-width of the median's 95% confidence interval.
+    pub target_precision: f64,
+    /// Distinct inputs prepared for encapsulation and decapsulation.
+    pub pool: usize,
+}
+
+impl Default for SamplerConfig {
+    fn default() -> Self {
+        SamplerConfig {
+            time_budget_s: 1.0,
+            min_samples: 10,
+            max_samples: 10_000,
+            warmup_s: 0.1,
+            target_precision: 0.01,
+            pool: 16,
+        }
+    }
+}
+
+/// Why sampling stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    /// The median's confidence interval reached the target precision.
+    Precision,
+    /// The time budget was spent first; the achieved precision is reported.
+    Budget,
+    /// The sample cap was reached.
+    MaxSamples,
+    /// Ten budgets were spent before the minimum sample count: fewer samples than asked.
+    BelowMinimum,
+}
+
+/// Raw measurements of one operation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Sampled {
+    /// The operation.
+    pub op: Op,
+    /// Calls per sample.
+    pub batch: usize,
+    /// Per-call clock time of each sample (ns).
+    pub samples_ns: Vec<f64>,
+    /// Per-call TSC ticks of each sample; empty without a TSC.
+    pub samples_tsc: Vec<f64>,
+    /// Why sampling stopped.
+    pub stop: StopReason,
+    /// Relative half-width of the median's 95% order-statistic interval at the stop.
+    pub achieved_precision: f64,
+    /// Warm-up calls made.
+    pub warmup_calls: u64,
+    /// Hardware counters over a separate counted phase.
+    pub counters: Counters,
+    /// Heap use of one call (the largest of three).
+    pub heap: Option<HeapUsage>,
+    /// Stack depth of one call.
+    pub stack: Option<StackUsage>,
+}
+
+/// Prepared inputs and output buffers for one operation.
+struct Workload<'a> {
+    k: &'a dyn Kem,
+    op: Op,
+    pks: Vec<Vec<u8>>,
+    sks: Vec<Vec<u8>>,
+    cts: Vec<Vec<u8>>,
+    pk: Vec<u8>,
+    sk: Vec<u8>,
+    ct: Vec<u8>,
+    ss: Vec<u8>,
+    ss2: Vec<u8>,
+    next: usize,
+}
+
+impl<'a> Workload<'a> {
+    fn new(k: &'a dyn Kem, op: Op, pool: usize) -> Result<Self, KemError> {
+        let a = k.meta().algorithm;
+        let mut w = Workload {
+            k,
+            op,
+            pks: Vec::new(),
+            sks: Vec::new(),
+            cts: Vec::new(),
+            pk: vec![0; a.pk_len],
+            sk: vec![0; a.sk_len],
+            ct: vec![0; a.ct_len],
+            ss: vec![0; a.ss_len],
+            ss2: vec![0; a.ss_len],
+            next: 0,
+        };
+        if matches!(op, Op::Encaps | Op::Decaps) {
+            // Megabyte keys (Classic McEliece) get a smaller pool.
+            let n = if a.pk_len > 100_000 {
+                pool.min(4)
+            } else {
+                pool
+            }
+            .max(1);
+            for _ in 0..n {
+                let (pk, sk) = k.keypair_vec()?;
+                let (ct, _) = k.encaps_vec(&pk)?;
+                w.pks.push(pk);
+                w.sks.push(sk);
+                w.cts.push(ct);
+            }
+        }
+        Ok(w)
+    }
+
+    #[inline(always)]
+    fn call(&mut self) -> Result<(), KemError> {
+        let k = self.k;
+        match self.op {
+            Op::Keygen => k.keypair(&mut self.pk, &mut self.sk),
+            Op::Encaps => {
+                let i = self.next;
+                self.next = (i + 1) % self.pks.len();
+                k.encaps(&self.pks[i], &mut self.ct, &mut self.ss)
+            }
+            Op::Decaps => {
+                let i = self.next;
+                self.next = (i + 1) % self.sks.len();
+                k.decaps(&self.sks[i], &self.cts[i], &mut self.ss)
+            }
+            Op::Exchange => {
+                k.keypair(&mut self.pk, &mut self.sk)?;
+                k.encaps(&self.pk, &mut self.ct, &mut self.ss)?;
+                k.decaps(&self.sk, &self.ct, &mut self.ss2)
+            }
+        }
+    }
+}
+
+/// Relative half-width of the distribution-free 95% confidence interval of the median
+/// (order statistics at n/2 ± 1.96·√n/2). Cheap enough to evaluate while sampling; the final
+/// interval reported comes from the bootstrap in `stats`.
+pub fn order_statistic_precision(samples: &[f64]) -> f64 {
+    let n = samples.len();
+    if n < 3 {
+        return f64::INFINITY;
+    }
+    let mut s = samples.to_vec();
+    s.sort_by(f64::total_cmp);
+    let half = 1.96 * (n as f64).sqrt() / 2.0;
+    let lo = ((n as f64 / 2.0 - half).floor().max(0.0)) as usize;
+    let hi = ((n as f64 / 2.0 + half).ceil() as usize).min(n - 1);
+    let median = s[n / 2];
+    if median <= 0.0 {
+        return f64::INFINITY;
+    }
+    (s[hi] - s[lo]) / 2.0 / median
+}
+
+/// Calls per sample so that one sample spans at least 100 timer resolutions and 100 read
+/// overheads: the timer then quantizes a sample by at most 1%.
+pub fn batch_size(call_ns: f64, timers: &Timers) -> usize {
+    let floor = 100.0 * timers.clock.resolution.max(timers.clock.overhead).max(1.0);
+    if call_ns >= floor {
+        1
+    } else {
+        ((floor / call_ns.max(0.1)).ceil() as usize).next_power_of_two()
+    }
+}
+
+/// Samples one operation of `k`.
+pub fn sample(
+    k: &dyn Kem,
+    op: Op,
+    cfg: &SamplerConfig,
+    timers: &Timers,
+    pmu: Option<&mut Pmu>,
+    pmu_missing: &str,
+) -> Result<Sampled, KemError> {
+    let mut w = Workload::new(k, op, cfg.pool)?;
+
+    // Warm-up: at least 3 calls, and long enough to settle caches and frequency.
+    let warm_start = Instant::now();
+    let mut warmup_calls = 0u64;
+    while warmup_calls < 3 || warm_start.elapsed().as_secs_f64() < cfg.warmup_s {
+        w.call()?;
+        warmup_calls += 1;
+    }
+    let call_ns = warm_start.elapsed().as_nanos() as f64 / warmup_calls as f64;
+    let batch = batch_size(call_ns, timers);
+
+    let budget = Duration::from_secs_f64(cfg.time_budget_s);
+    let hard_limit = budget * 10;
+    let start = Instant::now();
+    let mut samples_ns = Vec::new();
+    let mut samples_tsc = Vec::new();
+    let mut next_check = cfg.min_samples.max(3);
+    let (stop, achieved_precision) = loop {
+        let t0 = Instant::now();
+        let c0 = tsc();
+        for _ in 0..batch {
+            w.call()?;
+        }
+        let c1 = tsc();
+        let dt = t0.elapsed();
+        samples_ns.push(dt.as_nanos() as f64 / batch as f64);
+        if let (Some(a), Some(b)) = (c0, c1) {
+            samples_tsc.push(b.wrapping_sub(a) as f64 / batch as f64);
+        }
+        let n = samples_ns.len();
+        let elapsed = start.elapsed();
+        if n >= cfg.max_samples {
+            break (
+                StopReason::MaxSamples,
+                order_statistic_precision(&samples_ns),
+            );
+        }
+        if n < cfg.min_samples {
+            if elapsed >= hard_limit {
+                break (
+                    StopReason::BelowMinimum,
+                    order_statistic_precision(&samples_ns),
+                );
+            }
+            continue;
+        }
+        if n >= next_check || elapsed >= budget {
+            let p = order_statistic_precision(&samples_ns);
+            if p <= cfg.target_precision {
+                break (StopReason::Precision, p);
+            }
+            if elapsed >= budget {
+                break (StopReason::Budget, p);
+            }
+            next_check = n + (n / 8).max(10);
+        }
+    };
+
+    // Counted phase, apart from the timed one so counter reads never sit inside a sample.
+    let counters = match pmu {
+        Some(p) => {
+            let calls = ((0.05e9 / call_ns) as u64).clamp(1, 10_000);
+            let mut failed = None;
+            let c = p.count(calls, || {
+                if let Err(e) = w.call() {
+                    failed = Some(e);
+                }
+            });
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            c
+        }
+        None => Counters::Unavailable(pmu_missing.to_string()),
+    };
+
+    // Heap: the largest of three calls (pools and lazily initialised tables settle after the
+    // first ones; the warm-up already ran those).
+    let mut heap_use: Option<HeapUsage> = None;
+    if heap::interposer_active() {
+        for _ in 0..3 {
+            let (r, h) = heap::measure(|| w.call());
+            r?;
+            heap_use = Some(match heap_use {
+                Some(prev) if prev.peak_heap_bytes >= h.peak_heap_bytes => prev,
+                _ => h,
+            });
+        }
+    }
+
+    // Stack: one call on a fresh, painted thread. Painting costs time in proportion to the
+    // stack, so only megabyte-key algorithms get the 64 MiB one.
+    let stack_size = if k.meta().algorithm.pk_len > 100_000 {
+        stack::DEFAULT_STACK
+    } else {
+        8 << 20
+    };
+    let stack_use = match stack::measure(stack_size, || w.call()) {
+        Ok((r, s)) => {
+            r?;
+            Some(s)
+        }
+        Err(_) => {
+            return Err(KemError::Failure(
+                "operation panicked while measuring its stack".into(),
+            ))
+        }
+    };
+
+    Ok(Sampled {
+        op,
+        batch,
+        samples_ns,
+        samples_tsc,
+        stop,
+        achieved_precision,
+        warmup_calls,
+        counters,
+        heap: heap_use,
+        stack: stack_use,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kem::registry::Registry;
+    use crate::measure::timer::TimerProfile;
+
+    fn timers(res: f64) -> Timers {
+        Timers {
+            clock: TimerProfile {
+                resolution: res,
+                overhead: res,
+            },
+            tsc: None,
+            tsc_ticks_per_ns: None,
+        }
+    }
+
+    #[test]
+    fn short_calls_are_batched_to_a_power_of_two() {
+        let t = timers(30.0);
+        assert_eq!(batch_size(10_000.0, &t), 1);
+        assert_eq!(batch_size(3_000.0, &t), 1);
+        let b = batch_size(100.0, &t);
+        assert!(b >= 30 && b.is_power_of_two(), "{b}");
+    }
+
+    #[test]
+    fn precision_of_constant_samples_is_zero_and_of_spread_samples_positive() {
+        assert_eq!(order_statistic_precision(&[5.0; 100]), 0.0);
+        let spread: Vec<f64> = (0..100).map(|i| 100.0 + i as f64).collect();
+        let p = order_statistic_precision(&spread);
+        assert!(p > 0.0 && p < 0.2, "{p}");
+        assert!(order_statistic_precision(&[1.0]).is_infinite());
+    }
+
+    #[test]
+    fn sampling_the_mock_stops_and_measures_everything() {
+        let r = Registry::mock_only();
+        let k = r.all()[0].clone();
+        let cfg = SamplerConfig {
+            time_budget_s: 0.05,
+            min_samples: 10,
+            warmup_s: 0.01,
+            ..SamplerConfig::default()
+        };
+        let t = Timers::calibrate();
+        for op in Op::ALL {
+            let s = sample(k.as_ref(), op, &cfg, &t, None, "test").unwrap();
+            assert!(s.samples_ns.len() >= 10, "{op:?}");
+            assert!(s.samples_ns.iter().all(|x| *x > 0.0));
+            assert!(matches!(s.counters, Counters::Unavailable(_)));
+            assert!(s.stack.is_some());
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Unit formatting for people: ns/µs/ms/s, bytes/KiB/MiB, counts with SI prefixes.
+
+/// A duration in ns, scaled for reading: `850 ns`, `12.3 µs`, `4.56 ms`, `1.23 s`.
+pub fn ns(v: f64) -> String {
+    if !v.is_finite() {
+        return "-".into();
+    }
+    let (x, unit) = if v < 1e3 {
+        (v, "ns")
+    } else if v < 1e6 {
+        (v / 1e3, "µs")
+    } else if v < 1e9 {
+        (v / 1e6, "ms")
+    } else {
+        (v / 1e9, "s")
+    };
+    format!("{} {unit}", sig3(x))
+}
+
+/// Three significant digits, no exponent.
+pub fn sig3(x: f64) -> String {
+    // Thresholds just below the decade so that 99.99 prints as "100", not "100.0".
+    if x >= 99.95 {
+        format!("{x:.0}")
+    } else if x >= 9.995 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// A byte count: `512 B`, `12.3 KiB`, `1.25 MiB`.
+pub fn bytes(v: u64) -> String {
+    let f = v as f64;
+    if v < 1024 {
+        format!("{v} B")
+    } else if f < 1024.0 * 1024.0 {
+        format!("{} KiB", sig3(f / 1024.0))
+    } else {
+        format!("{} MiB", sig3(f / 1024.0 / 1024.0))
+    }
+}
+
+/// A large count: `950`, `12.3 k`, `4.56 M`.
+pub fn count(v: f64) -> String {
+    if v < 1e3 {
+        format!("{v:.0}")
+    } else if v < 1e6 {
+        format!("{} k", sig3(v / 1e3))
+    } else if v < 1e9 {
+        format!("{} M", sig3(v / 1e6))
+    } else {
+        format!("{} G", sig3(v / 1e9))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scales_units() {
+        assert_eq!(ns(850.0), "850 ns");
+        assert_eq!(ns(12_345.0), "12.3 µs");
+        assert_eq!(ns(4_560_000.0), "4.56 ms");
+        assert_eq!(ns(1.234e9), "1.23 s");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(12_595), "12.3 KiB");
+        assert_eq!(bytes(1_310_720), "1.25 MiB");
+        assert_eq!(count(12_300.0), "12.3 k");
+        assert_eq!(ns(f64::NAN), "-");
+        assert_eq!(count(99_999.9), "100 k");
+    }
+}

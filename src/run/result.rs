@@ -1,0 +1,229 @@
+//! The results of a run, as written to JSON and read back: every statistic with its unit in
+//! its name, the raw samples, the environment and the configuration.
+
+use crate::env::Environment;
+use crate::measure::counters::Counters;
+use crate::measure::sampler::{Op, Sampled, SamplerConfig, StopReason};
+use crate::measure::timer::Timers;
+use crate::stats::{self, OutlierCounts};
+use crate::verify::Outcome;
+use serde::{Deserialize, Serialize};
+
+/// Version of the JSON layout; bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Bootstrap resamples for the median's confidence interval.
+const RESAMPLES: usize = 2000;
+
+/// Statistics of one operation of one implementation.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OperationResult {
+    /// The operation.
+    pub operation: Op,
+    /// Samples taken.
+    pub samples: usize,
+    /// Calls per sample (1 unless a call is too short for the timer).
+    pub batch: usize,
+    /// Warm-up calls before sampling.
+    pub warmup_calls: u64,
+    /// Why sampling stopped.
+    pub stop_reason: StopReason,
+    /// Relative half-width of the median's 95% interval when sampling stopped.
+    pub achieved_precision: f64,
+    /// Median per-call time.
+    pub median_ns: f64,
+    /// Mean per-call time.
+    pub mean_ns: f64,
+    /// Sample standard deviation.
+    pub stddev_ns: f64,
+    /// Fastest sample.
+    pub min_ns: f64,
+    /// Slowest sample.
+    pub max_ns: f64,
+    /// 5th percentile.
+    pub p5_ns: f64,
+    /// 25th percentile.
+    pub p25_ns: f64,
+    /// 75th percentile.
+    pub p75_ns: f64,
+    /// 95th percentile.
+    pub p95_ns: f64,
+    /// 99th percentile.
+    pub p99_ns: f64,
+    /// Median absolute deviation (unscaled).
+    pub mad_ns: f64,
+    /// Lower end of the median's 95% bootstrap confidence interval.
+    pub median_ci95_low_ns: f64,
+    /// Upper end of the median's 95% bootstrap confidence interval.
+    pub median_ci95_high_ns: f64,
+    /// Tukey outliers, counted (never removed).
+    pub outliers: OutlierCounts,
+    /// Operations per second on one thread, from the median.
+    pub ops_per_sec: f64,
+    /// Median per-call TSC ticks (not core cycles); `None` without a TSC.
+    pub tsc_median_ticks: Option<f64>,
+    /// Hardware counters per call, or why there are none.
+    pub counters: Counters,
+    /// Peak heap above the baseline during one call; `None` when not measurable.
+    pub peak_heap_bytes: Option<u64>,
+    /// Heap allocations in one call, C libraries included.
+    pub allocations: Option<u64>,
+    /// Deepest stack use of one call.
+    pub max_stack_bytes: Option<u64>,
+    /// This operation's share of keygen + encaps + decaps medians (not for `exchange`).
+    pub share_of_exchange: Option<f64>,
+    /// Every sample's per-call time.
+    pub raw_samples_ns: Vec<f64>,
+    /// Every sample's per-call TSC ticks.
+    pub raw_samples_tsc_ticks: Vec<f64>,
+}
+
+impl OperationResult {
+    /// Summarises raw measurements.
+    pub fn from_sampled(s: Sampled) -> OperationResult {
+        let sum = stats::summarize(&s.samples_ns, RESAMPLES, 0x6b656d62)
+            .expect("the sampler always takes at least one sample");
+        let tsc_median = (!s.samples_tsc.is_empty()).then(|| stats::median(&s.samples_tsc));
+        OperationResult {
+            operation: s.op,
+            samples: sum.n,
+            batch: s.batch,
+            warmup_calls: s.warmup_calls,
+            stop_reason: s.stop,
+            achieved_precision: s.achieved_precision,
+            median_ns: sum.median,
+            mean_ns: sum.mean,
+            stddev_ns: sum.stddev,
+            min_ns: sum.min,
+            max_ns: sum.max,
+            p5_ns: sum.p5,
+            p25_ns: sum.p25,
+            p75_ns: sum.p75,
+            p95_ns: sum.p95,
+            p99_ns: sum.p99,
+            mad_ns: sum.mad,
+            median_ci95_low_ns: sum.median_ci_low,
+            median_ci95_high_ns: sum.median_ci_high,
+            outliers: sum.outliers,
+            ops_per_sec: sum.ops_per_sec(),
+            tsc_median_ticks: tsc_median,
+            counters: s.counters,
+            peak_heap_bytes: s.heap.map(|h| h.peak_heap_bytes),
+            allocations: s.heap.map(|h| h.allocations),
+            max_stack_bytes: s.stack.map(|st| st.max_stack_bytes),
+            share_of_exchange: None,
+            raw_samples_ns: s.samples_ns,
+            raw_samples_tsc_ticks: s.samples_tsc,
+        }
+    }
+}
+
+/// Everything measured for one (algorithm, implementation).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BenchResult {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Family (kebab-case).
+    pub family: String,
+    /// Claimed NIST level; `None` for classical algorithms.
+    pub nist_level: Option<u8>,
+    /// Implementation id.
+    pub implementation: String,
+    /// Provider version.
+    pub version: String,
+    /// Public key bytes.
+    pub pk_bytes: usize,
+    /// Secret key bytes.
+    pub sk_bytes: usize,
+    /// Ciphertext bytes.
+    pub ct_bytes: usize,
+    /// Shared secret bytes.
+    pub ss_bytes: usize,
+    /// Bytes a key exchange puts on the wire (pk + ct).
+    pub wire_bytes: usize,
+    /// The quick correctness check run before timing.
+    pub correctness: Outcome,
+    /// One entry per operation measured (none when the correctness check failed).
+    pub operations: Vec<OperationResult>,
+    /// An error that stopped measuring part-way, if any.
+    pub error: Option<String>,
+}
+
+impl BenchResult {
+    /// Fills each operation's share of keygen + encaps + decaps.
+    pub fn fill_shares(&mut self) {
+        let median = |op: Op| {
+            self.operations
+                .iter()
+                .find(|o| o.operation == op)
+                .map(|o| o.median_ns)
+        };
+        if let (Some(k), Some(e), Some(d)) =
+            (median(Op::Keygen), median(Op::Encaps), median(Op::Decaps))
+        {
+            let total = k + e + d;
+            for o in &mut self.operations {
+                o.share_of_exchange = match o.operation {
+                    Op::Exchange => None,
+                    _ => Some(o.median_ns / total),
+                };
+            }
+        }
+    }
+
+    /// The result of one operation, if measured.
+    pub fn op(&self, op: Op) -> Option<&OperationResult> {
+        self.operations.iter().find(|o| o.operation == op)
+    }
+}
+
+/// The configuration a run was made with.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunConfig {
+    /// `default` (the default suite), `all`, or `filtered`.
+    pub selection: String,
+    /// Algorithm filters given.
+    pub algorithms: Vec<String>,
+    /// Implementation filters given.
+    pub implementations: Vec<String>,
+    /// Family filter.
+    pub family: Option<String>,
+    /// Level filter.
+    pub level: Option<u8>,
+    /// Operations measured.
+    pub operations: Vec<Op>,
+    /// Sampling knobs.
+    pub sampler: SamplerConfig,
+}
+
+/// A whole run: what `--json` writes.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// Always `kembench-run`.
+    pub kind: String,
+    /// Start time, RFC 3339 UTC.
+    pub started_at: String,
+    /// End time, RFC 3339 UTC; `None` while running or when interrupted.
+    pub finished_at: Option<String>,
+    /// The command line.
+    pub command_line: Vec<String>,
+    /// Configuration.
+    pub config: RunConfig,
+    /// Machine, OS, compilers, provider versions.
+    pub environment: Environment,
+    /// Timer resolution and overhead measured at the start.
+    pub timers: Timers,
+    /// Why hardware counters are unavailable, when they are.
+    pub counters_unavailable: Option<String>,
+    /// Whether heap figures count C allocations (the malloc interposer is active).
+    pub heap_includes_c_allocations: bool,
+    /// One entry per (algorithm, implementation), in the order measured.
+    pub results: Vec<BenchResult>,
+}
+
+/// Now, RFC 3339 UTC with seconds.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

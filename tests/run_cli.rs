@@ -1,0 +1,128 @@
+//! CLI tests of `kembench run` on the mock provider: output files, the table, failures shown.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn kembench() -> Command {
+    Command::cargo_bin("kembench").unwrap()
+}
+
+const FAST: [&str; 6] = [
+    "--time-budget",
+    "0.05",
+    "--warmup",
+    "0.01",
+    "--min-samples",
+    "5",
+];
+
+#[test]
+fn run_writes_json_csv_and_markdown_with_raw_samples_and_environment() {
+    let dir = tempdir();
+    let json = dir.join("r.json");
+    let csv = dir.join("r.csv");
+    let md = dir.join("r.md");
+    kembench()
+        .args(["run", "--include-mock", "--impl", "mock/correct"])
+        .args(FAST)
+        .arg("--json")
+        .arg(&json)
+        .arg("--csv")
+        .arg(&csv)
+        .arg("--markdown")
+        .arg(&md)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("MockKEM"))
+        .stdout(predicate::str::contains("exchange"))
+        .stdout(predicate::str::contains("Timers: clock resolution"));
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert!(v["environment"]["cpu"]["logical_cpus"].as_u64().unwrap() >= 1);
+    assert!(v["finished_at"].is_string());
+    let ops = v["results"][0]["operations"].as_array().unwrap();
+    assert_eq!(ops.len(), 4);
+    for o in ops {
+        let raw = o["raw_samples_ns"].as_array().unwrap();
+        assert_eq!(raw.len() as u64, o["samples"].as_u64().unwrap());
+        assert!(o["median_ns"].as_f64().unwrap() > 0.0);
+        assert!(o["median_ci95_low_ns"].as_f64().unwrap() <= o["median_ns"].as_f64().unwrap());
+        assert!(o["max_stack_bytes"].as_u64().is_some());
+        assert!(o["peak_heap_bytes"].as_u64().is_some());
+    }
+    let shares: f64 = ops
+        .iter()
+        .filter_map(|o| o["share_of_exchange"].as_f64())
+        .sum();
+    assert!((shares - 1.0).abs() < 1e-9, "{shares}");
+    let csv_text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(csv_text.lines().count(), 5);
+    assert!(csv_text.starts_with("algorithm,family,nist_level,implementation"));
+    assert!(std::fs::read_to_string(&md)
+        .unwrap()
+        .contains("| MockKEM | mock/correct | keygen |"));
+}
+
+#[test]
+fn counters_say_why_they_are_unavailable() {
+    let out = kembench()
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--ops",
+            "keygen",
+        ])
+        .args(FAST)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    // On a machine with a PMU the cycles column has figures; without, one line says why.
+    let has_line = stdout
+        .contains("Hardware counters (cycles, instructions, branch and cache misses) unavailable:");
+    let has_cycles = !stdout.contains("n/a ┆");
+    assert!(has_line || has_cycles, "{stdout}");
+}
+
+#[test]
+fn a_broken_implementation_is_shown_not_timed_and_fails_the_run() {
+    kembench()
+        .args(["run", "--include-mock", "--impl", "mock/*"])
+        .args(FAST)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "NOT TIMED: correctness check failed",
+        ))
+        .stdout(predicate::str::contains("mock/correct"));
+}
+
+#[test]
+fn bad_run_options_are_refused() {
+    let bad: [(&[&str], &str); 5] = [
+        (&["--time-budget", "0"], "--time-budget"),
+        (&["--precision", "200"], "--precision"),
+        (
+            &["--min-samples", "50", "--max-samples", "10"],
+            "--max-samples",
+        ),
+        (&["--ops", "sign"], "invalid value 'sign'"),
+        (&["--json", "/nonexistent-dir/x.json"], "does not exist"),
+    ];
+    for (args, msg) in bad {
+        kembench()
+            .args(["run", "--include-mock", "--impl", "mock/correct"])
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(msg));
+    }
+}
+
+fn tempdir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("kembench-test-{}-{}", std::process::id(), line!()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}

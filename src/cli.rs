@@ -64,7 +64,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 1.0)]
     pub time_budget: f64,
     /// Fewest samples per operation, even past the budget (up to ten budgets).
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(3..))]
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(3..))]
     pub min_samples: u64,
     /// Most samples per operation.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(3..))]
@@ -72,6 +72,9 @@ pub struct RunArgs {
     /// Warm-up per operation, in seconds.
     #[arg(long, default_value_t = 0.1)]
     pub warmup: f64,
+    /// Do not pin the measuring thread to the last logical CPU.
+    #[arg(long)]
+    pub no_pin: bool,
     /// Target half-width of the median's 95% confidence interval, in percent.
     #[arg(long, default_value_t = 1.0)]
     pub precision: f64,

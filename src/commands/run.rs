@@ -283,6 +283,13 @@ pub fn run(filter: &FilterArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
         println!("{l}");
     }
 
+    let pinned_cpu = if args.no_pin {
+        None
+    } else {
+        std::thread::available_parallelism()
+            .ok()
+            .map(|n| n.get() - 1)
+    };
     let timers = Timers::calibrate();
     let counters_unavailable = Pmu::open().err();
     let mut record = RunRecord {
@@ -299,6 +306,7 @@ pub fn run(filter: &FilterArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
             level: filter.level,
             operations: ops.clone(),
             sampler: cfg.clone(),
+            pinned_cpu,
         },
         environment,
         timers,
@@ -314,7 +322,7 @@ pub fn run(filter: &FilterArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
             .context("progress bar template")?,
     );
     let (tx, rx) = std::sync::mpsc::channel();
-    let worker = run::spawn(impls, ops.clone(), cfg, timers, tx);
+    let worker = run::spawn(impls, ops.clone(), cfg, timers, pinned_cpu, tx);
     let mut failed = false;
     for ev in rx {
         match ev {

@@ -125,6 +125,7 @@ pub fn run() -> RunRecord {
             level: None,
             operations: Op::ALL.to_vec(),
             sampler: SamplerConfig::default(),
+            pinned_cpu: Some(1),
         },
         environment: environment(),
         timers: Timers {

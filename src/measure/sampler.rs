@@ -78,7 +78,7 @@ impl Default for SamplerConfig {
     fn default() -> Self {
         SamplerConfig {
             time_budget_s: 1.0,
-            min_samples: 10,
+            min_samples: 20,
             max_samples: 10_000,
             warmup_s: 0.1,
             target_precision: 0.01,

@@ -81,18 +81,37 @@ pub fn bench_one(
     r
 }
 
-/// Runs every implementation in turn on a worker thread, sending events as it goes.
+/// Pins the calling thread to `cpu`; false when the OS refuses.
+pub fn pin_current_thread(cpu: usize) -> bool {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET stays inside it (checked
+    // against CPU_SETSIZE); pid 0 means the calling thread.
+    unsafe {
+        if cpu >= libc::CPU_SETSIZE as usize {
+            return false;
+        }
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
+    }
+}
+
+/// Runs every implementation in turn on a worker thread, sending events as it goes. With
+/// `pin`, the worker is pinned to that CPU first (migrations between cores add noise).
 pub fn spawn(
     impls: Vec<Arc<dyn Kem>>,
     ops: Vec<Op>,
     cfg: SamplerConfig,
     timers: Timers,
+    pin: Option<usize>,
     tx: std::sync::mpsc::Sender<Event>,
 ) -> std::thread::JoinHandle<()> {
     std::thread::Builder::new()
         .name("kembench-run".into())
         .stack_size(verify::WORKER_STACK)
         .spawn(move || {
+            if let Some(cpu) = pin {
+                pin_current_thread(cpu);
+            }
             // Counters count the thread that opened them: open them here.
             let mut pmu = Pmu::open();
             for k in impls {

@@ -194,6 +194,8 @@ pub struct RunConfig {
     pub operations: Vec<Op>,
     /// Sampling knobs.
     pub sampler: SamplerConfig,
+    /// The CPU the measuring thread was pinned to, if any.
+    pub pinned_cpu: Option<usize>,
 }
 
 /// A whole run: what `--json` writes.

@@ -33,6 +33,35 @@ pub enum Command {
         #[command(flatten)]
         args: RunArgs,
     },
+    /// Sustained operations per second at several thread counts, scaling efficiency, and TLS 1.3
+    /// server capacity (default: ML-KEM-768, X25519MLKEM768 and the classical baselines).
+    Throughput {
+        /// Which implementations.
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// Measurement options and output files.
+        #[command(flatten)]
+        args: ThroughputArgs,
+    },
+    /// One process of `throughput --processes` (internal).
+    #[command(hide = true)]
+    ThroughputWorker {
+        /// `algorithm@implementation`.
+        #[arg(long)]
+        label: String,
+        /// The operation.
+        #[arg(long, value_enum)]
+        op: crate::measure::sampler::Op,
+        /// Seconds to run.
+        #[arg(long)]
+        duration: f64,
+        /// Pin to this CPU.
+        #[arg(long)]
+        pin_cpu: Option<usize>,
+        /// Offer the mock provider.
+        #[arg(long)]
+        include_mock: bool,
+    },
     /// Run the correctness gate: round trips, sizes, canaries, tampering, bad lengths,
     /// interoperability and known answers. Exits 1 if any check fails.
     Verify {
@@ -72,6 +101,10 @@ pub struct RunArgs {
     /// Warm-up per operation, in seconds.
     #[arg(long, default_value_t = 0.1)]
     pub warmup: f64,
+    /// Rounds each benchmark's budget is split into, interleaved with the others in shuffled
+    /// order (1: one benchmark after the other).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub rounds: u64,
     /// Do not pin the measuring thread to the last logical CPU.
     #[arg(long)]
     pub no_pin: bool,
@@ -85,6 +118,38 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub csv: Option<std::path::PathBuf>,
     /// Write a Markdown table.
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<std::path::PathBuf>,
+}
+
+/// Options of `throughput`.
+#[derive(Debug, Clone, Args)]
+pub struct ThroughputArgs {
+    /// Thread counts (default 1, 2, 4, ... up to twice the logical CPUs); must include 1.
+    #[arg(long, value_delimiter = ',', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    pub threads: Vec<usize>,
+    /// Seconds each thread count runs.
+    #[arg(long, default_value_t = 1.0)]
+    pub duration: f64,
+    /// Pin thread i to CPU i mod the logical CPUs.
+    #[arg(long)]
+    pub pin: bool,
+    /// Run N independent processes instead of N threads (the ceiling threads should reach).
+    #[arg(long)]
+    pub processes: bool,
+    /// Target connections per second for the cores-needed figures.
+    #[arg(long, default_value_t = 70_000.0)]
+    pub target_rate: f64,
+    /// Operations (default: keygen, encaps, decaps, exchange).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub ops: Vec<crate::measure::sampler::Op>,
+    /// Write JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<std::path::PathBuf>,
+    /// Write CSV.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<std::path::PathBuf>,
+    /// Write Markdown.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<std::path::PathBuf>,
 }

@@ -17,4 +17,5 @@ pub mod output;
 pub mod providers;
 pub mod run;
 pub mod stats;
+pub mod throughput;
 pub mod verify;

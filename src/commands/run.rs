@@ -86,6 +86,7 @@ fn sampler_config(a: &RunArgs) -> anyhow::Result<SamplerConfig> {
         max_samples: a.max_samples as usize,
         warmup_s: a.warmup,
         target_precision: a.precision / 100.0,
+        rounds: a.rounds as usize,
         ..SamplerConfig::default()
     })
 }
@@ -104,6 +105,9 @@ fn outputs(a: &RunArgs) -> Vec<(Format, PathBuf)> {
     v
 }
 
+/// Round medians further apart than this are pointed out: the machine's speed moved.
+const DRIFT: f64 = 0.05;
+
 fn note(o: &crate::run::result::OperationResult) -> String {
     let mut n = Vec::new();
     match o.stop_reason {
@@ -111,6 +115,10 @@ fn note(o: &crate::run::result::OperationResult) -> String {
         StopReason::Budget => n.push("budget".to_string()),
         StopReason::MaxSamples => n.push("sample cap".to_string()),
         StopReason::BelowMinimum => n.push("BELOW MIN SAMPLES".to_string()),
+        StopReason::RoundsDisagree => n.push("rounds disagree".to_string()),
+    }
+    if o.round_spread > DRIFT {
+        n.push(format!("rounds differ {:.0}%", o.round_spread * 100.0));
     }
     if o.batch > 1 {
         n.push(format!("×{} per sample", o.batch));
@@ -233,6 +241,32 @@ fn print_footer(record: &RunRecord) {
                 })
         })
         .collect();
+    let drifted: Vec<String> = record
+        .results
+        .iter()
+        .flat_map(|r| {
+            r.operations
+                .iter()
+                .filter(|o| o.round_spread > DRIFT)
+                .map(move |o| {
+                    format!(
+                        "{}@{} {} ({:.0}%)",
+                        r.algorithm,
+                        r.implementation,
+                        o.operation.as_str(),
+                        o.round_spread * 100.0
+                    )
+                })
+        })
+        .collect();
+    if !drifted.is_empty() {
+        println!(
+            "Round medians more than {:.0}% apart, so the machine's speed changed during the run ({} operations): {}",
+            DRIFT * 100.0,
+            drifted.len(),
+            drifted.join(", ")
+        );
+    }
     if !cut.is_empty() {
         println!(
             "Stopped before the median's 95% interval reached ±{:.1}% ({} of the operations):",
@@ -315,7 +349,9 @@ pub fn run(filter: &FilterArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
         results: Vec::new(),
     };
 
-    let total = (impls.len() * ops.len()) as u64;
+    let rounds = cfg.rounds.max(1);
+    let prepare_steps = (impls.len() * ops.len()) as u64;
+    let total = prepare_steps * (rounds as u64 + 2);
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
@@ -326,16 +362,16 @@ pub fn run(filter: &FilterArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     let mut failed = false;
     for ev in rx {
         match ev {
-            Event::Started(label, op) => {
-                bar.set_message(format!("{label} {}", op.as_str()));
+            Event::Started(label, op, round) => {
+                bar.inc(1);
+                let phase = match round {
+                    0 if bar.position() <= prepare_steps => "preparing".to_string(),
+                    r if r >= rounds => "counters, heap, stack".to_string(),
+                    r => format!("round {}/{rounds}", r + 1),
+                };
+                bar.set_message(format!("{label} {} ({phase})", op.as_str()));
             }
             Event::Finished(r) => {
-                let done = r.operations.len() as u64;
-                bar.inc(if r.operations.is_empty() {
-                    ops.len() as u64
-                } else {
-                    done.max(1)
-                });
                 failed |= r.correctness.failed() || r.error.is_some();
                 record.results.push(*r);
                 // Write after every benchmark: a crash or Ctrl-C later loses nothing measured.

@@ -9,7 +9,8 @@ use crate::measure::timer::{TimerProfile, Timers};
 use crate::run::result::{BenchResult, OperationResult, RunConfig, RunRecord, SCHEMA_VERSION};
 use crate::verify::Outcome;
 
-fn environment() -> Environment {
+/// A fixed environment.
+pub fn environment() -> Environment {
     Environment {
         hostname: "bench<host>".into(),
         os: "Debian GNU/Linux 12 (bookworm)".into(),
@@ -54,6 +55,7 @@ fn op(op: Op, base: f64, counters: Counters) -> OperationResult {
         batch: if base < 1000.0 { 64 } else { 1 },
         samples_ns,
         samples_tsc,
+        round_medians_ns: vec![base + 5.0, base + 4.0],
         stop: if op == Op::Exchange {
             StopReason::Budget
         } else {

@@ -3,7 +3,7 @@
 
 mod csv;
 mod json;
-mod markdown;
+pub mod markdown;
 
 use crate::run::result::RunRecord;
 use std::path::Path;

@@ -7,6 +7,10 @@
 //! unless a call is too short for the timer to resolve to 1%. Sampling stops when the 95%
 //! confidence interval of the median is within the target precision (1% by default), or when
 //! the time budget is spent; either way the result says which, with the precision reached.
+//!
+//! The budget can be split into rounds ([`OpSampler::round`]) that the runner interleaves with
+//! other benchmarks: on shared machines whose speed drifts over seconds, each median then spans
+//! the whole run, and disagreeing round medians show the drift instead of hiding it.
 
 use super::counters::{Counters, Pmu};
 use super::heap::{self, HeapUsage};
@@ -72,6 +76,9 @@ pub struct SamplerConfig {
     pub target_precision: f64,
     /// Distinct inputs prepared for encapsulation and decapsulation.
     pub pool: usize,
+    /// Rounds each benchmark's budget is split into, interleaved with the other benchmarks in
+    /// a shuffled order, so that each median spans the whole run rather than one moment of it.
+    pub rounds: usize,
 }
 
 impl Default for SamplerConfig {
@@ -83,6 +90,7 @@ impl Default for SamplerConfig {
             warmup_s: 0.1,
             target_precision: 0.01,
             pool: 16,
+            rounds: 5,
         }
     }
 }
@@ -99,6 +107,9 @@ pub enum StopReason {
     MaxSamples,
     /// Ten budgets were spent before the minimum sample count: fewer samples than asked.
     BelowMinimum,
+    /// Each round reached the precision alone, but the rounds disagree: the machine's speed
+    /// changed while the run went on (see the round medians).
+    RoundsDisagree,
 }
 
 /// Raw measurements of one operation.
@@ -112,6 +123,8 @@ pub struct Sampled {
     pub samples_ns: Vec<f64>,
     /// Per-call TSC ticks of each sample; empty without a TSC.
     pub samples_tsc: Vec<f64>,
+    /// The median of each round, in the order taken.
+    pub round_medians_ns: Vec<f64>,
     /// Why sampling stopped.
     pub stop: StopReason,
     /// Relative half-width of the median's 95% order-statistic interval at the stop.
@@ -127,7 +140,7 @@ pub struct Sampled {
 }
 
 /// Prepared inputs and output buffers for one operation.
-struct Workload<'a> {
+pub struct Workload<'a> {
     k: &'a dyn Kem,
     op: Op,
     pks: Vec<Vec<u8>>,
@@ -142,7 +155,8 @@ struct Workload<'a> {
 }
 
 impl<'a> Workload<'a> {
-    fn new(k: &'a dyn Kem, op: Op, pool: usize) -> Result<Self, KemError> {
+    /// Prepares a pool of inputs (public keys; secret key and ciphertext pairs) for `op`.
+    pub fn new(k: &'a dyn Kem, op: Op, pool: usize) -> Result<Self, KemError> {
         let a = k.meta().algorithm;
         let mut w = Workload {
             k,
@@ -176,8 +190,9 @@ impl<'a> Workload<'a> {
         Ok(w)
     }
 
+    /// One call of the operation, with the next input of the pool.
     #[inline(always)]
-    fn call(&mut self) -> Result<(), KemError> {
+    pub fn call(&mut self) -> Result<(), KemError> {
         let k = self.k;
         match self.op {
             Op::Keygen => k.keypair(&mut self.pk, &mut self.sk),
@@ -231,7 +246,219 @@ pub fn batch_size(call_ns: f64, timers: &Timers) -> usize {
     }
 }
 
-/// Samples one operation of `k`.
+/// One operation being sampled, possibly over several rounds interleaved with others.
+pub struct OpSampler<'a> {
+    w: Workload<'a>,
+    op: Op,
+    batch: usize,
+    call_ns: f64,
+    warmup_calls: u64,
+    samples_ns: Vec<f64>,
+    samples_tsc: Vec<f64>,
+    round_medians_ns: Vec<f64>,
+    spent: Duration,
+}
+
+fn median_of(v: &[f64]) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s[s.len() / 2]
+}
+
+impl<'a> OpSampler<'a> {
+    /// Prepares the inputs, warms up and picks the batch size.
+    pub fn prepare(
+        k: &'a dyn Kem,
+        op: Op,
+        cfg: &SamplerConfig,
+        timers: &Timers,
+    ) -> Result<Self, KemError> {
+        let mut w = Workload::new(k, op, cfg.pool)?;
+        let (warmup_calls, call_ns) = warm_up(&mut w, cfg.warmup_s)?;
+        Ok(OpSampler {
+            w,
+            op,
+            batch: batch_size(call_ns, timers),
+            call_ns,
+            warmup_calls,
+            samples_ns: Vec::new(),
+            samples_tsc: Vec::new(),
+            round_medians_ns: Vec::new(),
+            spent: Duration::ZERO,
+        })
+    }
+
+    /// Samples for one round: until `budget` is spent (after at least `min_samples`, within
+    /// ten budgets) or this round's median is within the target precision. A short warm-up
+    /// first, since other benchmarks ran in between and evicted caches.
+    pub fn round(
+        &mut self,
+        cfg: &SamplerConfig,
+        budget: Duration,
+        min_samples: usize,
+        rewarm: bool,
+    ) -> Result<(), KemError> {
+        if rewarm {
+            let (n, _) = warm_up(&mut self.w, (cfg.warmup_s / 4.0).min(0.02))?;
+            self.warmup_calls += n;
+        }
+        let first = self.samples_ns.len();
+        let hard_limit = budget * 10;
+        let start = Instant::now();
+        let mut next_check = min_samples.max(3);
+        loop {
+            let t0 = Instant::now();
+            let c0 = tsc();
+            for _ in 0..self.batch {
+                self.w.call()?;
+            }
+            let c1 = tsc();
+            let dt = t0.elapsed();
+            self.samples_ns
+                .push(dt.as_nanos() as f64 / self.batch as f64);
+            if let (Some(a), Some(b)) = (c0, c1) {
+                self.samples_tsc
+                    .push(b.wrapping_sub(a) as f64 / self.batch as f64);
+            }
+            let n = self.samples_ns.len() - first;
+            let elapsed = start.elapsed();
+            if self.samples_ns.len() >= cfg.max_samples {
+                break;
+            }
+            if n < min_samples {
+                if elapsed >= hard_limit {
+                    break;
+                }
+                continue;
+            }
+            if elapsed >= budget {
+                break;
+            }
+            if n >= next_check {
+                if order_statistic_precision(&self.samples_ns[first..]) <= cfg.target_precision {
+                    break;
+                }
+                next_check = n + (n / 8).max(10);
+            }
+        }
+        self.spent += start.elapsed();
+        self.round_medians_ns
+            .push(median_of(&self.samples_ns[first..]));
+        Ok(())
+    }
+
+    /// The operation.
+    pub fn op(&self) -> Op {
+        self.op
+    }
+
+    /// Whether the sample cap is reached.
+    pub fn full(&self, cfg: &SamplerConfig) -> bool {
+        self.samples_ns.len() >= cfg.max_samples
+    }
+
+    /// Counted phase, heap and stack; returns everything measured.
+    pub fn finish(
+        mut self,
+        cfg: &SamplerConfig,
+        pmu: Option<&mut Pmu>,
+        pmu_missing: &str,
+    ) -> Result<Sampled, KemError> {
+        let achieved_precision = order_statistic_precision(&self.samples_ns);
+        let n = self.samples_ns.len();
+        let budget = Duration::from_secs_f64(cfg.time_budget_s);
+        let stop = if n >= cfg.max_samples {
+            StopReason::MaxSamples
+        } else if n < cfg.min_samples {
+            StopReason::BelowMinimum
+        } else if achieved_precision <= cfg.target_precision {
+            StopReason::Precision
+        } else if self.spent >= budget.mul_f64(0.9) {
+            StopReason::Budget
+        } else {
+            // Every round stopped on its own precision but the pooled samples did not reach
+            // it: the rounds disagree (the machine's speed changed between them).
+            StopReason::RoundsDisagree
+        };
+        let w = &mut self.w;
+        // Counted phase, apart from the timed one so counter reads never sit inside a sample.
+        let counters = match pmu {
+            Some(p) => {
+                let calls = ((0.05e9 / self.call_ns) as u64).clamp(1, 10_000);
+                let mut failed = None;
+                let c = p.count(calls, || {
+                    if let Err(e) = w.call() {
+                        failed = Some(e);
+                    }
+                });
+                if let Some(e) = failed {
+                    return Err(e);
+                }
+                c
+            }
+            None => Counters::Unavailable(pmu_missing.to_string()),
+        };
+
+        // Heap: the largest of three calls (lazily initialised tables settle in the warm-up).
+        let mut heap_use: Option<HeapUsage> = None;
+        if heap::interposer_active() {
+            for _ in 0..3 {
+                let (r, h) = heap::measure(|| w.call());
+                r?;
+                heap_use = Some(match heap_use {
+                    Some(prev) if prev.peak_heap_bytes >= h.peak_heap_bytes => prev,
+                    _ => h,
+                });
+            }
+        }
+
+        // Stack: one call on a fresh, painted thread. Painting costs time in proportion to the
+        // stack, so only megabyte-key algorithms get the 64 MiB one.
+        let stack_size = if w.k.meta().algorithm.pk_len > 100_000 {
+            stack::DEFAULT_STACK
+        } else {
+            8 << 20
+        };
+        let stack_use = match stack::measure(stack_size, || w.call()) {
+            Ok((r, s)) => {
+                r?;
+                Some(s)
+            }
+            Err(_) => {
+                return Err(KemError::Failure(
+                    "operation panicked while measuring its stack".into(),
+                ))
+            }
+        };
+
+        Ok(Sampled {
+            op: self.op,
+            batch: self.batch,
+            samples_ns: self.samples_ns,
+            samples_tsc: self.samples_tsc,
+            round_medians_ns: self.round_medians_ns,
+            stop,
+            achieved_precision,
+            warmup_calls: self.warmup_calls,
+            counters,
+            heap: heap_use,
+            stack: stack_use,
+        })
+    }
+}
+
+/// Warm-up: at least 3 calls and `seconds`; returns the calls made and the mean call time.
+fn warm_up(w: &mut Workload<'_>, seconds: f64) -> Result<(u64, f64), KemError> {
+    let start = Instant::now();
+    let mut calls = 0u64;
+    while calls < 3 || start.elapsed().as_secs_f64() < seconds {
+        w.call()?;
+        calls += 1;
+    }
+    Ok((calls, start.elapsed().as_nanos() as f64 / calls as f64))
+}
+
+/// Samples one operation of `k` in a single round (no interleaving).
 pub fn sample(
     k: &dyn Kem,
     op: Op,
@@ -240,128 +467,14 @@ pub fn sample(
     pmu: Option<&mut Pmu>,
     pmu_missing: &str,
 ) -> Result<Sampled, KemError> {
-    let mut w = Workload::new(k, op, cfg.pool)?;
-
-    // Warm-up: at least 3 calls, and long enough to settle caches and frequency.
-    let warm_start = Instant::now();
-    let mut warmup_calls = 0u64;
-    while warmup_calls < 3 || warm_start.elapsed().as_secs_f64() < cfg.warmup_s {
-        w.call()?;
-        warmup_calls += 1;
-    }
-    let call_ns = warm_start.elapsed().as_nanos() as f64 / warmup_calls as f64;
-    let batch = batch_size(call_ns, timers);
-
-    let budget = Duration::from_secs_f64(cfg.time_budget_s);
-    let hard_limit = budget * 10;
-    let start = Instant::now();
-    let mut samples_ns = Vec::new();
-    let mut samples_tsc = Vec::new();
-    let mut next_check = cfg.min_samples.max(3);
-    let (stop, achieved_precision) = loop {
-        let t0 = Instant::now();
-        let c0 = tsc();
-        for _ in 0..batch {
-            w.call()?;
-        }
-        let c1 = tsc();
-        let dt = t0.elapsed();
-        samples_ns.push(dt.as_nanos() as f64 / batch as f64);
-        if let (Some(a), Some(b)) = (c0, c1) {
-            samples_tsc.push(b.wrapping_sub(a) as f64 / batch as f64);
-        }
-        let n = samples_ns.len();
-        let elapsed = start.elapsed();
-        if n >= cfg.max_samples {
-            break (
-                StopReason::MaxSamples,
-                order_statistic_precision(&samples_ns),
-            );
-        }
-        if n < cfg.min_samples {
-            if elapsed >= hard_limit {
-                break (
-                    StopReason::BelowMinimum,
-                    order_statistic_precision(&samples_ns),
-                );
-            }
-            continue;
-        }
-        if n >= next_check || elapsed >= budget {
-            let p = order_statistic_precision(&samples_ns);
-            if p <= cfg.target_precision {
-                break (StopReason::Precision, p);
-            }
-            if elapsed >= budget {
-                break (StopReason::Budget, p);
-            }
-            next_check = n + (n / 8).max(10);
-        }
-    };
-
-    // Counted phase, apart from the timed one so counter reads never sit inside a sample.
-    let counters = match pmu {
-        Some(p) => {
-            let calls = ((0.05e9 / call_ns) as u64).clamp(1, 10_000);
-            let mut failed = None;
-            let c = p.count(calls, || {
-                if let Err(e) = w.call() {
-                    failed = Some(e);
-                }
-            });
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            c
-        }
-        None => Counters::Unavailable(pmu_missing.to_string()),
-    };
-
-    // Heap: the largest of three calls (pools and lazily initialised tables settle after the
-    // first ones; the warm-up already ran those).
-    let mut heap_use: Option<HeapUsage> = None;
-    if heap::interposer_active() {
-        for _ in 0..3 {
-            let (r, h) = heap::measure(|| w.call());
-            r?;
-            heap_use = Some(match heap_use {
-                Some(prev) if prev.peak_heap_bytes >= h.peak_heap_bytes => prev,
-                _ => h,
-            });
-        }
-    }
-
-    // Stack: one call on a fresh, painted thread. Painting costs time in proportion to the
-    // stack, so only megabyte-key algorithms get the 64 MiB one.
-    let stack_size = if k.meta().algorithm.pk_len > 100_000 {
-        stack::DEFAULT_STACK
-    } else {
-        8 << 20
-    };
-    let stack_use = match stack::measure(stack_size, || w.call()) {
-        Ok((r, s)) => {
-            r?;
-            Some(s)
-        }
-        Err(_) => {
-            return Err(KemError::Failure(
-                "operation panicked while measuring its stack".into(),
-            ))
-        }
-    };
-
-    Ok(Sampled {
-        op,
-        batch,
-        samples_ns,
-        samples_tsc,
-        stop,
-        achieved_precision,
-        warmup_calls,
-        counters,
-        heap: heap_use,
-        stack: stack_use,
-    })
+    let mut s = OpSampler::prepare(k, op, cfg, timers)?;
+    s.round(
+        cfg,
+        Duration::from_secs_f64(cfg.time_budget_s),
+        cfg.min_samples,
+        false,
+    )?;
+    s.finish(cfg, pmu, pmu_missing)
 }
 
 #[cfg(test)]

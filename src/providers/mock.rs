@@ -7,7 +7,6 @@
 use crate::kem::catalog::MOCK;
 use crate::kem::{ImplMeta, Kem, KemError, SeedLens};
 use sha2::{Digest, Sha256};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// How a mock implementation misbehaves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +21,6 @@ pub enum Behaviour {
 pub struct Mock {
     meta: ImplMeta,
     behaviour: Behaviour,
-    counter: AtomicU64,
 }
 
 fn h(parts: &[&[u8]]) -> [u8; 32] {
@@ -48,13 +46,18 @@ impl Mock {
                 dispatch: "deterministic mock",
             },
             behaviour,
-            counter: AtomicU64::new(0),
         }
     }
 
     fn next_random(&self, label: &[u8]) -> [u8; 32] {
-        let n = self.counter.fetch_add(1, Ordering::Relaxed);
-        h(&[label, &n.to_le_bytes()])
+        // A per-thread counter: throughput threads must not share a written cache line.
+        thread_local!(static COUNTER: std::cell::Cell<u64> = const { std::cell::Cell::new(0) });
+        let n = COUNTER.with(|c| {
+            let n = c.get();
+            c.set(n + 1);
+            n
+        });
+        h(&[label, self.meta.implementation.as_bytes(), &n.to_le_bytes()])
     }
 }
 

@@ -9,8 +9,12 @@ use crate::measure::counters::Pmu;
 use crate::measure::sampler::{self, Op, SamplerConfig};
 use crate::measure::timer::Timers;
 use crate::verify::{self, Outcome};
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
 use result::{BenchResult, OperationResult};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The quick gate before timing: a few round trips and the canary check. The full gate is
 /// `kembench verify`.
@@ -28,24 +32,16 @@ pub fn quick_check(k: &dyn Kem) -> Outcome {
 
 /// What the worker reports while it runs.
 pub enum Event {
-    /// Measuring `label`'s `op` now.
-    Started(String, Op),
+    /// Measuring `label`'s `op` now, in round `round` (0-based).
+    Started(String, Op, usize),
     /// One implementation is done.
     Finished(Box<BenchResult>),
 }
 
-/// Measures one implementation: quick check, then each operation.
-pub fn bench_one(
-    k: &dyn Kem,
-    ops: &[Op],
-    cfg: &SamplerConfig,
-    timers: &Timers,
-    pmu: &mut Result<Pmu, String>,
-    mut started: impl FnMut(Op),
-) -> BenchResult {
+fn new_result(k: &dyn Kem) -> BenchResult {
     let m = k.meta();
     let a = m.algorithm;
-    let mut r = BenchResult {
+    BenchResult {
         algorithm: a.name.to_string(),
         family: a.family.to_string(),
         nist_level: a.nist_level,
@@ -59,26 +55,83 @@ pub fn bench_one(
         correctness: quick_check(k),
         operations: Vec::new(),
         error: None,
-    };
-    if r.correctness.failed() {
-        return r;
     }
-    for &op in ops {
-        started(op);
-        let (p, missing) = match pmu {
-            Ok(p) => (Some(p), ""),
-            Err(why) => (None, why.as_str()),
-        };
-        match sampler::sample(k, op, cfg, timers, p, missing) {
-            Ok(s) => r.operations.push(OperationResult::from_sampled(s)),
-            Err(e) => {
-                r.error = Some(format!("{op:?}: {e}"));
-                break;
+}
+
+/// Measures every implementation: quick checks, then `cfg.rounds` rounds in which every
+/// (implementation, operation) gets its share of the budget in a freshly shuffled order, then
+/// the counted, heap and stack phases. `emit` receives events as they happen.
+pub fn measure_all(
+    impls: &[Arc<dyn Kem>],
+    ops: &[Op],
+    cfg: &SamplerConfig,
+    timers: &Timers,
+    pmu: &mut Result<Pmu, String>,
+    emit: &mut dyn FnMut(Event),
+) {
+    let rounds = cfg.rounds.max(1);
+    let mut results: Vec<BenchResult> = impls.iter().map(|k| new_result(k.as_ref())).collect();
+    // Prepared samplers: (implementation index, sampler).
+    let mut samplers: Vec<(usize, sampler::OpSampler<'_>)> = Vec::new();
+    for (i, k) in impls.iter().enumerate() {
+        if results[i].correctness.failed() {
+            continue;
+        }
+        for &op in ops {
+            emit(Event::Started(k.meta().label(), op, 0));
+            match sampler::OpSampler::prepare(k.as_ref(), op, cfg, timers) {
+                Ok(s) => samplers.push((i, s)),
+                Err(e) => {
+                    results[i].error = Some(format!("{}: {e}", op.as_str()));
+                    break;
+                }
+            }
+        }
+        samplers.retain(|(j, _)| results[*j].error.is_none() || *j != i);
+    }
+    let budget = Duration::from_secs_f64(cfg.time_budget_s / rounds as f64);
+    let min_per_round = cfg.min_samples.div_ceil(rounds).max(3);
+    let mut rng = SmallRng::seed_from_u64(0x6b656d62);
+    let mut order: Vec<usize> = (0..samplers.len()).collect();
+    for round in 0..rounds {
+        order.shuffle(&mut rng);
+        for &n in &order {
+            let (i, s) = &mut samplers[n];
+            if results[*i].error.is_some() || s.full(cfg) {
+                continue;
+            }
+            emit(Event::Started(impls[*i].meta().label(), s.op(), round));
+            if let Err(e) = s.round(cfg, budget, min_per_round, true) {
+                results[*i].error = Some(format!("{}: {e}", s.op().as_str()));
             }
         }
     }
-    r.fill_shares();
-    r
+    let mut by_impl: Vec<Vec<sampler::OpSampler<'_>>> =
+        (0..impls.len()).map(|_| Vec::new()).collect();
+    for (i, s) in samplers {
+        by_impl[i].push(s);
+    }
+    for (i, (mut r, ss)) in results.into_iter().zip(by_impl).enumerate() {
+        if r.error.is_none() {
+            for s in ss {
+                let op = s.op();
+                let (p, missing) = match pmu {
+                    Ok(p) => (Some(p), ""),
+                    Err(why) => (None, why.as_str()),
+                };
+                emit(Event::Started(impls[i].meta().label(), op, rounds));
+                match s.finish(cfg, p, missing) {
+                    Ok(sampled) => r.operations.push(OperationResult::from_sampled(sampled)),
+                    Err(e) => {
+                        r.error = Some(format!("{}: {e}", op.as_str()));
+                        break;
+                    }
+                }
+            }
+        }
+        r.fill_shares();
+        emit(Event::Finished(Box::new(r)));
+    }
 }
 
 /// Pins the calling thread to `cpu`; false when the OS refuses.
@@ -114,15 +167,9 @@ pub fn spawn(
             }
             // Counters count the thread that opened them: open them here.
             let mut pmu = Pmu::open();
-            for k in impls {
-                let label = k.meta().label();
-                let r = bench_one(k.as_ref(), &ops, &cfg, &timers, &mut pmu, |op| {
-                    let _ = tx.send(Event::Started(label.clone(), op));
-                });
-                if tx.send(Event::Finished(Box::new(r))).is_err() {
-                    break;
-                }
-            }
+            measure_all(&impls, &ops, &cfg, &timers, &mut pmu, &mut |e| {
+                let _ = tx.send(e);
+            });
         })
         .expect("spawn the measuring thread")
 }

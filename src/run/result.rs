@@ -72,10 +72,27 @@ pub struct OperationResult {
     pub max_stack_bytes: Option<u64>,
     /// This operation's share of keygen + encaps + decaps medians (not for `exchange`).
     pub share_of_exchange: Option<f64>,
+    /// The median of each round (rounds interleave the benchmarks over the whole run).
+    pub round_medians_ns: Vec<f64>,
+    /// Slowest round median over the fastest, minus one: how much the machine's speed moved
+    /// while this operation was measured.
+    pub round_spread: f64,
     /// Every sample's per-call time.
     pub raw_samples_ns: Vec<f64>,
     /// Every sample's per-call TSC ticks.
     pub raw_samples_tsc_ticks: Vec<f64>,
+}
+
+/// Slowest over fastest minus one; 0 for fewer than two values.
+fn spread(v: &[f64]) -> f64 {
+    let (lo, hi) = v.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+        (lo.min(x), hi.max(x))
+    });
+    if v.len() < 2 || lo <= 0.0 {
+        0.0
+    } else {
+        hi / lo - 1.0
+    }
 }
 
 impl OperationResult {
@@ -112,6 +129,8 @@ impl OperationResult {
             allocations: s.heap.map(|h| h.allocations),
             max_stack_bytes: s.stack.map(|st| st.max_stack_bytes),
             share_of_exchange: None,
+            round_spread: spread(&s.round_medians_ns),
+            round_medians_ns: s.round_medians_ns,
             raw_samples_ns: s.samples_ns,
             raw_samples_tsc_ticks: s.samples_tsc,
         }

@@ -1,0 +1,214 @@
+//! Throughput: sustained operations per second at several thread (or process) counts.
+//!
+//! Every thread owns its inputs (its own pool of keys and ciphertexts, prepared before the
+//! start) and its randomness (the operating system's, per call); the timed loop takes no lock
+//! and writes nothing shared: each thread counts in a local variable and stores its count and
+//! its own elapsed time once, at the end, in a slot on its own cache line. All threads start
+//! together after a barrier and stop when the coordinator raises a flag after a fixed window.
+//! With `--processes`, N copies of kembench run the same loop as independent processes: the
+//! ceiling that threads should reach.
+
+pub mod calc;
+pub mod record;
+
+use crate::kem::Kem;
+use crate::measure::sampler::{Op, Workload};
+use crate::run::pin_current_thread;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
+use std::time::{Duration, Instant};
+
+/// One thread's result slot, alone on its cache line(s) so that no two threads' final writes
+/// share a line (128 bytes covers adjacent-line prefetching).
+#[repr(align(128))]
+#[derive(Default)]
+struct Slot {
+    ops: AtomicU64,
+    nanos: AtomicU64,
+}
+
+/// Stack for measuring threads: megabyte keys need more.
+fn stack_for(k: &dyn Kem) -> usize {
+    if k.meta().algorithm.pk_len > 100_000 {
+        64 << 20
+    } else {
+        8 << 20
+    }
+}
+
+/// Runs `op` on `threads` threads for `duration`; each thread's (operations, seconds).
+pub fn run_threads(
+    k: &Arc<dyn Kem>,
+    op: Op,
+    threads: usize,
+    duration: Duration,
+    pin: bool,
+    pool: usize,
+) -> Result<Vec<(u64, f64)>, String> {
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let barrier = Barrier::new(threads + 1);
+    let stop = AtomicBool::new(false);
+    let slots: Vec<Slot> = (0..threads).map(|_| Slot::default()).collect();
+    let errors: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for (i, slot) in slots.iter().enumerate() {
+            let (barrier, stop, errors) = (&barrier, &stop, &errors);
+            let k = k.clone();
+            std::thread::Builder::new()
+                .stack_size(stack_for(k.as_ref()))
+                .spawn_scoped(s, move || {
+                    if pin {
+                        pin_current_thread(i % cpus);
+                    }
+                    let prepared = Workload::new(k.as_ref(), op, pool).and_then(|mut w| {
+                        // A short warm-up of this thread's own inputs and caches.
+                        let t = Instant::now();
+                        while t.elapsed() < Duration::from_millis(20) {
+                            w.call()?;
+                        }
+                        Ok(w)
+                    });
+                    // Every thread reaches the barrier, even a failed one, or the others wait.
+                    barrier.wait();
+                    let mut w = match prepared {
+                        Ok(w) => w,
+                        Err(e) => {
+                            errors
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push(e.to_string());
+                            return;
+                        }
+                    };
+                    let start = Instant::now();
+                    let mut n = 0u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        if let Err(e) = w.call() {
+                            errors
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push(e.to_string());
+                            break;
+                        }
+                        n += 1;
+                    }
+                    let dt = start.elapsed();
+                    slot.ops.store(n, Ordering::Relaxed);
+                    slot.nanos.store(dt.as_nanos() as u64, Ordering::Relaxed);
+                })
+                .expect("spawn a throughput thread");
+        }
+        barrier.wait();
+        std::thread::sleep(duration);
+        stop.store(true, Ordering::Relaxed);
+    });
+    let errors = errors.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some(e) = errors.first() {
+        return Err(e.clone());
+    }
+    Ok(slots
+        .iter()
+        .map(|s| {
+            (
+                s.ops.load(Ordering::Relaxed),
+                s.nanos.load(Ordering::Relaxed) as f64 / 1e9,
+            )
+        })
+        .collect())
+}
+
+/// The body of one worker process (`kembench throughput-worker`): prepare, say `ready`, wait
+/// for a line on stdin, run for `duration`, print `operations nanoseconds`.
+pub fn worker_process(
+    k: &dyn Kem,
+    op: Op,
+    duration: Duration,
+    pin_cpu: Option<usize>,
+    pool: usize,
+) -> anyhow::Result<()> {
+    use std::io::{BufRead, Write};
+    if let Some(cpu) = pin_cpu {
+        pin_current_thread(cpu);
+    }
+    let mut w = Workload::new(k, op, pool)?;
+    let t = Instant::now();
+    while t.elapsed() < Duration::from_millis(20) {
+        w.call()?;
+    }
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "ready")?;
+    out.flush()?;
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line)?;
+    let start = Instant::now();
+    let mut n = 0u64;
+    while start.elapsed() < duration {
+        // Checking the clock every call costs ~40 ns, so check it every 16 calls.
+        for _ in 0..16 {
+            w.call()?;
+            n += 1;
+        }
+    }
+    writeln!(out, "{n} {}", start.elapsed().as_nanos())?;
+    Ok(())
+}
+
+/// Runs `op` as `processes` independent processes started together; each one's (operations,
+/// seconds).
+pub fn run_processes(
+    label: &str,
+    include_mock: bool,
+    op: Op,
+    processes: usize,
+    duration: Duration,
+    pin: bool,
+) -> Result<Vec<(u64, f64)>, String> {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::{Command, Stdio};
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut children = Vec::new();
+    for i in 0..processes {
+        let mut c = Command::new(&exe);
+        c.args(["throughput-worker", "--label", label, "--op", op.as_str()])
+            .arg("--duration")
+            .arg(duration.as_secs_f64().to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
+        if include_mock {
+            c.arg("--include-mock");
+        }
+        if pin {
+            c.arg("--pin-cpu").arg((i % cpus).to_string());
+        }
+        children.push(
+            c.spawn()
+                .map_err(|e| format!("starting a worker process: {e}"))?,
+        );
+    }
+    let mut readers = Vec::new();
+    for ch in &mut children {
+        let mut r = BufReader::new(ch.stdout.take().expect("piped stdout"));
+        let mut line = String::new();
+        r.read_line(&mut line).map_err(|e| e.to_string())?;
+        if line.trim() != "ready" {
+            return Err(format!("a worker process did not start: {line:?}"));
+        }
+        readers.push(r);
+    }
+    for ch in &mut children {
+        let _ = ch.stdin.as_mut().expect("piped stdin").write_all(b"go\n");
+    }
+    let mut out = Vec::new();
+    for (mut r, mut ch) in readers.into_iter().zip(children) {
+        let mut line = String::new();
+        r.read_line(&mut line).map_err(|e| e.to_string())?;
+        let _ = ch.wait();
+        let mut it = line.split_whitespace().map(|x| x.parse::<u64>());
+        match (it.next(), it.next()) {
+            (Some(Ok(n)), Some(Ok(ns))) => out.push((n, ns as f64 / 1e9)),
+            _ => return Err(format!("a worker process reported {line:?}")),
+        }
+    }
+    Ok(out)
+}

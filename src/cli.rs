@@ -128,9 +128,13 @@ pub struct ThroughputArgs {
     /// Thread counts (default 1, 2, 4, ... up to twice the logical CPUs); must include 1.
     #[arg(long, value_delimiter = ',', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     pub threads: Vec<usize>,
-    /// Seconds each thread count runs.
-    #[arg(long, default_value_t = 1.0)]
+    /// Seconds each thread count runs, per repeat.
+    #[arg(long, default_value_t = 0.5)]
     pub duration: f64,
+    /// Times the sequence of thread counts is measured, in rotation, so that every count sees
+    /// the machine in the same mix of states; the median repeat is reported.
+    #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=50))]
+    pub repeats: usize,
     /// Pin thread i to CPU i mod the logical CPUs.
     #[arg(long)]
     pub pin: bool,

@@ -96,26 +96,35 @@ fn measure_one(
                 return r;
             }
         };
-        let mut points: Vec<Point> = Vec::new();
-        for &n in threads {
-            let raw = if args.processes {
-                run_processes(&m.label(), include_mock, op, n, duration, args.pin)
-            } else {
-                run_threads(k, op, n, duration, args.pin, 16)
-            };
-            match raw {
-                Ok(raw) => {
-                    let one = points
-                        .first()
-                        .filter(|p| p.threads == 1)
-                        .map(|p| p.total_ops_per_sec);
-                    points.push(calc::point(n, &raw, one, cpus));
-                }
-                Err(e) => {
-                    r.error = Some(format!("{} at {n} threads: {e}", op.as_str()));
-                    return r;
+        // Every thread count once per repeat, in rotation: a machine whose speed drifts then
+        // affects all counts alike instead of flattering one of them.
+        let mut raws: Vec<Vec<Vec<(u64, f64)>>> = vec![Vec::new(); threads.len()];
+        for _ in 0..args.repeats {
+            for (i, &n) in threads.iter().enumerate() {
+                let raw = if args.processes {
+                    run_processes(&m.label(), include_mock, op, n, duration, args.pin)
+                } else {
+                    run_threads(k, op, n, duration, args.pin, 16)
+                };
+                match raw {
+                    Ok(raw) => raws[i].push(raw),
+                    Err(e) => {
+                        r.error = Some(format!("{} at {n} threads: {e}", op.as_str()));
+                        return r;
+                    }
                 }
             }
+        }
+        let mut points: Vec<Point> = Vec::new();
+        for (i, &n) in threads.iter().enumerate() {
+            let (raw, totals) = calc::median_repeat(&raws[i]);
+            let one = points
+                .first()
+                .filter(|p| p.threads == 1)
+                .map(|p| p.total_ops_per_sec);
+            let mut p = calc::point(n, raw, one, cpus);
+            p.repeat_totals_ops_per_sec = totals;
+            points.push(p);
         }
         let (ratio, flag) = match points.iter().find(|p| p.threads == 1) {
             Some(p) => calc::latency_check(p.total_ops_per_sec, latency),
@@ -317,6 +326,7 @@ pub fn run(filter: &FilterArgs, args: &ThroughputArgs) -> anyhow::Result<ExitCod
         config: ThroughputConfig {
             threads: threads.clone(),
             duration_s: args.duration,
+            repeats: args.repeats,
             pinned: args.pin,
             processes: args.processes,
             target_rate: args.target_rate,

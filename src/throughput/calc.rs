@@ -25,6 +25,9 @@ pub struct Point {
     pub efficiency: f64,
     /// Problems with this point (super-linear scaling).
     pub flags: Vec<String>,
+    /// Total rate of every repeat of this thread count; the point is the median repeat.
+    #[serde(default)]
+    pub repeat_totals_ops_per_sec: Vec<f64>,
 }
 
 /// Builds a point from each thread's (operations, seconds), given the one-thread total rate
@@ -67,7 +70,21 @@ pub fn point(
         speedup,
         efficiency,
         flags,
+        repeat_totals_ops_per_sec: Vec::new(),
     }
+}
+
+/// Of several repeats of one thread count, the one whose total rate is the median.
+pub fn median_repeat(repeats: &[Vec<(u64, f64)>]) -> (&[(u64, f64)], Vec<f64>) {
+    let total = |raw: &[(u64, f64)]| -> f64 {
+        raw.iter()
+            .map(|&(n, s)| if s > 0.0 { n as f64 / s } else { 0.0 })
+            .sum()
+    };
+    let totals: Vec<f64> = repeats.iter().map(|r| total(r)).collect();
+    let mut order: Vec<usize> = (0..repeats.len()).collect();
+    order.sort_by(|&a, &b| totals[a].total_cmp(&totals[b]));
+    (&repeats[order[order.len() / 2]], totals)
 }
 
 /// The ratio of the one-thread rate to 1/median latency, and a flag when it is off by more
@@ -191,6 +208,14 @@ mod tests {
         assert_eq!(c.client_handshakes_per_sec_per_core, 5_000.0);
         assert_eq!(c.server_cores_for_target, 3.5);
         assert_eq!(c.client_cores_for_target, 14.0);
+    }
+
+    #[test]
+    fn the_median_repeat_is_chosen() {
+        let reps = vec![vec![(300, 1.0)], vec![(100, 1.0)], vec![(200, 1.0)]];
+        let (raw, totals) = median_repeat(&reps);
+        assert_eq!(raw, &[(200, 1.0)]);
+        assert_eq!(totals, vec![300.0, 100.0, 200.0]);
     }
 
     #[test]

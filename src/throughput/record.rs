@@ -52,6 +52,9 @@ pub struct ThroughputConfig {
     pub threads: Vec<usize>,
     /// Window per point, seconds.
     pub duration_s: f64,
+    /// Times each thread count was measured, in rotation; the median repeat is reported.
+    #[serde(default)]
+    pub repeats: usize,
     /// Whether threads were pinned (thread i to CPU i mod logical CPUs).
     pub pinned: bool,
     /// Independent processes instead of threads.
@@ -257,6 +260,7 @@ mod tests {
             config: ThroughputConfig {
                 threads: vec![1, 2],
                 duration_s: 1.0,
+                repeats: 3,
                 pinned: false,
                 processes: false,
                 target_rate: 70_000.0,

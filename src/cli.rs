@@ -111,15 +111,55 @@ pub struct RunArgs {
     /// Target half-width of the median's 95% confidence interval, in percent.
     #[arg(long, default_value_t = 1.0)]
     pub precision: f64,
+    /// Result files.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Result files, shared by `run` and `throughput`.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
     /// Write every statistic, the raw samples and the environment as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<std::path::PathBuf>,
-    /// Write one CSV row per (algorithm, implementation, operation).
+    /// Write one CSV row per measurement.
     #[arg(long, value_name = "FILE")]
     pub csv: Option<std::path::PathBuf>,
-    /// Write a Markdown table.
+    /// Write Markdown tables.
     #[arg(long, value_name = "FILE")]
     pub markdown: Option<std::path::PathBuf>,
+}
+
+impl OutputArgs {
+    /// The requested files with their formats.
+    pub fn files(&self) -> Vec<(crate::export::Format, std::path::PathBuf)> {
+        use crate::export::Format;
+        [
+            (Format::Json, &self.json),
+            (Format::Csv, &self.csv),
+            (Format::Markdown, &self.markdown),
+        ]
+        .into_iter()
+        .filter_map(|(f, p)| p.clone().map(|p| (f, p)))
+        .collect()
+    }
+
+    /// Fails before any measuring when a file's directory does not exist.
+    pub fn check_dirs(&self) -> anyhow::Result<()> {
+        for (_, p) in self.files() {
+            if let Some(dir) = p
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
+            {
+                anyhow::bail!(
+                    "cannot write {}: directory {} does not exist",
+                    p.display(),
+                    dir.display()
+                );
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Options of `throughput`.
@@ -147,15 +187,9 @@ pub struct ThroughputArgs {
     /// Operations (default: keygen, encaps, decaps, exchange).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub ops: Vec<crate::measure::sampler::Op>,
-    /// Write JSON.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<std::path::PathBuf>,
-    /// Write CSV.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<std::path::PathBuf>,
-    /// Write Markdown.
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<std::path::PathBuf>,
+    /// Result files.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Selection of (algorithm, implementation) pairs, shared by every command.

@@ -8,6 +8,22 @@ mod verify;
 use crate::cli::{Cli, Command};
 use std::process::ExitCode;
 
+/// The environment record, with the versions of the implementations about to be measured.
+fn environment_for(impls: &[std::sync::Arc<dyn crate::kem::Kem>]) -> crate::env::Environment {
+    let mut env = crate::env::Environment::collect();
+    env.providers = impls
+        .iter()
+        .map(|k| crate::env::ProviderVersion {
+            implementation: k.meta().implementation.clone(),
+            version: k.meta().version.clone(),
+        })
+        .collect();
+    env.providers
+        .sort_by(|a, b| a.implementation.cmp(&b.implementation));
+    env.providers.dedup();
+    env
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {

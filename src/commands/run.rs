@@ -1,8 +1,7 @@
 //! `kembench run`: measure, show a table, write result files as each benchmark finishes.
 
 use crate::cli::{FilterArgs, RunArgs};
-use crate::env::{Environment, ProviderVersion};
-use crate::export::{self, Format};
+use crate::export;
 use crate::kem::registry::Registry;
 use crate::kem::Kem;
 use crate::measure::counters::{Counters, Pmu};
@@ -15,7 +14,6 @@ use crate::run::{self, suite, Event};
 use anyhow::{bail, Context};
 use comfy_table::{Cell, Color};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -89,20 +87,6 @@ fn sampler_config(a: &RunArgs) -> anyhow::Result<SamplerConfig> {
         rounds: a.rounds as usize,
         ..SamplerConfig::default()
     })
-}
-
-fn outputs(a: &RunArgs) -> Vec<(Format, PathBuf)> {
-    let mut v = Vec::new();
-    if let Some(p) = &a.json {
-        v.push((Format::Json, p.clone()));
-    }
-    if let Some(p) = &a.csv {
-        v.push((Format::Csv, p.clone()));
-    }
-    if let Some(p) = &a.markdown {
-        v.push((Format::Markdown, p.clone()));
-    }
-    v
 }
 
 /// Round medians further apart than this are pointed out: the machine's speed moved.
@@ -289,30 +273,10 @@ pub fn run(filter: &FilterArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     } else {
         args.ops.clone()
     };
-    let outputs = outputs(args);
-    for (_, p) in &outputs {
-        if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !dir.is_dir() {
-                bail!(
-                    "cannot write {}: directory {} does not exist",
-                    p.display(),
-                    dir.display()
-                );
-            }
-        }
-    }
+    args.output.check_dirs()?;
+    let outputs = args.output.files();
 
-    let mut environment = Environment::collect();
-    let mut versions: Vec<ProviderVersion> = impls
-        .iter()
-        .map(|k| ProviderVersion {
-            implementation: k.meta().implementation.clone(),
-            version: k.meta().version.clone(),
-        })
-        .collect();
-    versions.sort_by(|a, b| a.implementation.cmp(&b.implementation));
-    versions.dedup();
-    environment.providers = versions;
+    let environment = super::environment_for(&impls);
     for l in environment.summary_lines() {
         println!("{l}");
     }

@@ -1,7 +1,7 @@
 //! `kembench throughput` and its hidden worker-process mode.
 
 use crate::cli::{FilterArgs, ThroughputArgs};
-use crate::env::{Environment, ProviderVersion};
+use crate::export::{write_atomic, Format};
 use crate::kem::registry::{Filter, Registry};
 use crate::kem::Kem;
 use crate::measure::sampler::{self, Op, SamplerConfig};
@@ -15,7 +15,6 @@ use crate::throughput::record::{
 use crate::throughput::{run_processes, run_threads, worker_process};
 use anyhow::{bail, Context};
 use comfy_table::{Cell, Color};
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -50,12 +49,6 @@ fn select(registry: &Registry, filter: &FilterArgs) -> anyhow::Result<Vec<Arc<dy
                 .cloned()
         })
         .collect())
-}
-
-fn write(path: &Path, bytes: Vec<u8>) -> anyhow::Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming to {}", path.display()))
 }
 
 fn measure_one(
@@ -190,12 +183,7 @@ fn print(record: &ThroughputRecord) {
         }
         for o in &r.operations {
             for p in &o.points {
-                let min = p
-                    .per_thread_ops_per_sec
-                    .iter()
-                    .copied()
-                    .fold(f64::INFINITY, f64::min);
-                let max = p.per_thread_ops_per_sec.iter().copied().fold(0.0, f64::max);
+                let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
                 let mut flags: Vec<String> = p.flags.clone();
                 if p.threads == 1 {
                     flags.extend(o.flags.iter().cloned());
@@ -273,21 +261,7 @@ pub fn run(filter: &FilterArgs, args: &ThroughputArgs) -> anyhow::Result<ExitCod
     if !(args.target_rate > 0.0 && args.target_rate.is_finite()) {
         bail!("--target-rate must be positive, got {}", args.target_rate);
     }
-    for p in [&args.json, &args.csv, &args.markdown]
-        .into_iter()
-        .flatten()
-    {
-        if let Some(dir) = p
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
-        {
-            bail!(
-                "cannot write {}: directory {} does not exist",
-                p.display(),
-                dir.display()
-            );
-        }
-    }
+    args.output.check_dirs()?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = if args.threads.is_empty() {
         calc::default_threads(cpus)
@@ -304,18 +278,7 @@ pub fn run(filter: &FilterArgs, args: &ThroughputArgs) -> anyhow::Result<ExitCod
     };
     let registry = Registry::new(filter.include_mock);
     let impls = select(&registry, filter)?;
-    let mut environment = Environment::collect();
-    environment.providers = impls
-        .iter()
-        .map(|k| ProviderVersion {
-            implementation: k.meta().implementation.clone(),
-            version: k.meta().version.clone(),
-        })
-        .collect();
-    environment
-        .providers
-        .sort_by(|a, b| a.implementation.cmp(&b.implementation));
-    environment.providers.dedup();
+    let environment = super::environment_for(&impls);
     let timers = Timers::calibrate();
     let mut record = ThroughputRecord {
         schema_version: SCHEMA_VERSION,
@@ -354,14 +317,13 @@ pub fn run(filter: &FilterArgs, args: &ThroughputArgs) -> anyhow::Result<ExitCod
 }
 
 fn save(record: &ThroughputRecord, args: &ThroughputArgs) -> anyhow::Result<()> {
-    if let Some(p) = &args.json {
-        write(p, record.to_json()?)?;
-    }
-    if let Some(p) = &args.csv {
-        write(p, record.to_csv()?)?;
-    }
-    if let Some(p) = &args.markdown {
-        write(p, record.to_markdown()?)?;
+    for (format, path) in args.output.files() {
+        let bytes = match format {
+            Format::Json => record.to_json()?,
+            Format::Csv => record.to_csv()?,
+            Format::Markdown => record.to_markdown()?,
+        };
+        write_atomic(&path, &bytes)?;
     }
     Ok(())
 }

@@ -39,8 +39,12 @@ impl Format {
 /// Writes `run` to `path` atomically (temporary file, then rename), so a crash or Ctrl-C
 /// while writing never leaves a half-written file over the previous one.
 pub fn write(format: Format, run: &RunRecord, path: &Path) -> anyhow::Result<()> {
+    write_atomic(path, &format.exporter().serialize(run)?)
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use anyhow::Context;
-    let bytes = format.exporter().serialize(run)?;
     let tmp = path.with_extension(format!(
         "{}.tmp",
         path.extension().and_then(|e| e.to_str()).unwrap_or("out")

@@ -30,6 +30,24 @@ pub struct Point {
     pub repeat_totals_ops_per_sec: Vec<f64>,
 }
 
+impl Point {
+    /// The slowest thread's rate.
+    pub fn min_thread_rate(&self) -> f64 {
+        self.per_thread_ops_per_sec
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The fastest thread's rate.
+    pub fn max_thread_rate(&self) -> f64 {
+        self.per_thread_ops_per_sec
+            .iter()
+            .copied()
+            .fold(0.0, f64::max)
+    }
+}
+
 /// Builds a point from each thread's (operations, seconds), given the one-thread total rate
 /// (`None` when this is the one-thread point) and the logical CPU count.
 pub fn point(

@@ -122,12 +122,7 @@ impl ThroughputRecord {
         for r in &self.results {
             for o in &r.operations {
                 for p in &o.points {
-                    let min = p
-                        .per_thread_ops_per_sec
-                        .iter()
-                        .copied()
-                        .fold(f64::INFINITY, f64::min);
-                    let max = p.per_thread_ops_per_sec.iter().copied().fold(0.0, f64::max);
+                    let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
                     let flags: Vec<&str> =
                         o.flags.iter().chain(&p.flags).map(String::as_str).collect();
                     w.write_record([
@@ -179,12 +174,7 @@ impl ThroughputRecord {
         for r in &self.results {
             for o in &r.operations {
                 for p in &o.points {
-                    let min = p
-                        .per_thread_ops_per_sec
-                        .iter()
-                        .copied()
-                        .fold(f64::INFINITY, f64::min);
-                    let max = p.per_thread_ops_per_sec.iter().copied().fold(0.0, f64::max);
+                    let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
                     let flags: Vec<String> =
                         o.flags.iter().chain(&p.flags).map(|f| escape(f)).collect();
                     writeln!(

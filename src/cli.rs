@@ -43,6 +43,44 @@ pub enum Command {
         #[command(flatten)]
         args: ThroughputArgs,
     },
+    /// Compare two runs (`run --json` files): ratio of medians with a bootstrap interval and a
+    /// verdict per operation, and the environment differences above the table.
+    Compare {
+        /// The older run's JSON file.
+        old: std::path::PathBuf,
+        /// The newer run's JSON file.
+        new: std::path::PathBuf,
+        /// Changes smaller than this percentage are called noise.
+        #[arg(long, default_value_t = 2.0)]
+        noise: f64,
+        /// Exit 1 when any operation is slower by more than this percentage, significantly.
+        #[arg(long, value_name = "PCT")]
+        fail_on_regression: Option<f64>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Build a report from result files: one self-contained HTML page (inline CSS, JS and
+    /// SVG charts, nothing fetched) or Markdown with one SVG file per chart. There is no
+    /// results store yet, so the report reads JSON files only: those written by
+    /// `run --json` and `throughput --json`. With several run files, the first is the baseline
+    /// of a comparison and the last is the one charted.
+    Report {
+        /// Result files (`run --json`, `throughput --json`), in any mix; runs are compared in
+        /// the order given.
+        #[arg(required = true, value_name = "FILE")]
+        files: Vec<std::path::PathBuf>,
+        /// Where to write: the HTML file (default report.html), or with `--format markdown` a
+        /// directory for report.md and the SVG charts (default report/; created if missing).
+        #[arg(short, long, value_name = "PATH")]
+        output: Option<std::path::PathBuf>,
+        /// html: one self-contained page; markdown: report.md plus one SVG file per chart.
+        #[arg(long, value_enum, default_value_t = crate::report::Format::Html)]
+        format: crate::report::Format,
+        /// In the comparison of runs, changes smaller than this percentage are called noise.
+        #[arg(long, default_value_t = 2.0, value_name = "PCT")]
+        noise: f64,
+    },
     /// One process of `throughput --processes` (internal).
     #[command(hide = true)]
     ThroughputWorker {

@@ -9,12 +9,14 @@
 
 pub mod cli;
 pub mod commands;
+pub mod compare;
 pub mod env;
 pub mod export;
 pub mod kem;
 pub mod measure;
 pub mod output;
 pub mod providers;
+pub mod report;
 pub mod run;
 pub mod stats;
 pub mod throughput;

@@ -1,6 +1,8 @@
 //! One module per subcommand; each returns the process exit code.
 
+mod compare;
 mod list;
+mod report;
 mod run;
 mod throughput;
 mod verify;
@@ -29,6 +31,19 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::List { filter, json } => list::run(&filter, json),
         Command::Run { filter, args } => run::run(&filter, &args),
+        Command::Compare {
+            old,
+            new,
+            noise,
+            fail_on_regression,
+            json,
+        } => compare::run(&old, &new, noise, fail_on_regression, json),
+        Command::Report {
+            files,
+            output,
+            format,
+            noise,
+        } => report::run(&files, output.as_deref(), format, noise),
         Command::Throughput { filter, args } => throughput::run(&filter, &args),
         Command::ThroughputWorker {
             label,

@@ -78,7 +78,12 @@ pub struct SamplerConfig {
     pub pool: usize,
     /// Rounds each benchmark's budget is split into, interleaved with the other benchmarks in
     /// a shuffled order, so that each median spans the whole run rather than one moment of it.
+    #[serde(default = "one_round")]
     pub rounds: usize,
+}
+
+fn one_round() -> usize {
+    1
 }
 
 impl Default for SamplerConfig {
@@ -322,7 +327,10 @@ impl<'a> OpSampler<'a> {
             }
             let n = self.samples_ns.len() - first;
             let elapsed = start.elapsed();
-            if self.samples_ns.len() >= cfg.max_samples {
+            // Each round may take its share of the sample cap, so later rounds still run.
+            if self.samples_ns.len() >= cfg.max_samples
+                || n >= cfg.max_samples.div_ceil(cfg.rounds.max(1))
+            {
                 break;
             }
             if n < min_samples {
@@ -467,6 +475,10 @@ pub fn sample(
     pmu: Option<&mut Pmu>,
     pmu_missing: &str,
 ) -> Result<Sampled, KemError> {
+    let cfg = &SamplerConfig {
+        rounds: 1,
+        ..cfg.clone()
+    };
     let mut s = OpSampler::prepare(k, op, cfg, timers)?;
     s.round(
         cfg,

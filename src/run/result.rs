@@ -73,9 +73,11 @@ pub struct OperationResult {
     /// This operation's share of keygen + encaps + decaps medians (not for `exchange`).
     pub share_of_exchange: Option<f64>,
     /// The median of each round (rounds interleave the benchmarks over the whole run).
+    #[serde(default)]
     pub round_medians_ns: Vec<f64>,
     /// Slowest round median over the fastest, minus one: how much the machine's speed moved
     /// while this operation was measured.
+    #[serde(default)]
     pub round_spread: f64,
     /// Every sample's per-call time.
     pub raw_samples_ns: Vec<f64>,
@@ -214,6 +216,7 @@ pub struct RunConfig {
     /// Sampling knobs.
     pub sampler: SamplerConfig,
     /// The CPU the measuring thread was pinned to, if any.
+    #[serde(default)]
     pub pinned_cpu: Option<usize>,
 }
 

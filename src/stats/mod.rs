@@ -12,6 +12,7 @@ mod bootstrap;
 mod compare;
 mod outliers;
 mod quantile;
+mod rank;
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +22,7 @@ pub use outliers::{
     count_outliers, label_outliers, tukey_fences, Fences, OutlierCounts, OutlierLabel,
 };
 pub use quantile::{mad, median, median_in_place, percentile, sorted};
+pub use rank::mann_whitney_p;
 
 /// Confidence level of [`Summary::median_ci_low`] and [`Summary::median_ci_high`].
 pub const SUMMARY_CONFIDENCE: f64 = 0.95;

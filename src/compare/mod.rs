@@ -1,0 +1,323 @@
+//! Comparison of two runs: for every (algorithm, implementation, operation) present in both,
+//! the ratio of medians with a bootstrap confidence interval and a verdict that needs both
+//! statistical significance and a change beyond a noise threshold; and the differences in
+//! environment and provider versions that a reader must see before trusting the ratios.
+//!
+//! Significance comes from the bootstrap over all samples and, when both runs were measured in
+//! four or more interleaved rounds, also from a Mann–Whitney test on the round medians (with
+//! fewer rounds that test could never reach p < 0.05): on a machine whose speed drifts,
+//! samples are not independent, and two runs of the same code would otherwise be called
+//! different.
+
+use crate::measure::sampler::Op;
+use crate::run::result::RunRecord;
+use crate::stats::{self, Comparison, Verdict};
+use serde::Serialize;
+
+/// Default noise threshold: changes smaller than 2% are called noise.
+pub const NOISE_THRESHOLD: f64 = 0.02;
+/// Significance level of the bootstrap test.
+pub const SIGNIFICANCE: f64 = 0.05;
+const RESAMPLES: usize = 2000;
+
+/// One compared operation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    /// Algorithm.
+    pub algorithm: String,
+    /// Implementation id.
+    pub implementation: String,
+    /// Operation.
+    pub operation: Op,
+    /// Median of the old run (ns).
+    pub old_median_ns: f64,
+    /// Median of the new run (ns).
+    pub new_median_ns: f64,
+    /// Mann–Whitney p-value of the round medians, when both runs had 4 or more rounds; the
+    /// reported `p_value` is the larger of this and the bootstrap's.
+    pub rounds_p_value: Option<f64>,
+    /// Ratio, interval, p-value and verdict.
+    #[serde(flatten)]
+    pub comparison: Comparison,
+}
+
+/// A difference between the two runs' environments.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EnvDifference {
+    /// What differs (e.g. `cpu.model`, `provider liboqs`).
+    pub what: String,
+    /// In the old run.
+    pub old: String,
+    /// In the new run.
+    pub new: String,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// Environment and version differences, shown above the table.
+    pub differences: Vec<EnvDifference>,
+    /// One row per operation present in both runs.
+    pub rows: Vec<Row>,
+    /// Operations present in only one of the runs: (label, "old" or "new").
+    pub unmatched: Vec<(String, &'static str)>,
+    /// Noise threshold used.
+    pub noise_threshold: f64,
+}
+
+impl Report {
+    /// Rows slower by more than `pct` percent with significance.
+    pub fn regressions(&self, pct: f64) -> Vec<&Row> {
+        self.rows
+            .iter()
+            .filter(|r| {
+                r.comparison.verdict == Verdict::Slower && r.comparison.ratio > 1.0 + pct / 100.0
+            })
+            .collect()
+    }
+}
+
+fn diff(out: &mut Vec<EnvDifference>, what: &str, old: impl ToString, new: impl ToString) {
+    let (old, new) = (old.to_string(), new.to_string());
+    if old != new {
+        out.push(EnvDifference {
+            what: what.to_string(),
+            old,
+            new,
+        });
+    }
+}
+
+/// Environment and version differences between two runs.
+pub fn env_differences(a: &RunRecord, b: &RunRecord) -> Vec<EnvDifference> {
+    let (ea, eb) = (&a.environment, &b.environment);
+    let mut d = Vec::new();
+    diff(&mut d, "host", &ea.hostname, &eb.hostname);
+    diff(&mut d, "cpu.model", &ea.cpu.model, &eb.cpu.model);
+    diff(
+        &mut d,
+        "cpu.logical_cpus",
+        ea.cpu.logical_cpus,
+        eb.cpu.logical_cpus,
+    );
+    diff(
+        &mut d,
+        "cpu.flags",
+        ea.cpu.flags.join(" "),
+        eb.cpu.flags.join(" "),
+    );
+    diff(&mut d, "kernel", &ea.kernel, &eb.kernel);
+    diff(&mut d, "os", &ea.os, &eb.os);
+    diff(
+        &mut d,
+        "hypervisor",
+        format!("{:?}", ea.hypervisor),
+        format!("{:?}", eb.hypervisor),
+    );
+    diff(
+        &mut d,
+        "kembench commit",
+        &ea.build.git_commit,
+        &eb.build.git_commit,
+    );
+    diff(&mut d, "rustc", &ea.build.rustc, &eb.build.rustc);
+    diff(&mut d, "cc", &ea.build.cc, &eb.build.cc);
+    diff(
+        &mut d,
+        "pinned cpu",
+        format!("{:?}", a.config.pinned_cpu),
+        format!("{:?}", b.config.pinned_cpu),
+    );
+    for pa in &ea.providers {
+        if let Some(pb) = eb
+            .providers
+            .iter()
+            .find(|p| p.implementation == pa.implementation)
+        {
+            diff(
+                &mut d,
+                &format!("provider {}", pa.implementation),
+                &pa.version,
+                &pb.version,
+            );
+        }
+    }
+    d
+}
+
+/// Compares two runs, `old` then `new`.
+pub fn compare(old: &RunRecord, new: &RunRecord, noise_threshold: f64) -> Report {
+    let mut rows = Vec::new();
+    let mut unmatched = Vec::new();
+    for ra in &old.results {
+        for oa in &ra.operations {
+            let label = format!(
+                "{}@{} {}",
+                ra.algorithm,
+                ra.implementation,
+                oa.operation.as_str()
+            );
+            let ob = new
+                .results
+                .iter()
+                .filter(|rb| rb.algorithm == ra.algorithm && rb.implementation == ra.implementation)
+                .flat_map(|rb| rb.operations.iter())
+                .find(|ob| ob.operation == oa.operation);
+            match ob {
+                Some(ob) if !oa.raw_samples_ns.is_empty() && !ob.raw_samples_ns.is_empty() => {
+                    let mut c = stats::compare(
+                        &oa.raw_samples_ns,
+                        &ob.raw_samples_ns,
+                        noise_threshold,
+                        SIGNIFICANCE,
+                        RESAMPLES,
+                        0x636d70,
+                    );
+                    let rounds_p = (oa.round_medians_ns.len() >= 4
+                        && ob.round_medians_ns.len() >= 4)
+                        .then(|| stats::mann_whitney_p(&oa.round_medians_ns, &ob.round_medians_ns));
+                    if let Some(p) = rounds_p {
+                        // Samples within a round share the machine's state; the rounds are the
+                        // replicates. A change is real only if the rounds differ too.
+                        c.p_value = c.p_value.max(p);
+                        if c.p_value >= SIGNIFICANCE {
+                            c.verdict = Verdict::WithinNoise;
+                        }
+                    }
+                    rows.push(Row {
+                        algorithm: ra.algorithm.clone(),
+                        implementation: ra.implementation.clone(),
+                        operation: oa.operation,
+                        old_median_ns: oa.median_ns,
+                        new_median_ns: ob.median_ns,
+                        rounds_p_value: rounds_p,
+                        comparison: c,
+                    })
+                }
+                _ => unmatched.push((label, "old")),
+            }
+        }
+    }
+    for rb in &new.results {
+        for ob in &rb.operations {
+            let found = old.results.iter().any(|ra| {
+                ra.algorithm == rb.algorithm
+                    && ra.implementation == rb.implementation
+                    && ra.operations.iter().any(|oa| oa.operation == ob.operation)
+            });
+            if !found {
+                unmatched.push((
+                    format!(
+                        "{}@{} {}",
+                        rb.algorithm,
+                        rb.implementation,
+                        ob.operation.as_str()
+                    ),
+                    "new",
+                ));
+            }
+        }
+    }
+    Report {
+        differences: env_differences(old, new),
+        rows,
+        unmatched,
+        noise_threshold,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::fixture;
+
+    fn scaled(run: &RunRecord, factor: f64) -> RunRecord {
+        let mut r = run.clone();
+        for res in &mut r.results {
+            for o in &mut res.operations {
+                for x in &mut o.raw_samples_ns {
+                    *x *= factor;
+                }
+                o.median_ns *= factor;
+            }
+        }
+        r
+    }
+
+    /// Deterministic noisy samples around `centre` (±2%).
+    fn noisy(run: &RunRecord, centre: f64, seed: u64) -> RunRecord {
+        let mut r = run.clone();
+        let mut s = seed;
+        for res in &mut r.results {
+            for o in &mut res.operations {
+                o.raw_samples_ns = (0..200)
+                    .map(|_| {
+                        s = s
+                            .wrapping_mul(6364136223846793005)
+                            .wrapping_add(1442695040888963407);
+                        centre * (1.0 + ((s >> 33) as f64 / (1u64 << 31) as f64 - 0.5) * 0.04)
+                    })
+                    .collect();
+                o.median_ns = crate::stats::median(&o.raw_samples_ns);
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn a_ten_percent_slowdown_is_slower_and_a_half_percent_wobble_is_noise() {
+        let base = noisy(&fixture::run(), 10_000.0, 1);
+        let slow = scaled(&noisy(&fixture::run(), 10_000.0, 2), 1.10);
+        let wobble = scaled(&noisy(&fixture::run(), 10_000.0, 3), 1.005);
+        let r = compare(&base, &slow, NOISE_THRESHOLD);
+        assert!(!r.rows.is_empty());
+        assert!(
+            r.rows
+                .iter()
+                .all(|row| row.comparison.verdict == Verdict::Slower),
+            "{:?}",
+            r.rows
+        );
+        assert_eq!(r.regressions(5.0).len(), r.rows.len());
+        assert!(r.regressions(15.0).is_empty());
+        let w = compare(&base, &wobble, NOISE_THRESHOLD);
+        assert!(
+            w.rows
+                .iter()
+                .all(|row| row.comparison.verdict == Verdict::WithinNoise),
+            "{:?}",
+            w.rows
+        );
+        let f = compare(&slow, &base, NOISE_THRESHOLD);
+        assert!(f
+            .rows
+            .iter()
+            .all(|row| row.comparison.verdict == Verdict::Faster));
+    }
+
+    #[test]
+    fn environment_and_version_differences_are_listed() {
+        let a = fixture::run();
+        let mut b = fixture::run();
+        b.environment.cpu.model = "Other CPU".into();
+        b.environment.providers[0].version = "kembench 0.2.0".into();
+        let d = env_differences(&a, &b);
+        assert!(d
+            .iter()
+            .any(|x| x.what == "cpu.model" && x.new == "Other CPU"));
+        assert!(d.iter().any(|x| x.what == "provider mock/correct"));
+        assert!(env_differences(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn operations_in_one_run_only_are_reported() {
+        let a = fixture::run();
+        let mut b = fixture::run();
+        b.results[0].operations.pop();
+        let r = compare(&a, &b, NOISE_THRESHOLD);
+        assert_eq!(
+            r.unmatched,
+            vec![("MockKEM@mock/correct exchange".to_string(), "old")]
+        );
+    }
+}

@@ -1,0 +1,291 @@
+//! The report as a document, independent of its format: headings, paragraphs, tables and
+//! charts. [`super::sections`] builds it once; [`super::html`] and [`super::markdown`] render
+//! it, so both formats say the same thing. Every string here is raw text from the data or from
+//! kembench: the renderers escape it.
+
+/// A run of inline text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Span {
+    /// Plain text.
+    Text(String),
+    /// Code or a value to be read literally (host names, command lines).
+    Code(String),
+    /// Emphasised text.
+    Strong(String),
+}
+
+/// Plain text.
+pub fn text(s: impl Into<String>) -> Span {
+    Span::Text(s.into())
+}
+
+/// Literal text.
+pub fn code(s: impl Into<String>) -> Span {
+    Span::Code(s.into())
+}
+
+/// Emphasised text.
+pub fn strong(s: impl Into<String>) -> Span {
+    Span::Strong(s.into())
+}
+
+/// A paragraph of spans.
+pub type Para = Vec<Span>;
+
+/// What a table row is about, for the HTML filters (family, level, implementation).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tags {
+    /// Family (kebab-case).
+    pub family: String,
+    /// NIST level, `classical`, or empty when unknown.
+    pub level: String,
+    /// Implementation id.
+    pub implementation: String,
+}
+
+impl Tags {
+    /// Tags of an (algorithm, implementation).
+    pub fn new(family: &str, level: Option<u8>, implementation: &str) -> Tags {
+        Tags {
+            family: family.to_string(),
+            level: level.map_or("classical".into(), |l| l.to_string()),
+            implementation: implementation.to_string(),
+        }
+    }
+}
+
+/// How a cell or row is highlighted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// A pass or an improvement.
+    Good,
+    /// A failure or a regression.
+    Bad,
+    /// Worth a look (a flag, the budget spent).
+    Warn,
+}
+
+impl Mark {
+    /// The CSS class.
+    pub fn class(self) -> &'static str {
+        match self {
+            Mark::Good => "good",
+            Mark::Bad => "bad",
+            Mark::Warn => "warn",
+        }
+    }
+}
+
+/// One table cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cell {
+    /// What is shown.
+    pub text: String,
+    /// The value sorted on, when it differs from the text (numbers with units).
+    pub sort: Option<f64>,
+    /// Highlight.
+    pub mark: Option<Mark>,
+}
+
+impl Cell {
+    /// A text cell.
+    pub fn text(s: impl Into<String>) -> Cell {
+        Cell {
+            text: s.into(),
+            sort: None,
+            mark: None,
+        }
+    }
+
+    /// A number shown as `text`, sorted by `value`.
+    pub fn num(s: impl Into<String>, value: f64) -> Cell {
+        Cell {
+            text: s.into(),
+            sort: value.is_finite().then_some(value),
+            mark: None,
+        }
+    }
+
+    /// The same cell, highlighted.
+    pub fn marked(mut self, mark: Mark) -> Cell {
+        self.mark = Some(mark);
+        self
+    }
+}
+
+/// One table row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// The cells, one per column.
+    pub cells: Vec<Cell>,
+    /// What the row is about, for filtering; `None` for rows that are never filtered.
+    pub tags: Option<Tags>,
+}
+
+/// A table; numeric columns are right-aligned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    /// An id for the HTML element.
+    pub id: String,
+    /// Column headers with whether the column is numeric.
+    pub columns: Vec<(String, bool)>,
+    /// Rows.
+    pub rows: Vec<Row>,
+    /// Shown folded in HTML (a long table of details under a chart); Markdown ignores it.
+    pub folded: bool,
+}
+
+impl Table {
+    /// An empty table with these columns (names ending in `#` are numeric; the `#` is
+    /// dropped).
+    pub fn new(id: &str, columns: &[&str]) -> Table {
+        Table {
+            id: id.to_string(),
+            columns: columns
+                .iter()
+                .map(|c| match c.strip_suffix('#') {
+                    Some(name) => (name.to_string(), true),
+                    None => (c.to_string(), false),
+                })
+                .collect(),
+            rows: Vec::new(),
+            folded: false,
+        }
+    }
+
+    /// The same table, folded in HTML.
+    pub fn folded(mut self) -> Table {
+        self.folded = true;
+        self
+    }
+
+    /// Adds a row.
+    pub fn push(&mut self, cells: Vec<Cell>, tags: Option<Tags>) {
+        debug_assert_eq!(cells.len(), self.columns.len(), "table {}", self.id);
+        self.rows.push(Row { cells, tags });
+    }
+}
+
+/// A chart rendered to SVG.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// Element id in the HTML (`chart-latency-module-lattice`); the Markdown report's SVG file
+    /// is named after it.
+    pub id: String,
+    /// Title shown above the chart.
+    pub title: String,
+    /// How to read it.
+    pub caption: String,
+    /// The SVG document, from plotters.
+    pub svg: String,
+    /// The family the chart is about, when it is about one (the HTML family filter hides it).
+    pub family: Option<String>,
+}
+
+impl Chart {
+    /// The SVG file name in the Markdown report: the id without its `chart-` prefix.
+    pub fn file_name(&self) -> String {
+        format!("{}.svg", self.id.strip_prefix("chart-").unwrap_or(&self.id))
+    }
+}
+
+/// A block of the document.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Block {
+    /// A section heading (level 2) or sub-heading (level 3); `id` anchors it.
+    Heading {
+        /// 2 or 3.
+        level: u8,
+        /// Anchor.
+        id: String,
+        /// Text.
+        text: String,
+    },
+    /// A paragraph.
+    Para(Para),
+    /// A bulleted list.
+    List(Vec<Para>),
+    /// A table.
+    Table(Table),
+    /// Charts shown together: a grid in HTML. `id` names the group's container.
+    Charts {
+        /// Container id (`chart-throughput`), or empty for no container id.
+        id: String,
+        /// The charts.
+        charts: Vec<Chart>,
+    },
+    /// Key-value pairs (an environment).
+    Facts(Vec<(String, String)>),
+}
+
+/// A whole report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// Title.
+    pub title: String,
+    /// The lines under the title (which files, generated by what).
+    pub intro: Vec<Para>,
+    /// Body.
+    pub blocks: Vec<Block>,
+}
+
+impl Document {
+    /// Every chart, in order.
+    pub fn charts(&self) -> impl Iterator<Item = &Chart> {
+        self.blocks.iter().flat_map(|b| match b {
+            Block::Charts { charts, .. } => charts.as_slice(),
+            _ => &[],
+        })
+    }
+
+    /// The (id, text) of every section heading, for a table of contents.
+    pub fn sections(&self) -> Vec<(&str, &str)> {
+        self.blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Heading { level: 2, id, text } => Some((id.as_str(), text.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// `s` reduced to `[a-z0-9-]` for ids and file names (`Module lattice!` → `module-lattice-`).
+pub fn slug(s: &str) -> String {
+    let out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if out.is_empty() {
+        "x".into()
+    } else {
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_safe_for_ids_and_file_names() {
+        assert_eq!(slug("module-lattice"), "module-lattice");
+        assert_eq!(slug("<script>/../x"), "-script-----x");
+        assert_eq!(slug(""), "x");
+    }
+
+    #[test]
+    fn numeric_columns_are_marked_with_a_hash() {
+        let t = Table::new("t", &["name", "median#"]);
+        assert_eq!(
+            t.columns,
+            [("name".to_string(), false), ("median".to_string(), true)]
+        );
+    }
+}

@@ -1,0 +1,100 @@
+//! `kembench report`: a report built from result files written by `kembench run --json` and
+//! `kembench throughput --json` (there is no results store yet, so files are the only input).
+//!
+//! - [`data`] loads the files, told apart by their `kind`, with their schema version checked;
+//! - [`summary`] ranks implementations and algorithms (pure functions of a run);
+//! - [`charts`] draws each chart with plotters into an SVG string;
+//! - [`sections`] assembles the [`doc::Document`], which [`html`] renders as one
+//!   self-contained page and [`markdown`] as `report.md` plus one SVG file per chart.
+
+#![warn(missing_docs)]
+
+pub mod charts;
+pub mod data;
+pub mod doc;
+pub mod html;
+pub mod markdown;
+pub mod sections;
+pub mod summary;
+
+use anyhow::{bail, Context};
+use data::Dataset;
+use std::path::{Path, PathBuf};
+
+/// The report's format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One self-contained HTML file: inline CSS, JS and SVG, nothing fetched.
+    Html,
+    /// A directory with `report.md` and one SVG file per chart.
+    Markdown,
+}
+
+impl Format {
+    /// Where the report goes when `-o` is not given.
+    pub fn default_output(self) -> PathBuf {
+        match self {
+            Format::Html => PathBuf::from("report.html"),
+            Format::Markdown => PathBuf::from("report"),
+        }
+    }
+}
+
+/// The name of the Markdown report inside its directory.
+pub const MARKDOWN_FILE: &str = "report.md";
+
+/// Builds the report of `data` and writes it to `out` (a file for HTML, a directory for
+/// Markdown, created if missing); `noise` is the comparison's noise threshold as a fraction.
+/// Returns the files written.
+pub fn write(
+    data: &Dataset,
+    format: Format,
+    out: &Path,
+    noise: f64,
+) -> anyhow::Result<Vec<PathBuf>> {
+    let doc = sections::build(data, noise)?;
+    match format {
+        Format::Html => {
+            if out.is_dir() {
+                bail!(
+                    "{} is a directory; give the HTML file to write (e.g. {})",
+                    out.display(),
+                    out.join("report.html").display()
+                );
+            }
+            if let Some(dir) = out
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
+            {
+                bail!(
+                    "cannot write {}: directory {} does not exist",
+                    out.display(),
+                    dir.display()
+                );
+            }
+            crate::export::write_atomic(out, html::render(&doc).as_bytes())?;
+            Ok(vec![out.to_path_buf()])
+        }
+        Format::Markdown => {
+            if out.exists() && !out.is_dir() {
+                bail!(
+                    "{} is a file; with --format markdown, -o names a directory (report.md and the SVG charts go in it)",
+                    out.display()
+                );
+            }
+            std::fs::create_dir_all(out)
+                .with_context(|| format!("creating directory {}", out.display()))?;
+            let r = markdown::render(&doc);
+            let mut written = Vec::with_capacity(r.files.len() + 1);
+            let md = out.join(MARKDOWN_FILE);
+            crate::export::write_atomic(&md, r.text.as_bytes())?;
+            written.push(md);
+            for (name, svg) in &r.files {
+                let p = out.join(name);
+                crate::export::write_atomic(&p, svg.as_bytes())?;
+                written.push(p);
+            }
+            Ok(written)
+        }
+    }
+}

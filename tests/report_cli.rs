@@ -1,0 +1,382 @@
+//! CLI tests of `kembench report`: inputs made by `kembench run` and `kembench throughput` on the
+//! mock provider, the HTML and Markdown reports built from them, clear errors for bad inputs,
+//! and, where chromium is installed, the HTML page rendered by a real headless browser.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn kembench() -> Command {
+    Command::cargo_bin("kembench").unwrap()
+}
+
+fn tempdir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kembench-report-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+const FAST_RUN: [&str; 10] = [
+    "--time-budget",
+    "0.05",
+    "--warmup",
+    "0.01",
+    "--min-samples",
+    "5",
+    "--rounds",
+    "1",
+    "--include-mock",
+    "--impl",
+];
+
+/// Result files in `dir`: a run of mock/correct (the baseline), a run of mock/correct and
+/// mock/broken (which fails its correctness check), and a throughput run.
+fn inputs(dir: &Path) -> Vec<PathBuf> {
+    let base = dir.join("base.json");
+    kembench()
+        .arg("run")
+        .args(FAST_RUN)
+        .arg("mock/correct")
+        .arg("--json")
+        .arg(&base)
+        .assert()
+        .success();
+    let later = dir.join("later.json");
+    kembench()
+        .arg("run")
+        .args(FAST_RUN)
+        .arg("mock/correct,mock/broken")
+        .arg("--json")
+        .arg(&later)
+        .assert()
+        .code(1);
+    let tp = dir.join("tp.json");
+    kembench()
+        .args([
+            "throughput",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--threads",
+            "1,2",
+            "--duration",
+            "0.05",
+            "--repeats",
+            "1",
+            "--json",
+        ])
+        .arg(&tp)
+        .assert()
+        .success();
+    vec![base, later, tp]
+}
+
+/// The ids every report of [`inputs`] has, one per chart container.
+const CHART_IDS: [&str; 6] = [
+    "chart-latency-test",
+    "chart-size",
+    "chart-shares",
+    "chart-memory",
+    "chart-throughput",
+    "chart-compare-2",
+];
+
+fn html_report(dir: &Path) -> PathBuf {
+    let out = dir.join("report.html");
+    kembench()
+        .arg("report")
+        .args(inputs(dir))
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Report from 2 run files and 1 throughput file",
+        ));
+    out
+}
+
+#[test]
+fn html_report_from_real_runs_is_self_contained_and_complete() {
+    let dir = tempdir("html");
+    let out = html_report(&dir);
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    for id in CHART_IDS {
+        assert!(html.contains(&format!("id=\"{id}\"")), "{id} missing");
+    }
+    assert!(html.contains("MockKEM"));
+    assert!(html.contains("<svg"), "charts are inline SVG");
+    assert!(
+        html.contains(">FAIL<"),
+        "the failed implementation is visible"
+    );
+    assert!(html.contains("later.json against base.json"));
+    assert!(html.contains("Methodology") && html.contains("TSC ticks"));
+    for external in ["<link", "src=\"http", "href=\"http", "@import", "url("] {
+        assert!(
+            !html.contains(external),
+            "{external}: the page must need no network"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn markdown_report_writes_report_md_and_one_svg_per_chart() {
+    let dir = tempdir("md");
+    let out = dir.join("md/nested");
+    kembench()
+        .arg("report")
+        .args(inputs(&dir))
+        .args(["--format", "markdown", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.starts_with("# kembench report"));
+    assert!(md.contains("| MockKEM | mock/correct |"));
+    let images: Vec<&str> = md
+        .match_indices("](")
+        .filter_map(|(i, _)| md[i + 2..].split(')').next())
+        .filter(|f| f.ends_with(".svg"))
+        .collect();
+    for name in [
+        "latency-test.svg",
+        "size.svg",
+        "shares.svg",
+        "memory.svg",
+        "compare-2.svg",
+    ] {
+        assert!(images.contains(&name), "{name} not referenced: {images:?}");
+    }
+    assert!(images.iter().any(|n| n.starts_with("throughput-1-mockkem")));
+    for name in images {
+        let svg = std::fs::read_to_string(out.join(name)).unwrap();
+        assert!(svg.starts_with("<svg"), "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_inputs_are_refused_with_clear_errors() {
+    let dir = tempdir("bad");
+    let broken = dir.join("broken.json");
+    std::fs::write(&broken, "{\"kind\": ").unwrap();
+    kembench()
+        .arg("report")
+        .arg(&broken)
+        .arg("-o")
+        .arg(dir.join("r.html"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("broken.json is not JSON"));
+    let newer = dir.join("newer.json");
+    std::fs::write(
+        &newer,
+        "{\"kind\": \"kembench-run\", \"schema_version\": 99}",
+    )
+    .unwrap();
+    kembench()
+        .arg("report")
+        .arg(&newer)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("newer kembench"));
+    let other = dir.join("other.json");
+    std::fs::write(
+        &other,
+        "{\"kind\": \"something-else\", \"schema_version\": 1}",
+    )
+    .unwrap();
+    kembench()
+        .arg("report")
+        .arg(&other)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("'something-else'"));
+    kembench()
+        .args(["report", "/nonexistent/kembench-run.json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot read"));
+    kembench().arg("report").assert().code(2);
+    assert!(!dir.join("r.html").exists(), "nothing written on error");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn help_says_the_report_reads_json_files_only() {
+    kembench()
+        .args(["report", "--help"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("no results store"))
+        .stdout(predicate::str::contains("--format"))
+        .stdout(predicate::str::contains("markdown"));
+}
+
+/// The first chromium binary on PATH.
+fn chromium() -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser"].iter().find_map(|name| {
+        std::env::split_paths(&path)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
+    })
+}
+
+/// Runs chromium headless on `url` with `extra` arguments, killed after two minutes; returns
+/// (stdout, stderr).
+fn headless(bin: &Path, profile: &Path, url: &str, extra: &[String]) -> (String, String) {
+    let out_path = profile.with_extension("out");
+    let err_path = profile.with_extension("err");
+    let mut child = std::process::Command::new(bin)
+        .args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--no-first-run",
+            "--no-default-browser-check",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(url)
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .expect("starting chromium");
+    let start = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        if start.elapsed() > Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("chromium did not finish within two minutes");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (
+        std::fs::read_to_string(&out_path).unwrap_or_default(),
+        std::fs::read_to_string(&err_path).unwrap_or_default(),
+    )
+}
+
+/// Console messages chromium logged that report an error.
+fn console_errors(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .filter(|l| l.contains("CONSOLE"))
+        .filter(|l| l.contains("Uncaught") || l.contains("Error"))
+        .collect()
+}
+
+#[test]
+fn chromium_renders_the_report_without_console_errors() {
+    let Some(bin) = chromium() else {
+        if std::env::var_os("CI").is_some() {
+            panic!("chromium is not installed, and CI is set: CI must install it (see .ci/run)");
+        }
+        eprintln!("note: chromium not found on PATH; the headless browser check is skipped");
+        return;
+    };
+    let dir = tempdir("chromium");
+    let report = html_report(&dir);
+    let url = format!("file://{}", report.canonicalize().unwrap().display());
+
+    let png = dir.join("report.png");
+    let (_, stderr) = headless(
+        &bin,
+        &dir.join("profile-shot"),
+        &url,
+        &[
+            format!("--screenshot={}", png.display()),
+            "--window-size=1400,4000".into(),
+        ],
+    );
+    let size = std::fs::metadata(&png).map(|m| m.len()).unwrap_or(0);
+    assert!(size > 0, "no screenshot; chromium said:\n{stderr}");
+    assert!(console_errors(&stderr).is_empty(), "{stderr}");
+
+    let (dom, stderr) = headless(&bin, &dir.join("profile-dom"), &url, &["--dump-dom".into()]);
+    for id in CHART_IDS {
+        assert!(dom.contains(&format!("id=\"{id}\"")), "{id} not in the DOM");
+    }
+    assert!(dom.contains("<svg"), "inline SVG in the DOM");
+    assert!(
+        dom.contains("tabindex=\"0\""),
+        "the sorting script ran (it makes headers focusable)"
+    );
+    assert!(console_errors(&stderr).is_empty(), "{stderr}");
+
+    // Sorting and filtering in the real browser: a copy of the page with a script that clicks
+    // a header twice and picks an implementation in the filter, then logs what it saw.
+    let html = std::fs::read_to_string(&report).unwrap();
+    let probe = dir.join("probe.html");
+    std::fs::write(
+        &probe,
+        html.replace("</body>", &format!("<script>{SELF_TEST}</script></body>")),
+    )
+    .unwrap();
+    let url = format!("file://{}", probe.canonicalize().unwrap().display());
+    let (_, stderr) = headless(
+        &bin,
+        &dir.join("profile-probe"),
+        &url,
+        &["--dump-dom".into()],
+    );
+    assert!(console_errors(&stderr).is_empty(), "{stderr}");
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.contains("CONSOLE") && l.contains("SELFTEST passed")),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Exercises the page's sorting and filtering; logs `SELFTEST passed` or what went wrong.
+const SELF_TEST: &str = r#"
+(function () {
+  function medians(t) {
+    return Array.prototype.map.call(t.tBodies[0].rows, function (r) {
+      return parseFloat(r.cells[5].getAttribute('data-sort'));
+    });
+  }
+  function sorted(v, dir) {
+    return v.every(function (x, i) { return i === 0 || dir * (x - v[i - 1]) >= 0; });
+  }
+  var t = document.getElementById('table-latency');
+  var th = t.tHead.rows[0].cells[5];
+  th.click();
+  var asc = sorted(medians(t), 1) && th.getAttribute('aria-sort') === 'ascending';
+  th.click();
+  var desc = sorted(medians(t), -1) && th.getAttribute('aria-sort') === 'descending';
+  var sel = document.getElementById('f-impl');
+  sel.value = 'mock/broken';
+  sel.dispatchEvent(new Event('change'));
+  var shown = Array.prototype.filter.call(
+    document.querySelectorAll('#table-correctness tbody tr'), function (r) { return !r.hidden; });
+  var filtered = shown.length === 1 && shown[0].getAttribute('data-impl') === 'mock/broken';
+  document.getElementById('f-reset').click();
+  var reset = Array.prototype.every.call(
+    document.querySelectorAll('#table-correctness tbody tr'), function (r) { return !r.hidden; });
+  var ok = asc && desc && filtered && reset;
+  console.log('SELFTEST ' + (ok ? 'passed' : 'went wrong: ' +
+    JSON.stringify({ asc: asc, desc: desc, filtered: filtered, shown: shown.length, reset: reset })));
+})();
+"#;
+
+#[test]
+fn console_error_lines_are_recognised() {
+    let sample = "[1:2:INFO:CONSOLE(3)] \"Uncaught ReferenceError: x is not defined\", source: file:///r.html (3)\n\
+                  [1:2:INFO:CONSOLE(4)] \"hello\", source: file:///r.html (4)\n\
+                  [1:2:ERROR:gpu_init.cc(1)] not a console line";
+    assert_eq!(console_errors(sample).len(), 1);
+}

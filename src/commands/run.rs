@@ -9,7 +9,9 @@ use crate::measure::heap;
 use crate::measure::sampler::{Op, SamplerConfig, StopReason};
 use crate::measure::timer::Timers;
 use crate::output::{num, table, units};
-use crate::run::result::{now_rfc3339, BenchResult, RunConfig, RunRecord, SCHEMA_VERSION};
+use crate::run::result::{
+    now_rfc3339, BenchResult, OperationResult, RunConfig, RunRecord, SCHEMA_VERSION,
+};
 use crate::run::{self, suite, Event};
 use anyhow::{bail, Context};
 use comfy_table::{Cell, Color};
@@ -92,7 +94,7 @@ fn sampler_config(a: &RunArgs) -> anyhow::Result<SamplerConfig> {
 /// Round medians further apart than this are pointed out: the machine's speed moved.
 const DRIFT: f64 = 0.05;
 
-fn note(o: &crate::run::result::OperationResult) -> String {
+fn note(o: &OperationResult) -> String {
     let mut n = Vec::new();
     match o.stop_reason {
         StopReason::Precision => {}
@@ -180,6 +182,27 @@ fn print_table(results: &[BenchResult]) {
     println!("{t}");
 }
 
+/// `algorithm@implementation operation: detail` for every operation that `pick` selects.
+fn describe_ops(
+    record: &RunRecord,
+    pick: impl Fn(&OperationResult) -> bool,
+    detail: impl Fn(&OperationResult) -> String,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in &record.results {
+        for o in r.operations.iter().filter(|o| pick(o)) {
+            out.push(format!(
+                "{}@{} {}: {}",
+                r.algorithm,
+                r.implementation,
+                o.operation.as_str(),
+                detail(o)
+            ));
+        }
+    }
+    out
+}
+
 fn print_footer(record: &RunRecord) {
     let t = &record.timers;
     println!(
@@ -202,47 +225,23 @@ fn print_footer(record: &RunRecord) {
     if !record.heap_includes_c_allocations {
         println!("Heap figures unavailable: the malloc interposer is not active in this binary.");
     }
-    let cut: Vec<String> = record
-        .results
-        .iter()
-        .flat_map(|r| {
-            r.operations
-                .iter()
-                .filter(|o| o.stop_reason != StopReason::Precision)
-                .map(move |o| {
-                    format!(
-                        "{}@{} {}: {} samples, ±{:.1}% ({})",
-                        r.algorithm,
-                        r.implementation,
-                        o.operation.as_str(),
-                        o.samples,
-                        o.achieved_precision * 100.0,
-                        serde_json::to_value(o.stop_reason)
-                            .ok()
-                            .and_then(|v| v.as_str().map(String::from))
-                            .unwrap_or_default()
-                    )
-                })
-        })
-        .collect();
-    let drifted: Vec<String> = record
-        .results
-        .iter()
-        .flat_map(|r| {
-            r.operations
-                .iter()
-                .filter(|o| o.round_spread > DRIFT)
-                .map(move |o| {
-                    format!(
-                        "{}@{} {} ({:.0}%)",
-                        r.algorithm,
-                        r.implementation,
-                        o.operation.as_str(),
-                        o.round_spread * 100.0
-                    )
-                })
-        })
-        .collect();
+    let cut = describe_ops(
+        record,
+        |o| o.stop_reason != StopReason::Precision,
+        |o| {
+            format!(
+                "{} samples, ±{:.1}% ({})",
+                o.samples,
+                o.achieved_precision * 100.0,
+                o.stop_reason.as_str()
+            )
+        },
+    );
+    let drifted = describe_ops(
+        record,
+        |o| o.round_spread > DRIFT,
+        |o| format!("rounds {:.0}% apart", o.round_spread * 100.0),
+    );
     if !drifted.is_empty() {
         println!(
             "Round medians more than {:.0}% apart, so the machine's speed changed during the run ({} operations): {}",

@@ -76,10 +76,7 @@ impl Exporter for Csv {
                     o.operation.as_str().to_string(),
                     o.samples.to_string(),
                     o.batch.to_string(),
-                    serde_json::to_value(o.stop_reason)?
-                        .as_str()
-                        .unwrap_or("")
-                        .to_string(),
+                    o.stop_reason.as_str().to_string(),
                     o.achieved_precision.to_string(),
                     o.median_ns.to_string(),
                     o.mean_ns.to_string(),

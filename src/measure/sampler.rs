@@ -117,6 +117,19 @@ pub enum StopReason {
     RoundsDisagree,
 }
 
+impl StopReason {
+    /// The kebab-case name, as in the JSON files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::Precision => "precision",
+            StopReason::Budget => "budget",
+            StopReason::MaxSamples => "max-samples",
+            StopReason::BelowMinimum => "below-minimum",
+            StopReason::RoundsDisagree => "rounds-disagree",
+        }
+    }
+}
+
 /// Raw measurements of one operation.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Sampled {
@@ -503,6 +516,19 @@ mod tests {
             },
             tsc: None,
             tsc_ticks_per_ns: None,
+        }
+    }
+
+    #[test]
+    fn stop_reason_names_match_the_json() {
+        for r in [
+            StopReason::Precision,
+            StopReason::Budget,
+            StopReason::MaxSamples,
+            StopReason::BelowMinimum,
+            StopReason::RoundsDisagree,
+        ] {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
         }
     }
 

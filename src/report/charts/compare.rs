@@ -4,8 +4,8 @@
 //! changes (verdict faster or slower), hollow ones within noise.
 
 use super::{
-    err, label_style, legend_row, op_color, pair_label, text_width, truncate, LegendEntry, Shape,
-    Ticked, FONT, MEDIUM, SMALL,
+    err, label_style, legend_row, op_color, pair_label, truncate, LegendEntry, Shape, Ticked, FONT,
+    MEDIUM, SMALL,
 };
 use crate::compare::Report;
 use crate::measure::sampler::Op;
@@ -85,12 +85,7 @@ pub fn chart(
         .iter()
         .map(|(a, i)| truncate(&pair_label(a, i), 44))
         .collect();
-    let label_w = labels
-        .iter()
-        .map(|l| text_width(l, SMALL))
-        .max()
-        .unwrap_or(0)
-        + 16;
+    let label_w = super::label_column_width(&labels);
     let n = pairs.len();
     let height = (110 + n as i32 * ROW) as u32;
     let (lo, hi) = range(report);
@@ -104,10 +99,7 @@ pub fn chart(
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let mut keys: Vec<LegendEntry> = ops
-            .iter()
-            .map(|op| LegendEntry::new(op.as_str(), op_color(*op), Shape::Circle))
-            .collect();
+        let mut keys: Vec<LegendEntry> = super::op_legend(&ops, Shape::Circle);
         let grey = RGBColor(0x55, 0x55, 0x55);
         keys.push(LegendEntry::new("significant change", grey, Shape::Circle));
         keys.push(LegendEntry {
@@ -127,13 +119,7 @@ pub fn chart(
                 Ticked::new(0.0, n as f64, centres),
             )
             .map_err(err)?;
-        let row_label = |y: &f64| {
-            let i = n as i64 - 1 - y.floor() as i64;
-            usize::try_from(i)
-                .ok()
-                .and_then(|i| labels.get(i).cloned())
-                .unwrap_or_default()
-        };
+        let row_label = |y: &f64| super::row_label(&labels, *y);
         let times = |x: &f64| format!("{x}×");
         chart
             .configure_mesh()

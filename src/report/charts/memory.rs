@@ -4,7 +4,7 @@
 
 use super::{
     binary_bounds, binary_ticks, bytes_tick, err, label_style, legend_row, op_color, pair_label,
-    text_width, truncate, LegendEntry, Shape, Ticked, FONT, MEDIUM, SMALL,
+    truncate, LegendEntry, Shape, Ticked, FONT, MEDIUM, SMALL,
 };
 use crate::measure::sampler::Op;
 use crate::report::doc::Chart;
@@ -34,12 +34,7 @@ pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
         .iter()
         .map(|r| truncate(&pair_label(&r.algorithm, &r.implementation), 40))
         .collect();
-    let label_w = labels
-        .iter()
-        .map(|l| text_width(l, SMALL))
-        .max()
-        .unwrap_or(0)
-        + 16;
+    let label_w = super::label_column_width(&labels);
     let n = rows.len();
     let height = (110 + n as i32 * ROW) as u32;
     let panel_w = (WIDTH as i32 - label_w) / 2;
@@ -48,10 +43,7 @@ pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let keys: Vec<LegendEntry> = OPS
-            .iter()
-            .map(|op| LegendEntry::new(op.as_str(), op_color(*op), Shape::Block))
-            .collect();
+        let keys: Vec<LegendEntry> = super::op_legend(&OPS, Shape::Block);
         legend_row(&root, (label_w + 14, 16), &keys)?;
         let (_, body) = root.split_vertically(30);
         let (left, right) = body.split_horizontally(label_w + panel_w);
@@ -125,13 +117,7 @@ fn panel(
             Ticked::new(0.0, n as f64, centres),
         )
         .map_err(err)?;
-    let row_label = |y: &f64| {
-        let i = n as i64 - 1 - y.floor() as i64;
-        usize::try_from(i)
-            .ok()
-            .and_then(|i| labels.get(i).cloned())
-            .unwrap_or_default()
-    };
+    let row_label = |y: &f64| super::row_label(labels, *y);
     let bytes = |v: &f64| bytes_tick(*v);
     let mut mesh = chart.configure_mesh();
     mesh.disable_y_mesh()

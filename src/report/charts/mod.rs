@@ -343,6 +343,33 @@ pub fn legend_row(
     Ok(x)
 }
 
+/// Width of a column of row labels: the widest label plus padding.
+pub fn label_column_width(labels: &[String]) -> i32 {
+    labels
+        .iter()
+        .map(|l| text_width(l, SMALL))
+        .max()
+        .unwrap_or(0)
+        + 16
+}
+
+/// The label of the row drawn at `y` on a horizontal-bar chart whose row `i` is drawn at
+/// `n - 1 - i`, so that the first row is on top.
+pub fn row_label(labels: &[String], y: f64) -> String {
+    let i = labels.len() as i64 - 1 - y.floor() as i64;
+    usize::try_from(i)
+        .ok()
+        .and_then(|i| labels.get(i).cloned())
+        .unwrap_or_default()
+}
+
+/// One legend key per operation, in the operations' colours.
+pub fn op_legend(ops: &[Op], shape: Shape) -> Vec<LegendEntry> {
+    ops.iter()
+        .map(|op| LegendEntry::new(op.as_str(), op_color(*op), shape))
+        .collect()
+}
+
 /// Decade bounds around `[min, max]` (both positive): the powers of ten at or below `min` and
 /// at or above `max`, at least one decade apart.
 pub fn decades(min: f64, max: f64) -> (f64, f64) {

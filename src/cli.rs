@@ -6,9 +6,29 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "kembench", version, about, long_about = None)]
 pub struct Cli {
+    /// The results store: an SQLite file path, or a postgres:// URL (missing parts come from
+    /// PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE). Default:
+    /// $XDG_DATA_HOME/kembench/results.sqlite (~/.local/share/kembench/results.sqlite).
+    #[arg(
+        long,
+        global = true,
+        env = "KEMBENCH_STORE",
+        hide_env_values = true,
+        value_name = "PATH|URL"
+    )]
+    pub store: Option<String>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// The store to use: `--store`, `KEMBENCH_STORE`, or the default path.
+    pub fn store_spec(&self) -> String {
+        self.store
+            .clone()
+            .unwrap_or_else(|| crate::store::default_path().display().to_string())
+    }
 }
 
 /// The subcommands.
@@ -43,13 +63,15 @@ pub enum Command {
         #[command(flatten)]
         args: ThroughputArgs,
     },
-    /// Compare two runs (`run --json` files): ratio of medians with a bootstrap interval and a
-    /// verdict per operation, and the environment differences above the table.
+    /// Compare two runs: ratio of medians with a bootstrap interval and a verdict per
+    /// operation, and the environment differences above the table. Each side is a run in the
+    /// store (an id or a unique part of one, `latest`, `latest~N`, `host:NAME` or `cpu:TEXT`
+    /// for the latest complete run on that host or CPU) or a `run --json` file.
     Compare {
-        /// The older run's JSON file.
-        old: std::path::PathBuf,
-        /// The newer run's JSON file.
-        new: std::path::PathBuf,
+        /// The older run.
+        old: String,
+        /// The newer run.
+        new: String,
         /// Changes smaller than this percentage are called noise.
         #[arg(long, default_value_t = 2.0)]
         noise: f64,
@@ -60,16 +82,48 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Build a report from result files: one self-contained HTML page (inline CSS, JS and
-    /// SVG charts, nothing fetched) or Markdown with one SVG file per chart. There is no
-    /// results store yet, so the report reads JSON files only: those written by
-    /// `run --json` and `throughput --json`. With several run files, the first is the baseline
-    /// of a comparison and the last is the one charted.
+    /// List the runs in the store, newest first: id, status, time, host, CPU, selection and
+    /// how many benchmarks are stored (and how many of them did not end well).
+    Runs {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Show at most this many runs.
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+    },
+    /// Show one stored run: its environment, configuration and table.
+    Show {
+        /// Run id (or a unique part), `latest`, `latest~N`, `host:NAME`, `cpu:TEXT`.
+        run: String,
+    },
+    /// Write one stored run as JSON (the `run --json` layout, raw samples included), CSV or
+    /// Markdown.
+    Export {
+        /// Run id (or a unique part), `latest`, `latest~N`, `host:NAME`, `cpu:TEXT`.
+        run: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
+        format: ExportFormat,
+        /// Write here instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
+    },
+    /// Load a results file written elsewhere (`run --json` or `throughput --json`) into the
+    /// store, after validating it.
+    Import {
+        /// The JSON file.
+        file: std::path::PathBuf,
+    },
+    /// Build a report from runs: one self-contained HTML page (inline CSS, JS and SVG
+    /// charts, nothing fetched) or Markdown with one SVG file per chart. With several latency
+    /// runs, the first is the baseline of a comparison and the last is the one charted.
     Report {
-        /// Result files (`run --json`, `throughput --json`), in any mix; runs are compared in
-        /// the order given.
-        #[arg(required = true, value_name = "FILE")]
-        files: Vec<std::path::PathBuf>,
+        /// Runs in the store (id or a unique part, `latest`, `latest~N`, `host:NAME`,
+        /// `cpu:TEXT`) or result files (`run --json`, `throughput --json`), in any mix; runs
+        /// are compared in the order given.
+        #[arg(required = true, value_name = "RUN|FILE")]
+        files: Vec<String>,
         /// Where to write: the HTML file (default report.html), or with `--format markdown` a
         /// directory for report.md and the SVG charts (default report/; created if missing).
         #[arg(short, long, value_name = "PATH")]
@@ -81,6 +135,9 @@ pub enum Command {
         #[arg(long, default_value_t = 2.0, value_name = "PCT")]
         noise: f64,
     },
+    /// One benchmark's worker process of `run` (internal).
+    #[command(hide = true)]
+    RunWorker,
     /// One process of `throughput --processes` (internal).
     #[command(hide = true)]
     ThroughputWorker {
@@ -146,6 +203,17 @@ pub struct RunArgs {
     /// Do not pin the measuring thread to the last logical CPU.
     #[arg(long)]
     pub no_pin: bool,
+    /// Seconds one step of a benchmark (preparing, one round, the final phases) may take
+    /// before its worker process is killed and the benchmark recorded as timed out.
+    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    pub step_timeout: f64,
+    /// Complete an interrupted run from the store: measure the benchmarks it did not finish,
+    /// with its original configuration (other measurement options are ignored).
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
+    /// Do not record the run in the results store.
+    #[arg(long)]
+    pub no_store: bool,
     /// Target half-width of the median's 95% confidence interval, in percent.
     #[arg(long, default_value_t = 1.0)]
     pub precision: f64,
@@ -225,9 +293,33 @@ pub struct ThroughputArgs {
     /// Operations (default: keygen, encaps, decaps, exchange).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub ops: Vec<crate::measure::sampler::Op>,
+    /// Do not record the run in the results store.
+    #[arg(long)]
+    pub no_store: bool,
     /// Result files.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// Formats of `kembench export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// Everything, raw samples and environment included (the `--json` layout).
+    Json,
+    /// One row per measurement.
+    Csv,
+    /// Markdown tables.
+    Markdown,
+}
+
+impl From<ExportFormat> for crate::export::Format {
+    fn from(f: ExportFormat) -> Self {
+        match f {
+            ExportFormat::Json => crate::export::Format::Json,
+            ExportFormat::Csv => crate::export::Format::Csv,
+            ExportFormat::Markdown => crate::export::Format::Markdown,
+        }
+    }
 }
 
 /// Selection of (algorithm, implementation) pairs, shared by every command.

@@ -4,8 +4,14 @@ use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
 
+/// The binary, with a results store of this test process's own (never the user's).
 fn kembench() -> Command {
-    Command::cargo_bin("kembench").unwrap()
+    let mut c = Command::cargo_bin("kembench").unwrap();
+    c.env(
+        "KEMBENCH_STORE",
+        std::env::temp_dir().join(format!("kembench-tests-{}.sqlite", std::process::id())),
+    );
+    c
 }
 
 #[test]

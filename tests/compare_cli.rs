@@ -5,8 +5,14 @@ use predicates::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// The binary, with a results store of this test process's own (never the user's).
 fn kembench() -> Command {
-    Command::cargo_bin("kembench").unwrap()
+    let mut c = Command::cargo_bin("kembench").unwrap();
+    c.env(
+        "KEMBENCH_STORE",
+        std::env::temp_dir().join(format!("kembench-tests-{}.sqlite", std::process::id())),
+    );
+    c
 }
 
 fn dir() -> PathBuf {
@@ -137,5 +143,5 @@ fn bad_files_give_clear_errors() {
         .arg(d.join("missing.json"))
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("reading"));
+        .stderr(predicate::str::contains("cannot read"));
 }

@@ -7,8 +7,14 @@ use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// The binary, with a results store of this test process's own (never the user's).
 fn kembench() -> Command {
-    Command::cargo_bin("kembench").unwrap()
+    let mut c = Command::cargo_bin("kembench").unwrap();
+    c.env(
+        "KEMBENCH_STORE",
+        std::env::temp_dir().join(format!("kembench-tests-{}.sqlite", std::process::id())),
+    );
+    c
 }
 
 fn tempdir(tag: &str) -> PathBuf {
@@ -93,7 +99,7 @@ fn html_report(dir: &Path) -> PathBuf {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "Report from 2 run files and 1 throughput file",
+            "Report from 2 runs and 1 throughput run",
         ));
     out
 }
@@ -208,12 +214,13 @@ fn bad_inputs_are_refused_with_clear_errors() {
 }
 
 #[test]
-fn help_says_the_report_reads_json_files_only() {
+fn help_says_the_report_reads_stored_runs_and_files() {
     kembench()
         .args(["report", "--help"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("no results store"))
+        .stdout(predicate::str::contains("Runs in the store"))
+        .stdout(predicate::str::contains("result files"))
         .stdout(predicate::str::contains("--format"))
         .stdout(predicate::str::contains("markdown"));
 }

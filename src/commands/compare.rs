@@ -1,50 +1,26 @@
-//! `kembench compare OLD.json NEW.json`: what changed between two runs, and is it real.
+//! `kembench compare A B`: what changed between two runs (stored or in files), and is it real.
 
 use crate::compare::{self, Report};
 use crate::output::{num, table, units};
-use crate::run::result::{RunRecord, SCHEMA_VERSION};
+use crate::record::Record;
+use crate::run::result::RunRecord;
 use crate::stats::Verdict;
-use anyhow::{bail, Context};
+use anyhow::bail;
 use comfy_table::{Cell, Color};
-use std::path::Path;
 use std::process::ExitCode;
 
-/// Reads and validates a `run --json` file.
-pub fn load_run(path: &Path) -> anyhow::Result<RunRecord> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes).with_context(|| {
-        format!(
-            "{} is not JSON (expected a file written by `kembench run --json`)",
-            path.display()
-        )
-    })?;
-    match v.get("kind").and_then(|k| k.as_str()) {
-        Some("kembench-run") => {}
-        Some(other) => bail!(
-            "{} holds a '{other}' record, not a run (`kembench run --json`)",
-            path.display()
-        ),
-        None => bail!(
-            "{} is not a kembench results file (no 'kind' field)",
-            path.display()
-        ),
+/// The run a selector names: a `run --json` file, or a run in the store.
+fn load_run(spec: &str, selector: &str) -> anyhow::Result<(String, RunRecord)> {
+    match super::store::load(spec, selector, Some("run"))? {
+        (name, Record::Run(r)) => Ok((name, *r)),
+        (name, Record::Throughput(_)) => {
+            bail!("{name} is a throughput run; compare reads latency runs (`kembench run`)")
+        }
     }
-    let version = v
-        .get("schema_version")
-        .and_then(|s| s.as_u64())
-        .unwrap_or(0);
-    if version > SCHEMA_VERSION as u64 {
-        bail!(
-            "{} was written by a newer kembench (schema {version}, this one reads up to {SCHEMA_VERSION}); upgrade kembench",
-            path.display()
-        );
-    }
-    serde_json::from_value(v)
-        .with_context(|| format!("{} is a malformed run record", path.display()))
 }
 
-fn print(r: &Report, old: &Path, new: &Path) {
-    println!("old: {}\nnew: {}", old.display(), new.display());
+fn print(r: &Report, old: &str, new: &str) {
+    println!("old: {old}\nnew: {new}");
     if r.differences.is_empty() {
         println!("Same environment and provider versions.");
     } else {
@@ -95,8 +71,9 @@ fn print(r: &Report, old: &Path, new: &Path) {
 
 /// Runs `compare`.
 pub fn run(
-    old: &Path,
-    new: &Path,
+    spec: &str,
+    old: &str,
+    new: &str,
     noise_pct: f64,
     fail_on: Option<f64>,
     json: bool,
@@ -104,12 +81,12 @@ pub fn run(
     if !(0.0..100.0).contains(&noise_pct) {
         bail!("--noise is a percentage between 0 and 100, got {noise_pct}");
     }
-    let (a, b) = (load_run(old)?, load_run(new)?);
+    let ((old, a), (new, b)) = (load_run(spec, old)?, load_run(spec, new)?);
     let report = compare::compare(&a, &b, noise_pct / 100.0);
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print(&report, old, new);
+        print(&report, &old, &new);
     }
     if let Some(pct) = fail_on {
         let reg = report.regressions(pct);

@@ -4,6 +4,7 @@ mod compare;
 mod list;
 mod report;
 mod run;
+mod store;
 mod throughput;
 mod verify;
 
@@ -28,23 +29,33 @@ fn environment_for(impls: &[std::sync::Arc<dyn crate::kem::Kem>]) -> crate::env:
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let spec = cli.store_spec();
     match cli.command {
         Command::List { filter, json } => list::run(&filter, json),
-        Command::Run { filter, args } => run::run(&filter, &args),
+        Command::Run { filter, args } => run::run(&filter, &args, &spec),
+        Command::RunWorker => crate::run::worker::serve().map(|()| ExitCode::SUCCESS),
         Command::Compare {
             old,
             new,
             noise,
             fail_on_regression,
             json,
-        } => compare::run(&old, &new, noise, fail_on_regression, json),
+        } => compare::run(&spec, &old, &new, noise, fail_on_regression, json),
+        Command::Runs { json, limit } => store::runs(&spec, json, limit),
+        Command::Show { run } => store::show(&spec, &run),
+        Command::Export {
+            run,
+            format,
+            output,
+        } => store::export(&spec, &run, format, output.as_deref()),
+        Command::Import { file } => store::import(&spec, &file),
         Command::Report {
             files,
             output,
             format,
             noise,
-        } => report::run(&files, output.as_deref(), format, noise),
-        Command::Throughput { filter, args } => throughput::run(&filter, &args),
+        } => report::run(&spec, &files, output.as_deref(), format, noise),
+        Command::Throughput { filter, args } => throughput::run(&filter, &args, &spec),
         Command::ThroughputWorker {
             label,
             op,

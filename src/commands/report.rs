@@ -1,4 +1,4 @@
-//! `kembench report FILE...`: an HTML (or Markdown) report from result files.
+//! `kembench report RUN...`: an HTML (or Markdown) report from stored runs or result files.
 
 use crate::report::{self, data::Dataset, Format};
 use anyhow::bail;
@@ -7,7 +7,8 @@ use std::process::ExitCode;
 
 /// Runs `report`.
 pub fn run(
-    files: &[PathBuf],
+    spec: &str,
+    inputs: &[String],
     output: Option<&Path>,
     format: Format,
     noise_pct: f64,
@@ -15,11 +16,16 @@ pub fn run(
     if !(0.0..100.0).contains(&noise_pct) {
         bail!("--noise is a percentage between 0 and 100, got {noise_pct}");
     }
-    let data = Dataset::load(files)?;
+    let mut records = Vec::with_capacity(inputs.len());
+    for i in inputs {
+        let (name, r) = super::store::load(spec, i, None)?;
+        records.push((PathBuf::from(name), r));
+    }
+    let data = Dataset::from_records(records);
     let out = output.map_or_else(|| format.default_output(), Path::to_path_buf);
     let written = report::write(&data, format, &out, noise_pct / 100.0)?;
     println!(
-        "Report from {} run file{} and {} throughput file{}: {}",
+        "Report from {} run{} and {} throughput run{}: {}",
         data.runs.len(),
         if data.runs.len() == 1 { "" } else { "s" },
         data.throughputs.len(),

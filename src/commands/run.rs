@@ -1,5 +1,6 @@
 //! `kembench run`: measure, show a table, write result files as each benchmark finishes.
 
+use super::store::Recorder;
 use crate::cli::{FilterArgs, RunArgs};
 use crate::export;
 use crate::kem::registry::Registry;
@@ -9,15 +10,20 @@ use crate::measure::heap;
 use crate::measure::sampler::{Op, SamplerConfig, StopReason};
 use crate::measure::timer::Timers;
 use crate::output::{num, table, units};
+use crate::record::Record;
 use crate::run::result::{
-    now_rfc3339, BenchResult, OperationResult, RunConfig, RunRecord, SCHEMA_VERSION,
+    now_rfc3339, BenchResult, FailureKind, OperationResult, RunConfig, RunRecord, SCHEMA_VERSION,
 };
 use crate::run::{self, suite, Event};
+use crate::store::{self, records, RunStatus, Store};
 use anyhow::{bail, Context};
 use comfy_table::{Cell, Color};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::HashSet;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Picks the implementations: the filters when given, else `--all` or the default suite.
 fn select(
@@ -112,7 +118,8 @@ fn note(o: &OperationResult) -> String {
     n.join(", ")
 }
 
-fn print_table(results: &[BenchResult]) {
+/// The console table of a run's results.
+pub(super) fn print_table(results: &[BenchResult]) {
     let mut t = table(&[
         "algorithm",
         "implementation",
@@ -131,11 +138,20 @@ fn print_table(results: &[BenchResult]) {
         "note",
     ]);
     for r in results {
+        let failure = r.failure.as_ref().map(|f| {
+            let what = match f.kind {
+                FailureKind::Crashed => "CRASHED",
+                FailureKind::TimedOut => "TIMED OUT",
+                FailureKind::Interrupted => "INTERRUPTED",
+            };
+            format!("{what}: {}", f.detail)
+        });
         if r.operations.is_empty() {
-            let why = match &r.correctness {
-                crate::verify::Outcome::Fail(w) => {
+            let why = match (&r.correctness, &failure) {
+                (crate::verify::Outcome::Fail(w), _) => {
                     format!("NOT TIMED: correctness check failed: {w}")
                 }
+                (_, Some(f)) => f.clone(),
                 _ => format!("NOT MEASURED: {}", r.error.as_deref().unwrap_or("unknown")),
             };
             t.add_row(vec![
@@ -178,6 +194,13 @@ fn print_table(results: &[BenchResult]) {
                 Cell::new(format!("STOPPED: {e}")).fg(Color::Red),
             ]);
         }
+        if let Some(f) = failure {
+            t.add_row(vec![
+                Cell::new(&r.algorithm),
+                Cell::new(&r.implementation),
+                Cell::new(f).fg(Color::Red),
+            ]);
+        }
     }
     println!("{t}");
 }
@@ -203,7 +226,8 @@ fn describe_ops(
     out
 }
 
-fn print_footer(record: &RunRecord) {
+/// Timers, counters, heap, drift and cut-short notes below the table.
+pub(super) fn print_footer(record: &RunRecord) {
     let t = &record.timers;
     println!(
         "Timers: clock resolution {} / read {}{}.",
@@ -262,8 +286,35 @@ fn print_footer(record: &RunRecord) {
     }
 }
 
+/// Ctrl-C presses during this process's run: one stops after the step in progress, two stop
+/// at once.
+static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
+
+fn install_ctrl_c() {
+    let r = ctrlc::set_handler(|| {
+        let n = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
+        if n == 1 {
+            eprintln!("\nCtrl-C: stopping after the step in progress and keeping everything measured (Ctrl-C again to stop at once)");
+        } else {
+            eprintln!("\nCtrl-C again: stopping now");
+        }
+    });
+    if let Err(e) = r {
+        eprintln!("warning: cannot catch Ctrl-C ({e}); an interrupted run keeps only what was already stored");
+    }
+}
+
 /// Runs `run`.
-pub fn run(filter: &FilterArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
+pub fn run(filter: &FilterArgs, args: &RunArgs, store_spec: &str) -> anyhow::Result<ExitCode> {
+    if !(args.step_timeout > 0.0 && args.step_timeout.is_finite()) {
+        bail!(
+            "--step-timeout must be a positive number of seconds, got {}",
+            args.step_timeout
+        );
+    }
+    if let Some(sel) = &args.resume {
+        return resume(sel, args, store_spec);
+    }
     let cfg = sampler_config(args)?;
     let registry = Registry::new(filter.include_mock);
     let (impls, selection) = select(&registry, filter, args.all)?;
@@ -273,13 +324,14 @@ pub fn run(filter: &FilterArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
         args.ops.clone()
     };
     args.output.check_dirs()?;
-    let outputs = args.output.files();
+    let run_id = store::new_run_id();
+    // Open the store before measuring: a bad store is an error now, not after the run.
+    let mut recorder = Recorder::open(store_spec, !args.no_store, &run_id)?;
 
     let environment = super::environment_for(&impls);
     for l in environment.summary_lines() {
         println!("{l}");
     }
-
     let pinned_cpu = if args.no_pin {
         None
     } else {
@@ -291,6 +343,9 @@ pub fn run(filter: &FilterArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
     let counters_unavailable = Pmu::open().err();
     let mut record = RunRecord {
         schema_version: SCHEMA_VERSION,
+        run_id: Some(run_id.clone()),
+        interrupted: false,
+        resumed_at: Vec::new(),
         kind: "kembench-run".into(),
         started_at: now_rfc3339(),
         finished_at: None,
@@ -304,6 +359,9 @@ pub fn run(filter: &FilterArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
             operations: ops.clone(),
             sampler: cfg.clone(),
             pinned_cpu,
+            include_mock: filter.include_mock,
+            planned: impls.iter().map(|k| k.meta().label()).collect(),
+            step_timeout_s: Some(args.step_timeout),
         },
         environment,
         timers,
@@ -311,51 +369,206 @@ pub fn run(filter: &FilterArgs, args: &RunArgs) -> anyhow::Result<ExitCode> {
         heap_includes_c_allocations: heap::interposer_active(),
         results: Vec::new(),
     };
+    recorder.begin(records::run_row(&record));
+    if let Some(at) = recorder.location() {
+        println!("Run {run_id}, recorded in {at}");
+    }
+    let plan = run::Plan {
+        impls,
+        ops,
+        cfg,
+        timers,
+        pin: pinned_cpu,
+        include_mock: filter.include_mock,
+        step_timeout: Duration::from_secs_f64(args.step_timeout),
+        exe: std::env::current_exe().context("locating the kembench binary for its workers")?,
+    };
+    execute(&mut record, &plan, &mut recorder, &args.output.files())
+}
 
-    let rounds = cfg.rounds.max(1);
-    let prepare_steps = (impls.len() * ops.len()) as u64;
-    let total = prepare_steps * (rounds as u64 + 2);
+/// Whether `here` is the machine and build a run was made on; the first difference if not.
+fn same_machine(run: &crate::env::Environment, here: &crate::env::Environment) -> Option<String> {
+    let pairs = [
+        ("host", &run.hostname, &here.hostname),
+        ("CPU", &run.cpu.model, &here.cpu.model),
+        (
+            "kembench version",
+            &run.build.kembench_version,
+            &here.build.kembench_version,
+        ),
+        (
+            "kembench commit",
+            &run.build.git_commit,
+            &here.build.git_commit,
+        ),
+    ];
+    pairs
+        .iter()
+        .find(|(_, a, b)| a != b)
+        .map(|(what, a, b)| format!("{what} was {a}, is {b}"))
+}
+
+/// `run --resume RUN`: measures the planned benchmarks the run has no final result for.
+fn resume(selector: &str, args: &RunArgs, store_spec: &str) -> anyhow::Result<ExitCode> {
+    if args.no_store {
+        bail!("--resume continues a run from the results store; it cannot be used with --no-store");
+    }
+    args.output.check_dirs()?;
+    let mut st = Store::open(store_spec)?;
+    let id = st.resolve(selector, Some("run"))?;
+    let stored = st.load(&id)?;
+    if stored.summary.status == RunStatus::Complete.as_str() {
+        bail!("run {id} is complete; there is nothing to resume");
+    }
+    let Record::Run(mut record) = store::records::record(&stored)? else {
+        bail!("run {id} is not a `kembench run`");
+    };
+    let here = crate::env::Environment::collect();
+    if let Some(diff) = same_machine(&record.environment, &here) {
+        bail!("run {id} was measured on another machine or build ({diff}); resuming it here would mix the two. Start a new run instead");
+    }
+    let finished: HashSet<String> = record
+        .results
+        .iter()
+        .filter(|r| {
+            r.failure
+                .as_ref()
+                .is_none_or(|f| f.kind != FailureKind::Interrupted)
+        })
+        .map(BenchResult::label)
+        .collect();
+    let registry = Registry::new(record.config.include_mock);
+    let mut impls = Vec::new();
+    for label in record
+        .config
+        .planned
+        .iter()
+        .filter(|l| !finished.contains(*l))
+    {
+        match registry.all().iter().find(|k| &k.meta().label() == label) {
+            Some(k) => impls.push(k.clone()),
+            None => eprintln!("warning: {label} is not in this build; it stays unmeasured"),
+        }
+    }
+    println!(
+        "Resuming run {id}: {} of {} benchmarks to measure ({} already finished)",
+        impls.len(),
+        record.config.planned.len(),
+        finished.len()
+    );
+    record.resumed_at.push(now_rfc3339());
+    let c = &record.config;
+    let plan = run::Plan {
+        impls,
+        ops: c.operations.clone(),
+        cfg: c.sampler.clone(),
+        timers: record.timers,
+        pin: c.pinned_cpu,
+        include_mock: c.include_mock,
+        step_timeout: Duration::from_secs_f64(c.step_timeout_s.unwrap_or(args.step_timeout)),
+        exe: std::env::current_exe().context("locating the kembench binary for its workers")?,
+    };
+    let mut recorder = Recorder::with(st, &id);
+    execute(&mut record, &plan, &mut recorder, &args.output.files())
+}
+
+/// Measures `plan` into `record`, storing and writing each benchmark as it finishes, then
+/// prints the table.
+fn execute(
+    record: &mut RunRecord,
+    plan: &run::Plan,
+    recorder: &mut Recorder,
+    outputs: &[(export::Format, std::path::PathBuf)],
+) -> anyhow::Result<ExitCode> {
+    install_ctrl_c();
+    let rounds = plan.cfg.rounds.max(1) as u64;
+    let total = plan.impls.len() as u64 * (2 + rounds * plan.ops.len() as u64);
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
             .context("progress bar template")?,
     );
-    let (tx, rx) = std::sync::mpsc::channel();
-    let worker = run::spawn(impls, ops.clone(), cfg, timers, pinned_cpu, tx);
-    let mut failed = false;
-    for ev in rx {
-        match ev {
-            Event::Started(label, op, round) => {
-                bar.inc(1);
-                let phase = match round {
-                    0 if bar.position() <= prepare_steps => "preparing".to_string(),
-                    r if r >= rounds => "counters, heap, stack".to_string(),
-                    r => format!("round {}/{rounds}", r + 1),
-                };
-                bar.set_message(format!("{label} {} ({phase})", op.as_str()));
+    let mut write_error = None;
+    let interrupted = run::measure_all(plan, &INTERRUPTS, &mut |ev| match ev {
+        Event::Step(label, what) => {
+            bar.inc(1);
+            bar.set_message(format!("{label} {what}"));
+        }
+        Event::Finished(r) => {
+            if let Some(f) = &r.failure {
+                bar.suspend(|| eprintln!("{}: {}", r.label(), f.detail));
             }
-            Event::Finished(r) => {
-                failed |= r.correctness.failed() || r.error.is_some();
-                record.results.push(*r);
-                // Write after every benchmark: a crash or Ctrl-C later loses nothing measured.
-                for (fmt, path) in &outputs {
-                    export::write(*fmt, &record, path)?;
+            recorder.put(records::bench_result(&r));
+            match record.results.iter_mut().find(|x| x.label() == r.label()) {
+                Some(slot) => *slot = *r,
+                None => record.results.push(*r),
+            }
+            // Files too are rewritten after every benchmark.
+            for (fmt, path) in outputs {
+                if let Err(e) = export::write(*fmt, record, path) {
+                    write_error.get_or_insert(e);
                 }
             }
         }
-    }
+    });
     bar.finish_and_clear();
-    if worker.join().is_err() {
-        eprintln!("error: the measuring thread panicked; results so far are kept");
-        failed = true;
+    // Benchmarks finish in any order (failures first); list them as planned.
+    let position = |r: &BenchResult| {
+        let l = r.label();
+        record.config.planned.iter().position(|p| *p == l)
+    };
+    let mut results = std::mem::take(&mut record.results);
+    results.sort_by_key(|r| position(r).unwrap_or(usize::MAX));
+    record.results = results;
+    record.interrupted = interrupted;
+    record.finished_at = (!interrupted).then(now_rfc3339);
+    let status = if interrupted {
+        RunStatus::Interrupted
+    } else {
+        RunStatus::Complete
+    };
+    recorder.finish(
+        status,
+        record.finished_at.as_deref(),
+        records::run_header(record),
+    );
+    if !recorder.ok() {
+        recorder.rescue(&export::Format::Json.exporter().serialize(record)?);
     }
-    record.finished_at = Some(now_rfc3339());
-    for (fmt, path) in &outputs {
-        export::write(*fmt, &record, path)?;
+    for (fmt, path) in outputs {
+        export::write(*fmt, record, path)?;
         println!("wrote {}", path.display());
     }
+    if let Some(e) = write_error {
+        eprintln!("warning: a result file could not be written part-way: {e:#}");
+    }
     print_table(&record.results);
-    print_footer(&record);
+    print_footer(record);
+    let id = record.run_id.as_deref().unwrap_or("?");
+    if interrupted {
+        println!(
+            "Interrupted: {} of {} benchmarks finished.{}",
+            record
+                .results
+                .iter()
+                .filter(|r| r
+                    .failure
+                    .as_ref()
+                    .is_none_or(|f| f.kind != FailureKind::Interrupted))
+                .count(),
+            record.config.planned.len().max(record.results.len()),
+            if recorder.location().is_some() {
+                format!(" `kembench run --resume {id}` completes the run.")
+            } else {
+                String::new()
+            }
+        );
+        return Ok(ExitCode::from(130));
+    }
+    let failed = record
+        .results
+        .iter()
+        .any(|r| r.correctness.failed() || r.error.is_some() || r.failure.is_some());
     Ok(if failed {
         ExitCode::from(1)
     } else {

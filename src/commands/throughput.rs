@@ -1,5 +1,6 @@
 //! `kembench throughput` and its hidden worker-process mode.
 
+use super::store::Recorder;
 use crate::cli::{FilterArgs, ThroughputArgs};
 use crate::export::{write_atomic, Format};
 use crate::kem::registry::{Filter, Registry};
@@ -8,6 +9,7 @@ use crate::measure::sampler::{self, Op, SamplerConfig};
 use crate::measure::timer::Timers;
 use crate::output::{num, table, units};
 use crate::run::result::now_rfc3339;
+use crate::store::{records, RunStatus};
 use crate::throughput::calc::{self, Point};
 use crate::throughput::record::{
     OpThroughput, ThroughputConfig, ThroughputRecord, ThroughputResult, SCHEMA_VERSION,
@@ -161,7 +163,8 @@ fn cores(c: f64) -> String {
     }
 }
 
-fn print(record: &ThroughputRecord) {
+/// The console tables of a throughput run.
+pub(super) fn print(record: &ThroughputRecord) {
     let mut t = table(&[
         "algorithm",
         "implementation",
@@ -251,7 +254,11 @@ fn print(record: &ThroughputRecord) {
 }
 
 /// Runs `throughput`.
-pub fn run(filter: &FilterArgs, args: &ThroughputArgs) -> anyhow::Result<ExitCode> {
+pub fn run(
+    filter: &FilterArgs,
+    args: &ThroughputArgs,
+    store_spec: &str,
+) -> anyhow::Result<ExitCode> {
     if !(args.duration > 0.0 && args.duration.is_finite()) {
         bail!(
             "--duration must be a positive number of seconds, got {}",
@@ -278,10 +285,14 @@ pub fn run(filter: &FilterArgs, args: &ThroughputArgs) -> anyhow::Result<ExitCod
     };
     let registry = Registry::new(filter.include_mock);
     let impls = select(&registry, filter)?;
+    args.output.check_dirs()?;
+    let run_id = crate::store::new_run_id();
+    let mut recorder = Recorder::open(store_spec, !args.no_store, &run_id)?;
     let environment = super::environment_for(&impls);
     let timers = Timers::calibrate();
     let mut record = ThroughputRecord {
         schema_version: SCHEMA_VERSION,
+        run_id: Some(run_id.clone()),
         kind: "kembench-throughput".into(),
         started_at: now_rfc3339(),
         finished_at: None,
@@ -294,19 +305,33 @@ pub fn run(filter: &FilterArgs, args: &ThroughputArgs) -> anyhow::Result<ExitCod
             processes: args.processes,
             target_rate: args.target_rate,
             operations: ops.clone(),
+            planned: impls.iter().map(|k| k.meta().label()).collect(),
         },
         environment,
         results: Vec::new(),
     };
+    recorder.begin(records::throughput_row(&record));
+    if let Some(at) = recorder.location() {
+        println!("Run {run_id}, recorded in {at}");
+    }
     let mut failed = false;
     for k in &impls {
         eprintln!("throughput: {} ...", k.meta().label());
         let r = measure_one(k, &ops, args, filter.include_mock, &timers, &threads, cpus);
         failed |= r.error.is_some();
+        recorder.put(records::throughput_result(&r));
         record.results.push(r);
         save(&record, args)?;
     }
     record.finished_at = Some(now_rfc3339());
+    recorder.finish(
+        RunStatus::Complete,
+        record.finished_at.as_deref(),
+        records::throughput_row(&record).map(|r| r.header_json),
+    );
+    if !recorder.ok() {
+        recorder.rescue(&record.to_json()?);
+    }
     save(&record, args)?;
     print(&record);
     Ok(if failed {

@@ -105,6 +105,7 @@ pub fn run() -> RunRecord {
             op(Op::Exchange, 23_000.0, none),
         ],
         error: None,
+        failure: None,
     };
     good.fill_shares();
     let bad = BenchResult {
@@ -115,6 +116,9 @@ pub fn run() -> RunRecord {
     };
     RunRecord {
         schema_version: SCHEMA_VERSION,
+        run_id: None,
+        interrupted: false,
+        resumed_at: Vec::new(),
         kind: "kembench-run".into(),
         started_at: "2026-11-22T12:00:00Z".into(),
         finished_at: Some("2026-11-22T12:01:00Z".into()),
@@ -128,6 +132,12 @@ pub fn run() -> RunRecord {
             operations: Op::ALL.to_vec(),
             sampler: SamplerConfig::default(),
             pinned_cpu: Some(1),
+            include_mock: true,
+            planned: vec![
+                "MockKEM@mock/correct".into(),
+                "MockKEM@mock/<broken>".into(),
+            ],
+            step_timeout_s: Some(120.0),
         },
         environment: environment(),
         timers: Timers {

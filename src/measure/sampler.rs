@@ -373,6 +373,11 @@ impl<'a> OpSampler<'a> {
         self.op
     }
 
+    /// Samples taken so far.
+    pub fn samples(&self) -> usize {
+        self.samples_ns.len()
+    }
+
     /// Whether the sample cap is reached.
     pub fn full(&self, cfg: &SamplerConfig) -> bool {
         self.samples_ns.len() >= cfg.max_samples

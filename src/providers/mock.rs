@@ -3,6 +3,13 @@
 //! `MockKEM` is a toy: pk = H(sk), ct = m xor H(pk), ss = H(m || ct). It is correct (round trip,
 //! implicit rejection, deterministic operations), fast and reproducible: randomness comes from a
 //! counter. `mock/broken` decapsulates to a wrong secret, so that `verify` must fail it.
+//!
+//! With `KEMBENCH_MOCK_FAULTS=1` in the environment, two more test the crash-safety of `run`:
+//! `mock/crash` raises SIGSEGV once it has encapsulated [`FAULT_AFTER`] times in a process,
+//! and `mock/hang` never returns from decapsulation after as many calls
+//! (`KEMBENCH_MOCK_FAULT_AFTER=N` changes the count). Both pass the quick correctness check
+//! first, so the fault strikes while they are being warmed up or timed. `mock/slow` is correct
+//! but sleeps a millisecond in every call, so that a run of it lasts long enough to interrupt.
 
 use crate::kem::catalog::MOCK;
 use crate::kem::{ImplMeta, Kem, KemError, SeedLens};
@@ -15,6 +22,30 @@ pub enum Behaviour {
     Correct,
     /// Decapsulation returns a secret that differs from encapsulation's.
     WrongSecret,
+    /// Encapsulation raises SIGSEGV after [`FAULT_AFTER`] calls in the process.
+    Crash,
+    /// Decapsulation never returns after [`FAULT_AFTER`] calls in the process.
+    Hang,
+    /// Correct, but every call sleeps a millisecond (a benchmark that takes a while).
+    Slow,
+}
+
+/// Calls before `mock/crash` and `mock/hang` misbehave (enough for the correctness check).
+pub const FAULT_AFTER: u64 = 2_000;
+
+/// Counts calls towards [`FAULT_AFTER`] (or `KEMBENCH_MOCK_FAULT_AFTER`); true once reached.
+fn fault_due() -> bool {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::OnceLock;
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    static AFTER: OnceLock<u64> = OnceLock::new();
+    let after = *AFTER.get_or_init(|| {
+        std::env::var("KEMBENCH_MOCK_FAULT_AFTER")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(FAULT_AFTER)
+    });
+    CALLS.fetch_add(1, Ordering::Relaxed) >= after
 }
 
 /// One mock implementation.
@@ -49,6 +80,12 @@ impl Mock {
         }
     }
 
+    fn pause(&self) {
+        if self.behaviour == Behaviour::Slow {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     fn next_random(&self, label: &[u8]) -> [u8; 32] {
         // A per-thread counter: throughput threads must not share a written cache line.
         thread_local!(static COUNTER: std::cell::Cell<u64> = const { std::cell::Cell::new(0) });
@@ -67,16 +104,36 @@ impl Kem for Mock {
     }
 
     fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
+        self.pause();
         let seed = self.next_random(b"keygen");
         self.keypair_derand_raw(&seed, pk, sk)
     }
 
     fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
+        if self.behaviour == Behaviour::Crash && fault_due() {
+            // SAFETY: setrlimit and raise are async-signal-safe libc calls with valid
+            // arguments; no core file is wanted from a deliberate crash.
+            unsafe {
+                let none = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                libc::setrlimit(libc::RLIMIT_CORE, &none);
+                libc::raise(libc::SIGSEGV);
+            }
+        }
+        self.pause();
         let m = self.next_random(b"encaps");
         self.encaps_derand_raw(pk, &m, ct, ss)
     }
 
     fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+        if self.behaviour == Behaviour::Hang && fault_due() {
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+        }
+        self.pause();
         let pk = h(&[sk]);
         let m = xor(&h(&[b"mask", &pk]), ct);
         let mut k = h(&[b"ss", &m, ct]);
@@ -119,10 +176,17 @@ impl Kem for Mock {
     }
 }
 
-/// The mock implementations: one correct, one broken.
+/// The mock implementations: one correct, one broken, and with `KEMBENCH_MOCK_FAULTS=1` one
+/// that crashes, one that hangs and one that is slow.
 pub fn implementations() -> Vec<Box<dyn Kem>> {
-    vec![
+    let mut v: Vec<Box<dyn Kem>> = vec![
         Box::new(Mock::new("correct", Behaviour::Correct)),
         Box::new(Mock::new("broken", Behaviour::WrongSecret)),
-    ]
+    ];
+    if std::env::var("KEMBENCH_MOCK_FAULTS").is_ok_and(|v| v == "1") {
+        v.push(Box::new(Mock::new("crash", Behaviour::Crash)));
+        v.push(Box::new(Mock::new("hang", Behaviour::Hang)));
+        v.push(Box::new(Mock::new("slow", Behaviour::Slow)));
+    }
+    v
 }

@@ -1,7 +1,7 @@
-//! `kembench report`: a report built from result files written by `kembench run --json` and
-//! `kembench throughput --json` (there is no results store yet, so files are the only input).
+//! `kembench report`: a report built from runs, stored or in files written by
+//! `kembench run --json` and `kembench throughput --json`.
 //!
-//! - [`data`] loads the files, told apart by their `kind`, with their schema version checked;
+//! - [`data`] gathers the runs (records told apart by their `kind`, schema version checked);
 //! - [`summary`] ranks implementations and algorithms (pure functions of a run);
 //! - [`charts`] draws each chart with plotters into an SVG string;
 //! - [`sections`] assembles the [`doc::Document`], which [`html`] renders as one

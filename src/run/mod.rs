@@ -1,20 +1,26 @@
-//! `run`: measure every selected implementation, one at a time, after a quick correctness
-//! check, on one worker thread with a large stack.
+//! `run`: measure every selected implementation after a quick correctness check, each in its
+//! own worker process (a crash or hang there ends only that benchmark), in interleaved rounds.
 
+pub mod protocol;
 pub mod result;
 pub mod suite;
+pub mod supervisor;
+pub mod worker;
 
 use crate::kem::Kem;
-use crate::measure::counters::Pmu;
-use crate::measure::sampler::{self, Op, SamplerConfig};
+use crate::measure::sampler::{Op, SamplerConfig};
 use crate::measure::timer::Timers;
 use crate::verify::{self, Outcome};
+use protocol::{Init, Reply, Request};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use result::{BenchResult, OperationResult};
+use result::{BenchResult, Failure, FailureKind};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
+use supervisor::{Ended, Worker};
 
 /// The quick gate before timing: a few round trips and the canary check. The full gate is
 /// `kembench verify`.
@@ -30,15 +36,16 @@ pub fn quick_check(k: &dyn Kem) -> Outcome {
     }
 }
 
-/// What the worker reports while it runs.
+/// What `measure_all` reports while it runs.
 pub enum Event {
-    /// Measuring `label`'s `op` now, in round `round` (0-based).
-    Started(String, Op, usize),
-    /// One implementation is done.
+    /// Now working on `label`: `what` (`preparing`, `encaps round 2/5`, ...).
+    Step(String, String),
+    /// One benchmark is done (measured, failed, or stopped); store it now.
     Finished(Box<BenchResult>),
 }
 
-fn new_result(k: &dyn Kem) -> BenchResult {
+/// A result with the implementation's sizes and no measurements yet.
+pub fn skeleton(k: &dyn Kem, correctness: Outcome) -> BenchResult {
     let m = k.meta();
     let a = m.algorithm;
     BenchResult {
@@ -52,86 +59,224 @@ fn new_result(k: &dyn Kem) -> BenchResult {
         ct_bytes: a.ct_len,
         ss_bytes: a.ss_len,
         wire_bytes: a.wire_bytes(),
-        correctness: quick_check(k),
+        correctness,
         operations: Vec::new(),
         error: None,
+        failure: None,
     }
 }
 
-/// Measures every implementation: quick checks, then `cfg.rounds` rounds in which every
-/// (implementation, operation) gets its share of the budget in a freshly shuffled order, then
-/// the counted, heap and stack phases. `emit` receives events as they happen.
-pub fn measure_all(
-    impls: &[Arc<dyn Kem>],
-    ops: &[Op],
-    cfg: &SamplerConfig,
-    timers: &Timers,
-    pmu: &mut Result<Pmu, String>,
-    emit: &mut dyn FnMut(Event),
-) {
-    let rounds = cfg.rounds.max(1);
-    let mut results: Vec<BenchResult> = impls.iter().map(|k| new_result(k.as_ref())).collect();
-    // Prepared samplers: (implementation index, sampler).
-    let mut samplers: Vec<(usize, sampler::OpSampler<'_>)> = Vec::new();
-    for (i, k) in impls.iter().enumerate() {
-        if results[i].correctness.failed() {
-            continue;
+/// What to measure and how.
+pub struct Plan {
+    /// The implementations (the parent reads only their descriptions).
+    pub impls: Vec<Arc<dyn Kem>>,
+    /// Operations.
+    pub ops: Vec<Op>,
+    /// Sampling knobs.
+    pub cfg: SamplerConfig,
+    /// The run's timer calibration.
+    pub timers: Timers,
+    /// CPU the measuring threads are pinned to.
+    pub pin: Option<usize>,
+    /// Whether the mock implementations are offered (workers must build the same registry).
+    pub include_mock: bool,
+    /// Longest a worker may take over one step.
+    pub step_timeout: Duration,
+    /// The kembench binary that workers run.
+    pub exe: PathBuf,
+}
+
+/// One benchmark in flight.
+struct Slot {
+    worker: Option<Worker>,
+    result: BenchResult,
+    ops: Vec<Op>,
+    /// Emitted (finished, failed or never started).
+    done: bool,
+}
+
+fn failure(ended: &Ended, during: &str) -> Failure {
+    let (kind, signal, exit_code) = match ended {
+        Ended::Died { signal, code } => (FailureKind::Crashed, *signal, *code),
+        Ended::Garbled(_) => (FailureKind::Crashed, None, None),
+        Ended::TimedOut => (FailureKind::TimedOut, None, None),
+        Ended::Aborted => (FailureKind::Interrupted, None, None),
+    };
+    Failure {
+        kind,
+        signal,
+        signal_name: signal.map(supervisor::signal_name),
+        exit_code,
+        during: during.to_string(),
+        detail: format!("the benchmark's worker process {ended} during {during}"),
+    }
+}
+
+impl Slot {
+    fn fail(&mut self, ended: &Ended, during: &str, emit: &mut dyn FnMut(Event)) {
+        if let Some(mut w) = self.worker.take() {
+            w.kill();
         }
-        for &op in ops {
-            emit(Event::Started(k.meta().label(), op, 0));
-            match sampler::OpSampler::prepare(k.as_ref(), op, cfg, timers) {
-                Ok(s) => samplers.push((i, s)),
-                Err(e) => {
-                    results[i].error = Some(format!("{}: {e}", op.as_str()));
-                    break;
-                }
+        self.result.failure = Some(failure(ended, during));
+        self.done = true;
+        emit(Event::Finished(Box::new(self.result.clone())));
+    }
+
+    fn call(
+        &mut self,
+        req: &Request,
+        plan: &Plan,
+        abort: &dyn Fn() -> bool,
+        during: &str,
+        emit: &mut dyn FnMut(Event),
+    ) -> Option<Reply> {
+        let w = self.worker.as_mut()?;
+        match w.call(req, plan.step_timeout, abort) {
+            Ok(Reply::Fatal(why)) => {
+                self.fail(&Ended::Garbled(why), during, emit);
+                None
+            }
+            Ok(r) => Some(r),
+            Err(e) => {
+                self.fail(&e, during, emit);
+                None
             }
         }
-        samplers.retain(|(j, _)| results[*j].error.is_none() || *j != i);
     }
-    let budget = Duration::from_secs_f64(cfg.time_budget_s / rounds as f64);
-    let min_per_round = cfg.min_samples.div_ceil(rounds).max(3);
-    let mut rng = SmallRng::seed_from_u64(0x6b656d62);
-    let mut order: Vec<usize> = (0..samplers.len()).collect();
-    for round in 0..rounds {
-        order.shuffle(&mut rng);
-        for &n in &order {
-            let (i, s) = &mut samplers[n];
-            if results[*i].error.is_some() || s.full(cfg) {
+}
+
+/// Measures every implementation of `plan`: each in a worker process that checks it and
+/// prepares its inputs, then `rounds` rounds in which every (implementation, operation) gets
+/// its share of the budget in a freshly shuffled order, then the counted, heap and stack
+/// phases. A crash or a timeout ends that benchmark only, with the failure recorded. The
+/// first Ctrl-C (`interrupts` ≥ 1) stops after the step in progress and summarises what was
+/// sampled; the second kills the workers at once. Returns whether the run was interrupted.
+pub fn measure_all(plan: &Plan, interrupts: &AtomicUsize, emit: &mut dyn FnMut(Event)) -> bool {
+    let stopping = || interrupts.load(Ordering::SeqCst) >= 1;
+    let abort = || interrupts.load(Ordering::SeqCst) >= 2;
+    let rounds = plan.cfg.rounds.max(1);
+    let mut slots: Vec<Slot> = plan
+        .impls
+        .iter()
+        .map(|k| Slot {
+            worker: None,
+            result: skeleton(
+                k.as_ref(),
+                Outcome::Skip("not checked: the benchmark did not start".into()),
+            ),
+            ops: Vec::new(),
+            done: false,
+        })
+        .collect();
+
+    for (slot, k) in slots.iter_mut().zip(&plan.impls) {
+        if stopping() {
+            break;
+        }
+        let label = k.meta().label();
+        emit(Event::Step(label.clone(), "preparing".into()));
+        let init = Init {
+            label,
+            include_mock: plan.include_mock,
+            ops: plan.ops.clone(),
+            cfg: plan.cfg.clone(),
+            timers: plan.timers,
+            pin: plan.pin,
+        };
+        match Worker::start(&plan.exe, &init, plan.step_timeout, &abort) {
+            Ok(w) => slot.worker = Some(w),
+            Err(e) => {
+                slot.fail(&e, "start", emit);
                 continue;
             }
-            emit(Event::Started(impls[*i].meta().label(), s.op(), round));
-            if let Err(e) = s.round(cfg, budget, min_per_round, true) {
-                results[*i].error = Some(format!("{}: {e}", s.op().as_str()));
+        }
+        if let Some(Reply::Prepared { ops, result }) =
+            slot.call(&Request::Prepare, plan, &abort, "prepare", emit)
+        {
+            slot.result = *result;
+            slot.ops = ops;
+            if slot.ops.is_empty() {
+                // Failed its check, or preparing failed: nothing to time.
+                slot.worker = None;
+                slot.done = true;
+                emit(Event::Finished(Box::new(slot.result.clone())));
             }
         }
     }
-    let mut by_impl: Vec<Vec<sampler::OpSampler<'_>>> =
-        (0..impls.len()).map(|_| Vec::new()).collect();
-    for (i, s) in samplers {
-        by_impl[i].push(s);
-    }
-    for (i, (mut r, ss)) in results.into_iter().zip(by_impl).enumerate() {
-        if r.error.is_none() {
-            for s in ss {
-                let op = s.op();
-                let (p, missing) = match pmu {
-                    Ok(p) => (Some(p), ""),
-                    Err(why) => (None, why.as_str()),
-                };
-                emit(Event::Started(impls[i].meta().label(), op, rounds));
-                match s.finish(cfg, p, missing) {
-                    Ok(sampled) => r.operations.push(OperationResult::from_sampled(sampled)),
-                    Err(e) => {
-                        r.error = Some(format!("{}: {e}", op.as_str()));
-                        break;
-                    }
-                }
+
+    let mut order: Vec<(usize, Op)> = slots
+        .iter()
+        .enumerate()
+        .flat_map(|(i, s)| s.ops.iter().map(move |&op| (i, op)))
+        .collect();
+    let mut rng = SmallRng::seed_from_u64(0x6b656d62);
+    let mut rounds_done = 0;
+    'rounds: for round in 0..rounds {
+        order.shuffle(&mut rng);
+        for &(i, op) in &order {
+            if stopping() {
+                break 'rounds;
+            }
+            let slot = &mut slots[i];
+            if slot.done || slot.result.error.is_some() {
+                continue;
+            }
+            let during = format!("{} round {}/{rounds}", op.as_str(), round + 1);
+            emit(Event::Step(slot.result.label(), during.clone()));
+            if let Some(Reply::RoundDone { error: Some(e) }) =
+                slot.call(&Request::Round { op, round }, plan, &abort, &during, emit)
+            {
+                slot.result.error = Some(e);
             }
         }
-        r.fill_shares();
-        emit(Event::Finished(Box::new(r)));
+        rounds_done = round + 1;
     }
+
+    let interrupted = stopping();
+    for slot in slots.iter_mut().filter(|s| !s.done) {
+        if slot.worker.is_none() {
+            // Never started: Ctrl-C came first.
+            slot.result.failure = Some(Failure {
+                kind: FailureKind::Interrupted,
+                signal: None,
+                signal_name: None,
+                exit_code: None,
+                during: "waiting to start".into(),
+                detail: "Ctrl-C stopped the run before this benchmark started".into(),
+            });
+            slot.done = true;
+            emit(Event::Finished(Box::new(slot.result.clone())));
+            continue;
+        }
+        if abort() {
+            slot.fail(&Ended::Aborted, "finish", emit);
+            continue;
+        }
+        emit(Event::Step(
+            slot.result.label(),
+            "counters, heap, stack".into(),
+        ));
+        if let Some(Reply::Finished(mut r)) =
+            slot.call(&Request::Finish, plan, &abort, "finish", emit)
+        {
+            if rounds_done < rounds {
+                r.failure = Some(Failure {
+                    kind: FailureKind::Interrupted,
+                    signal: None,
+                    signal_name: None,
+                    exit_code: None,
+                    during: format!("round {}/{rounds}", rounds_done + 1),
+                    detail: format!(
+                        "Ctrl-C stopped the run after {rounds_done} of {rounds} rounds; the statistics cover the samples taken"
+                    ),
+                });
+            }
+            slot.worker = None;
+            slot.done = true;
+            emit(Event::Finished(r));
+        }
+    }
+    interrupted
 }
 
 /// Pins the calling thread to `cpu`; false when the OS refuses.
@@ -146,30 +291,4 @@ pub fn pin_current_thread(cpu: usize) -> bool {
         libc::CPU_SET(cpu, &mut set);
         libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
     }
-}
-
-/// Runs every implementation in turn on a worker thread, sending events as it goes. With
-/// `pin`, the worker is pinned to that CPU first (migrations between cores add noise).
-pub fn spawn(
-    impls: Vec<Arc<dyn Kem>>,
-    ops: Vec<Op>,
-    cfg: SamplerConfig,
-    timers: Timers,
-    pin: Option<usize>,
-    tx: std::sync::mpsc::Sender<Event>,
-) -> std::thread::JoinHandle<()> {
-    std::thread::Builder::new()
-        .name("kembench-run".into())
-        .stack_size(verify::WORKER_STACK)
-        .spawn(move || {
-            if let Some(cpu) = pin {
-                pin_current_thread(cpu);
-            }
-            // Counters count the thread that opened them: open them here.
-            let mut pmu = Pmu::open();
-            measure_all(&impls, &ops, &cfg, &timers, &mut pmu, &mut |e| {
-                let _ = tx.send(e);
-            });
-        })
-        .expect("spawn the measuring thread")
 }

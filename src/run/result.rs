@@ -168,9 +168,71 @@ pub struct BenchResult {
     pub operations: Vec<OperationResult>,
     /// An error that stopped measuring part-way, if any.
     pub error: Option<String>,
+    /// How the benchmark's worker process ended abnormally (crash, timeout, Ctrl-C), if it
+    /// did; the operations measured before that are kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+}
+
+/// What went wrong with a benchmark's worker process.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FailureKind {
+    /// The process died (a signal such as SIGSEGV or SIGABRT, or an unexpected exit).
+    Crashed,
+    /// It did not answer within the per-step timeout and was killed.
+    TimedOut,
+    /// Ctrl-C stopped the run before this benchmark completed.
+    Interrupted,
+}
+
+impl FailureKind {
+    /// The stored spelling (`crashed`, `timed-out`, `interrupted`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Crashed => "crashed",
+            FailureKind::TimedOut => "timed-out",
+            FailureKind::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// A benchmark's abnormal end.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// What happened.
+    pub kind: FailureKind,
+    /// The signal that ended the worker, if one did.
+    pub signal: Option<i32>,
+    /// Its name (`SIGSEGV`).
+    pub signal_name: Option<String>,
+    /// The worker's exit code, if it exited.
+    pub exit_code: Option<i32>,
+    /// The step in progress (`prepare`, `encaps round 2/5`, `finish`).
+    pub during: String,
+    /// A sentence for people.
+    pub detail: String,
 }
 
 impl BenchResult {
+    /// `algorithm@implementation`.
+    pub fn label(&self) -> String {
+        format!("{}@{}", self.algorithm, self.implementation)
+    }
+
+    /// `ok`, `check-failed`, `error`, `crashed`, `timed-out` or `interrupted`.
+    pub fn status(&self) -> &'static str {
+        if let Some(f) = &self.failure {
+            f.kind.as_str()
+        } else if self.correctness.failed() {
+            "check-failed"
+        } else if self.error.is_some() {
+            "error"
+        } else {
+            "ok"
+        }
+    }
+
     /// Fills each operation's share of keygen + encaps + decaps.
     pub fn fill_shares(&mut self) {
         let median = |op: Op| {
@@ -218,6 +280,16 @@ pub struct RunConfig {
     /// The CPU the measuring thread was pinned to, if any.
     #[serde(default)]
     pub pinned_cpu: Option<usize>,
+    /// Whether the mock implementations were offered (`--include-mock`).
+    #[serde(default)]
+    pub include_mock: bool,
+    /// Every `algorithm@implementation` the run set out to measure (what `--resume` completes).
+    #[serde(default)]
+    pub planned: Vec<String>,
+    /// Seconds one step of a benchmark's worker (prepare, one round, finish) may take before
+    /// the worker is killed and the benchmark recorded as timed out.
+    #[serde(default)]
+    pub step_timeout_s: Option<f64>,
 }
 
 /// A whole run: what `--json` writes.
@@ -225,6 +297,15 @@ pub struct RunConfig {
 pub struct RunRecord {
     /// [`SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// The run's id in the results store, when it was recorded in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// Stopped by Ctrl-C before every benchmark completed.
+    #[serde(default)]
+    pub interrupted: bool,
+    /// When `run --resume` continued this run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed_at: Vec<String>,
     /// Always `kembench-run`.
     pub kind: String,
     /// Start time, RFC 3339 UTC.

@@ -63,6 +63,9 @@ pub struct ThroughputConfig {
     pub target_rate: f64,
     /// Operations measured.
     pub operations: Vec<Op>,
+    /// Every `algorithm@implementation` the run set out to measure.
+    #[serde(default)]
+    pub planned: Vec<String>,
 }
 
 /// A whole throughput run.
@@ -70,6 +73,9 @@ pub struct ThroughputConfig {
 pub struct ThroughputRecord {
     /// [`SCHEMA_VERSION`].
     pub schema_version: u32,
+    /// The run's id in the results store, when it was recorded in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
     /// Always `kembench-throughput`.
     pub kind: String,
     /// Start, RFC 3339 UTC.
@@ -243,6 +249,7 @@ mod tests {
         };
         ThroughputRecord {
             schema_version: SCHEMA_VERSION,
+            run_id: None,
             kind: "kembench-throughput".into(),
             started_at: "2026-11-22T12:00:00Z".into(),
             finished_at: Some("2026-11-22T12:01:00Z".into()),
@@ -255,6 +262,7 @@ mod tests {
                 processes: false,
                 target_rate: 70_000.0,
                 operations: vec![Op::Keygen, Op::Encaps, Op::Decaps],
+                planned: vec!["ML-KEM-768@liboqs".into()],
             },
             environment: crate::export::fixture::environment(),
             results: vec![ThroughputResult {

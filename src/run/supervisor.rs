@@ -1,0 +1,212 @@
+//! The parent's side of a benchmark worker: spawn it, send a request, wait for the reply
+//! within a timeout while watching for Ctrl-C, and say how it ended when it did not answer.
+
+use super::protocol::{self, Init, Reply, Request};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+/// Why a worker gave no reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ended {
+    /// It died: by a signal, or by exiting.
+    Died {
+        /// The signal, if one ended it.
+        signal: Option<i32>,
+        /// The exit code, if it exited.
+        code: Option<i32>,
+    },
+    /// No reply within the timeout; it was killed.
+    TimedOut,
+    /// A second Ctrl-C: it was killed without waiting.
+    Aborted,
+    /// It replied with something that is not a reply (a bug, or a corrupted stream).
+    Garbled(String),
+}
+
+/// `SIGSEGV` for 11, and so on; `signal N` for the rest.
+pub fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGINT => "SIGINT",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGSYS => "SIGSYS",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_string()
+}
+
+impl std::fmt::Display for Ended {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ended::Died {
+                signal: Some(s), ..
+            } => write!(f, "killed by {}", signal_name(*s)),
+            Ended::Died { code: Some(c), .. } => write!(f, "exited with status {c}"),
+            Ended::Died { .. } => write!(f, "ended"),
+            Ended::TimedOut => write!(f, "timed out"),
+            Ended::Aborted => write!(f, "stopped by a second Ctrl-C"),
+            Ended::Garbled(why) => write!(f, "sent an unreadable reply ({why})"),
+        }
+    }
+}
+
+/// A running worker process.
+pub struct Worker {
+    label: String,
+    child: Child,
+    stdin: Option<ChildStdin>,
+    replies: Receiver<Option<Result<Reply, String>>>,
+}
+
+impl Worker {
+    /// Starts `exe run-worker` for `init.label` and waits for it to load the implementation.
+    /// The worker gets its own process group, so Ctrl-C at the terminal reaches only `run`,
+    /// which decides what to do.
+    pub fn start(
+        exe: &Path,
+        init: &Init,
+        timeout: Duration,
+        abort: &dyn Fn() -> bool,
+    ) -> Result<Worker, Ended> {
+        let mut child = Command::new(exe)
+            .arg("run-worker")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| Ended::Garbled(format!("cannot start {}: {e}", exe.display())))?;
+        let stdout = child.stdout.take().expect("piped");
+        let (tx, rx) = std::sync::mpsc::channel();
+        let label = init.label.clone();
+        let tag = label.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                match protocol::decode(&line) {
+                    Some(r) => {
+                        if tx.send(Some(r.map_err(|e| e.to_string()))).is_err() {
+                            return;
+                        }
+                    }
+                    // Whatever else the implementation prints is passed on, labelled.
+                    None => eprintln!("[{tag}] {line}"),
+                }
+            }
+            let _ = tx.send(None);
+        });
+        let mut w = Worker {
+            label,
+            stdin: child.stdin.take(),
+            child,
+            replies: rx,
+        };
+        match w.call(&Request::Init(Box::new(init.clone())), timeout, abort)? {
+            Reply::Ready => Ok(w),
+            Reply::Fatal(why) => Err(Ended::Garbled(why)),
+            other => Err(Ended::Garbled(format!("expected Ready, got {other:?}"))),
+        }
+    }
+
+    /// Sends `req` and waits up to `timeout` for the reply, checking `abort` ten times a
+    /// second. On any failure the worker is gone (killed if it was still running).
+    pub fn call(
+        &mut self,
+        req: &Request,
+        timeout: Duration,
+        abort: &dyn Fn() -> bool,
+    ) -> Result<Reply, Ended> {
+        let line = serde_json::to_string(req).expect("requests always serialise");
+        let sent = self
+            .stdin
+            .as_mut()
+            .map(|s| writeln!(s, "{line}").and_then(|_| s.flush()));
+        if !matches!(sent, Some(Ok(()))) {
+            return Err(self.reap());
+        }
+        let start = Instant::now();
+        loop {
+            match self.replies.recv_timeout(Duration::from_millis(100)) {
+                Ok(Some(Ok(r))) => return Ok(r),
+                Ok(Some(Err(why))) => {
+                    self.kill();
+                    return Err(Ended::Garbled(why));
+                }
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => return Err(self.reap()),
+                Err(RecvTimeoutError::Timeout) => {
+                    if abort() {
+                        self.kill();
+                        return Err(Ended::Aborted);
+                    }
+                    if start.elapsed() >= timeout {
+                        self.kill();
+                        return Err(Ended::TimedOut);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The label this worker measures.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// How the process ended, once its output closed (killing it if it lingers).
+    fn reap(&mut self) -> Ended {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => {
+                    return Ended::Died {
+                        signal: status.signal(),
+                        code: status.code(),
+                    }
+                }
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(20))
+                }
+                _ => {
+                    self.kill();
+                    return Ended::Died {
+                        signal: Some(libc::SIGKILL),
+                        code: None,
+                    };
+                }
+            }
+        }
+    }
+
+    /// Kills the worker and waits for it.
+    pub fn kill(&mut self) {
+        self.stdin = None;
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Closing stdin ends a worker that is waiting for requests; one that is busy is
+        // killed so that no process outlives the run.
+        self.stdin = None;
+        let deadline = Instant::now() + Duration::from_millis(500);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.kill();
+    }
+}

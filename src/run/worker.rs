@@ -1,0 +1,143 @@
+//! The benchmark worker: a `kembench run-worker` process that loads one implementation and
+//! measures it on request, so that a crash or a hang in that implementation ends only this
+//! process and never the run.
+
+use super::protocol::{self, Init, Reply, Request};
+use super::{pin_current_thread, quick_check, skeleton};
+use crate::kem::registry::Registry;
+use crate::measure::counters::Pmu;
+use crate::measure::sampler::OpSampler;
+use crate::run::result::OperationResult;
+use std::io::{BufRead, Write};
+use std::time::Duration;
+
+fn send(r: &Reply) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{}", protocol::encode(r))?;
+    out.flush()
+}
+
+fn next(
+    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+) -> anyhow::Result<Option<Request>> {
+    match lines.next() {
+        None => Ok(None),
+        Some(line) => Ok(Some(serde_json::from_str(&line?)?)),
+    }
+}
+
+/// Serves requests from stdin until `Finish` or the end of input. Runs on a thread with a
+/// large stack (megabyte keys are returned by value in some libraries).
+pub fn serve() -> anyhow::Result<()> {
+    std::thread::Builder::new()
+        .name("kembench-worker".into())
+        .stack_size(crate::verify::WORKER_STACK)
+        .spawn(serve_here)?
+        .join()
+        .map_err(|_| anyhow::anyhow!("the measuring thread panicked"))?
+}
+
+fn serve_here() -> anyhow::Result<()> {
+    let stdin = std::io::stdin();
+    let mut lines = stdin.lock().lines();
+    let init: Init = match next(&mut lines)? {
+        Some(Request::Init(i)) => *i,
+        Some(other) => {
+            send(&Reply::Fatal(format!("expected Init first, got {other:?}")))?;
+            return Ok(());
+        }
+        None => return Ok(()),
+    };
+    let registry = Registry::new(init.include_mock);
+    let Some(k) = registry
+        .all()
+        .iter()
+        .find(|k| k.meta().label() == init.label)
+        .cloned()
+    else {
+        send(&Reply::Fatal(format!(
+            "{} is not an implementation in this build",
+            init.label
+        )))?;
+        return Ok(());
+    };
+    if let Some(cpu) = init.pin {
+        pin_current_thread(cpu);
+    }
+    // Counters count the thread that opened them: open them here.
+    let mut pmu = Pmu::open();
+    send(&Reply::Ready)?;
+
+    let cfg = &init.cfg;
+    let rounds = cfg.rounds.max(1);
+    let budget = Duration::from_secs_f64(cfg.time_budget_s / rounds as f64);
+    let min_per_round = cfg.min_samples.div_ceil(rounds).max(3);
+    let mut result = skeleton(
+        k.as_ref(),
+        crate::verify::Outcome::Skip("not checked yet".into()),
+    );
+    let mut samplers: Vec<OpSampler<'_>> = Vec::new();
+    while let Some(req) = next(&mut lines)? {
+        match req {
+            Request::Init(_) => send(&Reply::Fatal("Init sent twice".into()))?,
+            Request::Prepare => {
+                result.correctness = quick_check(k.as_ref());
+                if !result.correctness.failed() {
+                    for &op in &init.ops {
+                        match OpSampler::prepare(k.as_ref(), op, cfg, &init.timers) {
+                            Ok(s) => samplers.push(s),
+                            Err(e) => {
+                                result.error = Some(format!("{}: {e}", op.as_str()));
+                                samplers.clear();
+                                break;
+                            }
+                        }
+                    }
+                }
+                send(&Reply::Prepared {
+                    ops: samplers.iter().map(|s| s.op()).collect(),
+                    result: Box::new(result.clone()),
+                })?;
+            }
+            Request::Round { op, .. } => {
+                let mut error = None;
+                if let Some(s) = samplers.iter_mut().find(|s| s.op() == op) {
+                    if !s.full(cfg) {
+                        if let Err(e) = s.round(cfg, budget, min_per_round, true) {
+                            error = Some(format!("{}: {e}", op.as_str()));
+                        }
+                    }
+                }
+                if let Some(e) = &error {
+                    result.error = Some(e.clone());
+                    samplers.clear();
+                }
+                send(&Reply::RoundDone { error })?;
+            }
+            Request::Finish => {
+                let missing = pmu.as_ref().err().cloned().unwrap_or_default();
+                for s in samplers.drain(..) {
+                    // An operation that never got a round (Ctrl-C came first) has nothing to
+                    // summarise.
+                    if s.samples() == 0 {
+                        continue;
+                    }
+                    let op = s.op();
+                    match s.finish(cfg, pmu.as_mut().ok(), &missing) {
+                        Ok(sampled) => result
+                            .operations
+                            .push(OperationResult::from_sampled(sampled)),
+                        Err(e) => {
+                            result.error = Some(format!("{}: {e}", op.as_str()));
+                            break;
+                        }
+                    }
+                }
+                result.fill_shares();
+                send(&Reply::Finished(Box::new(result)))?;
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}

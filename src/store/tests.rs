@@ -1,0 +1,270 @@
+//! Store tests on real SQLite files (the PostgreSQL ones are in `tests/store_pg.rs`).
+
+use super::records::{self, Record};
+use super::*;
+use crate::export::fixture;
+
+fn temp_store(name: &str) -> (PathBuf, String) {
+    let dir = std::env::temp_dir().join(format!(
+        "kembench-store-{name}-{}-{:08x}",
+        std::process::id(),
+        rand::random::<u32>()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("results.sqlite");
+    let spec = path.display().to_string();
+    (path, spec)
+}
+
+fn record(id: &str, started: &str) -> crate::run::result::RunRecord {
+    let mut r = fixture::run();
+    r.run_id = Some(id.into());
+    r.started_at = started.into();
+    r
+}
+
+fn save(store: &mut Store, r: &crate::run::result::RunRecord) {
+    store.begin(&records::run_row(r).unwrap()).unwrap();
+    for b in &r.results {
+        store
+            .put_result(
+                r.run_id.as_deref().unwrap(),
+                &records::bench_result(b).unwrap(),
+            )
+            .unwrap();
+    }
+    store
+        .finish(
+            r.run_id.as_deref().unwrap(),
+            RunStatus::Complete,
+            r.finished_at.as_deref(),
+            None,
+        )
+        .unwrap();
+}
+
+#[test]
+fn a_run_goes_in_and_comes_back_the_same() {
+    let (_, spec) = temp_store("roundtrip");
+    let mut s = Store::open(&spec).unwrap();
+    let r = record("20261122-120000-00000001", "2026-11-22T12:00:00Z");
+    save(&mut s, &r);
+    let runs = s.runs().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].status, "complete");
+    assert_eq!(runs[0].results, 2);
+    assert_eq!(runs[0].not_ok, 1, "the broken mock failed its check");
+    assert_eq!(runs[0].host, r.environment.hostname);
+    let Record::Run(back) = records::record(&s.load(&runs[0].id).unwrap()).unwrap() else {
+        panic!("a run comes back as a run")
+    };
+    assert_eq!(
+        serde_json::to_value(&*back).unwrap(),
+        serde_json::to_value(&r).unwrap(),
+        "every field, raw samples included, survives the store"
+    );
+    // The operations table holds the medians for SQL.
+    let ops =
+        s.db.read(
+            "SELECT operation, median_ns FROM operations ORDER BY operation",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(ops.len(), 4);
+    assert_eq!(ops[1][0], Val::text("encaps"));
+    assert_eq!(
+        ops[1][1],
+        Val::Real(Some(r.results[0].operations[1].median_ns))
+    );
+}
+
+#[test]
+fn rewriting_a_result_replaces_it() {
+    let (_, spec) = temp_store("replace");
+    let mut s = Store::open(&spec).unwrap();
+    let mut r = record("r1", "2026-11-22T12:00:00Z");
+    save(&mut s, &r);
+    r.results[0].operations.truncate(1);
+    s.put_result("r1", &records::bench_result(&r.results[0]).unwrap())
+        .unwrap();
+    let stored = s.load("r1").unwrap();
+    assert_eq!(stored.results.len(), 2);
+    let n = s.db.read("SELECT COUNT(*) FROM operations", &[]).unwrap();
+    assert_eq!(n[0][0], Val::Int(Some(1)));
+}
+
+#[test]
+fn selectors_name_runs_by_id_prefix_latest_and_environment() {
+    let (_, spec) = temp_store("select");
+    let mut s = Store::open(&spec).unwrap();
+    save(
+        &mut s,
+        &record("20261120-100000-aaaa0001", "2026-11-20T10:00:00Z"),
+    );
+    let mut other = record("20261121-100000-bbbb0002", "2026-11-21T10:00:00Z");
+    other.environment.hostname = "fleet-7".into();
+    save(&mut s, &other);
+    save(
+        &mut s,
+        &record("20261122-100000-cccc0003", "2026-11-22T10:00:00Z"),
+    );
+    assert_eq!(
+        s.resolve("latest", Some("run")).unwrap(),
+        "20261122-100000-cccc0003"
+    );
+    assert_eq!(
+        s.resolve("latest~2", Some("run")).unwrap(),
+        "20261120-100000-aaaa0001"
+    );
+    assert_eq!(
+        s.resolve("20261121", Some("run")).unwrap(),
+        "20261121-100000-bbbb0002"
+    );
+    assert_eq!(
+        s.resolve("aaaa0001", Some("run")).unwrap(),
+        "20261120-100000-aaaa0001"
+    );
+    assert_eq!(
+        s.resolve("host:fleet-7", Some("run")).unwrap(),
+        "20261121-100000-bbbb0002"
+    );
+    let e = s.resolve("2026112", Some("run")).unwrap_err().to_string();
+    assert!(e.contains("matches 3 runs"), "{e}");
+    let e = s.resolve("latest~9", Some("run")).unwrap_err().to_string();
+    assert!(e.contains("only 3 latency runs"), "{e}");
+    let e = s.resolve("nope", Some("run")).unwrap_err().to_string();
+    assert!(e.contains("kembench runs"), "{e}");
+    assert!(s.resolve("latest", Some("throughput")).is_err());
+}
+
+#[test]
+fn an_older_schema_is_migrated_forward_and_keeps_its_runs() {
+    let (path, spec) = temp_store("migrate");
+    {
+        // A version-1 store: no operations table.
+        let mut s = Store::open_at(&spec, 1).unwrap();
+        let r = record("old-run", "2026-01-01T00:00:00Z");
+        s.begin(&records::run_row(&r).unwrap()).unwrap();
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        for (seq, b) in r.results.iter().enumerate() {
+            conn.execute(
+                "INSERT INTO results VALUES ('old-run', ?1, ?2, ?3, ?4, '2026-01-01T00:00:01Z', ?5)",
+                rusqlite::params![
+                    b.algorithm,
+                    b.implementation,
+                    seq as i64,
+                    b.status(),
+                    serde_json::to_string(b).unwrap()
+                ],
+            )
+            .unwrap();
+        }
+        let v: i64 = conn
+            .query_row("SELECT version FROM kembench_schema", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(v, 1);
+        assert!(conn
+            .query_row("SELECT COUNT(*) FROM operations", [], |r| r
+                .get::<_, i64>(0))
+            .is_err());
+    }
+    let mut s = Store::open(&spec).unwrap();
+    let v =
+        s.db.read("SELECT version FROM kembench_schema", &[])
+            .unwrap();
+    assert_eq!(v[0][0], Val::Int(Some(schema::LATEST)));
+    assert_eq!(s.runs().unwrap()[0].id, "old-run");
+    let ops =
+        s.db.read(
+            "SELECT COUNT(*) FROM operations WHERE run_id = 'old-run'",
+            &[],
+        )
+        .unwrap();
+    assert_eq!(
+        ops[0][0],
+        Val::Int(Some(4)),
+        "operations backfilled from JSON"
+    );
+    // Opening again is a no-op.
+    drop(s);
+    Store::open(&spec).unwrap();
+}
+
+#[test]
+fn a_store_from_a_newer_kembench_is_refused_untouched() {
+    let (path, spec) = temp_store("newer");
+    drop(Store::open(&spec).unwrap());
+    {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute("UPDATE kembench_schema SET version = 99", [])
+            .unwrap();
+        conn.pragma_update(None, "journal_mode", "DELETE").unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    let e = format!("{:#}", Store::open(&spec).err().unwrap());
+    assert!(e.contains("newer kembench"), "{e}");
+    assert!(e.contains("99"), "{e}");
+    assert!(
+        std::fs::read(&path).unwrap() == before,
+        "the store file changed"
+    );
+}
+
+#[test]
+fn a_corrupt_store_is_an_error_and_is_never_overwritten() {
+    let (path, spec) = temp_store("corrupt");
+    let garbage: Vec<u8> = (0..8192u32).map(|i| (i * 7 + 3) as u8).collect();
+    std::fs::write(&path, &garbage).unwrap();
+    let e = format!("{:#}", Store::open(&spec).err().unwrap());
+    assert!(e.contains("not a readable SQLite database"), "{e}");
+    assert!(e.contains("left untouched"), "{e}");
+    assert!(
+        std::fs::read(&path).unwrap() == garbage,
+        "the corrupt file changed"
+    );
+
+    // A valid SQLite file that is someone else's database is not ours to write either.
+    let (other, other_spec) = temp_store("foreign");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute("CREATE TABLE accounts (id INTEGER)", [])
+        .unwrap();
+    let e = format!("{:#}", Store::open(&other_spec).err().unwrap());
+    assert!(e.contains("not a kembench store"), "{e}");
+}
+
+#[test]
+fn concurrent_writers_to_one_sqlite_file_lose_nothing() {
+    let (_, spec) = temp_store("concurrent");
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let spec = spec.clone();
+            std::thread::spawn(move || {
+                let mut s = Store::open(&spec).unwrap();
+                for i in 0..5 {
+                    let mut r = record(&format!("w{w}-r{i}"), "2026-11-22T12:00:00Z");
+                    r.results[1].implementation = format!("mock/w{w}");
+                    save(&mut s, &r);
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let mut s = Store::open(&spec).unwrap();
+    let runs = s.runs().unwrap();
+    assert_eq!(runs.len(), 20);
+    assert!(runs
+        .iter()
+        .all(|r| r.results == 2 && r.status == "complete"));
+}
+
+#[test]
+fn run_ids_are_time_ordered_and_distinct() {
+    let a = new_run_id();
+    let b = new_run_id();
+    assert_eq!(a.len(), "20261122-182512-9f3a0c1e".len(), "{a}");
+    assert_ne!(a, b);
+    assert!(a[..15] <= b[..15]);
+}

@@ -1,0 +1,484 @@
+//! CLI tests of the results store (SQLite), crash-safe runs, Ctrl-C and resume, on the mock
+//! provider (`KEMBENCH_MOCK_FAULTS=1` adds mock/crash, mock/hang and mock/slow).
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const FAST: [&str; 6] = [
+    "--time-budget",
+    "0.05",
+    "--warmup",
+    "0.01",
+    "--min-samples",
+    "5",
+];
+
+fn dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kembench-store-cli-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn kembench(store: &Path) -> Command {
+    let mut c = Command::cargo_bin("kembench").unwrap();
+    c.env("KEMBENCH_STORE", store)
+        .env("KEMBENCH_MOCK_FAULTS", "1");
+    c
+}
+
+fn runs(store: &Path) -> Vec<Value> {
+    let out = kembench(store).args(["runs", "--json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn export_json(store: &Path, run: &str) -> Value {
+    let out = kembench(store).args(["export", run]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn status_of<'a>(run: &'a Value, implementation: &str) -> &'a Value {
+    run["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["implementation"] == implementation)
+        .unwrap_or_else(|| panic!("{implementation} missing from {run}"))
+}
+
+#[test]
+fn runs_are_recorded_listed_shown_exported_and_imported() {
+    let d = dir("basic");
+    let store = d.join("s.sqlite");
+    let file = d.join("r.json");
+    kembench(&store)
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/correct,mock/broken",
+        ])
+        .args(FAST)
+        .arg("--json")
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("recorded in"));
+    let listed = runs(&store);
+    assert_eq!(listed.len(), 1);
+    let r = &listed[0];
+    assert_eq!(r["status"], "complete");
+    assert_eq!(r["kind"], "run");
+    assert_eq!(r["results"], 2);
+    assert_eq!(r["not_ok"], 1);
+    assert_eq!(r["selection"], "--impl mock/correct,mock/broken");
+    let id = r["id"].as_str().unwrap();
+
+    // The stored run is the file, raw samples included.
+    let stored = export_json(&store, "latest");
+    let written: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(stored, written);
+    assert_eq!(stored["run_id"], id);
+
+    kembench(&store)
+        .args(["show", &id[id.len() - 8..]])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "Run {id} (run, complete)"
+        )))
+        .stdout(predicate::str::contains(
+            "NOT TIMED: correctness check failed",
+        ));
+    kembench(&store)
+        .args(["export", "latest", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("algorithm,family,nist_level"));
+    let page = d.join("report.html");
+    kembench(&store)
+        .args(["report", "latest", "-o"])
+        .arg(&page)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Report from 1 run and 0 throughput runs",
+        ));
+    assert!(std::fs::read_to_string(&page)
+        .unwrap()
+        .contains("mock/correct"));
+    kembench(&store)
+        .args(["export", "nope"])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("kembench runs"));
+
+    // Import into another store, once.
+    let other = d.join("other.sqlite");
+    kembench(&other)
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("as run {id}")));
+    assert_eq!(export_json(&other, id), written);
+    kembench(&other)
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("already in"));
+}
+
+#[test]
+fn a_malformed_import_file_is_refused_and_the_store_keeps_what_it_had() {
+    let d = dir("import");
+    let store = d.join("s.sqlite");
+    kembench(&store)
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--ops",
+            "keygen",
+        ])
+        .args(FAST)
+        .assert()
+        .success();
+    let cases = [
+        ("not-json.json", "{ this is not json", "is not JSON"),
+        (
+            "no-kind.json",
+            r#"{"schema_version": 1}"#,
+            "no 'kind' field",
+        ),
+        (
+            "bad-fields.json",
+            r#"{"kind": "kembench-run", "schema_version": 1, "results": "many"}"#,
+            "malformed kembench-run record",
+        ),
+        (
+            "newer.json",
+            r#"{"kind": "kembench-run", "schema_version": 99}"#,
+            "newer kembench",
+        ),
+    ];
+    for (name, body, says) in cases {
+        let p = d.join(name);
+        std::fs::write(&p, body).unwrap();
+        kembench(&store)
+            .arg("import")
+            .arg(&p)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(says));
+    }
+    assert_eq!(runs(&store).len(), 1);
+}
+
+#[test]
+fn a_corrupt_store_is_a_clear_error_and_stays_as_it_was() {
+    let d = dir("corrupt");
+    let store = d.join("s.sqlite");
+    let garbage = b"SQLite format 3\0 but then nothing sensible at all".repeat(200);
+    std::fs::write(&store, &garbage).unwrap();
+    kembench(&store)
+        .args(["run", "--include-mock", "--impl", "mock/correct"])
+        .args(FAST)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("left untouched"));
+    kembench(&store)
+        .arg("runs")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a readable SQLite database"));
+    assert!(
+        std::fs::read(&store).unwrap() == garbage,
+        "the store changed"
+    );
+    // --no-store measures without it.
+    kembench(&store)
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--no-store",
+            "--ops",
+            "keygen",
+        ])
+        .args(FAST)
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_crashing_and_a_hanging_implementation_do_not_take_the_run_down() {
+    let d = dir("faults");
+    let store = d.join("s.sqlite");
+    let file = d.join("r.json");
+    let start = Instant::now();
+    kembench(&store)
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/crash,mock/correct,mock/hang",
+            "--step-timeout",
+            "2",
+        ])
+        .args(FAST)
+        .arg("--json")
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("CRASHED"))
+        .stdout(predicate::str::contains("SIGSEGV"))
+        .stdout(predicate::str::contains("TIMED OUT"));
+    assert!(start.elapsed() < Duration::from_secs(60));
+    let run: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let crash = status_of(&run, "mock/crash");
+    assert_eq!(crash["failure"]["kind"], "crashed");
+    assert_eq!(crash["failure"]["signal"], 11);
+    assert_eq!(crash["failure"]["signal_name"], "SIGSEGV");
+    let hang = status_of(&run, "mock/hang");
+    assert_eq!(hang["failure"]["kind"], "timed-out");
+    let ok = status_of(&run, "mock/correct");
+    assert!(ok.get("failure").is_none());
+    assert_eq!(ok["operations"].as_array().unwrap().len(), 4);
+    // In the store too, with each benchmark's status.
+    let listed = runs(&store);
+    assert_eq!(listed[0]["results"], 3);
+    assert_eq!(listed[0]["not_ok"], 2);
+    assert_eq!(export_json(&store, "latest"), run);
+}
+
+#[test]
+fn a_crash_while_timing_keeps_the_others_and_says_when_it_happened() {
+    let d = dir("faults-late");
+    let store = d.join("s.sqlite");
+    let out = kembench(&store)
+        .env("KEMBENCH_MOCK_FAULT_AFTER", "40000")
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/crash,mock/correct",
+            "--ops",
+            "encaps",
+            "--time-budget",
+            "0.5",
+            "--precision",
+            "0.001",
+            "--max-samples",
+            "1000000",
+            "--warmup",
+            "0.001",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let run = export_json(&store, "latest");
+    let crash = status_of(&run, "mock/crash");
+    assert_eq!(crash["failure"]["kind"], "crashed");
+    assert!(
+        crash["failure"]["during"]
+            .as_str()
+            .unwrap()
+            .starts_with("encaps round"),
+        "{crash}"
+    );
+    assert_eq!(
+        status_of(&run, "mock/correct")["operations"][0]["operation"],
+        "encaps"
+    );
+}
+
+fn wait_for_run(store: &Path, child: &mut std::process::Child) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        if store.exists() {
+            if let Some(r) = runs(store).first() {
+                return r["id"].as_str().unwrap().to_string();
+            }
+        }
+        assert!(Instant::now() < deadline, "the run never started");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn spawn(store: &Path, args: &[&str]) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("kembench"))
+        .env("KEMBENCH_STORE", store)
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn sigint(child: &std::process::Child) {
+    // SAFETY: kill(2) with a live child's pid and a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+}
+
+#[test]
+fn ctrl_c_keeps_what_was_measured_and_resume_completes_the_run() {
+    let d = dir("resume");
+    let store = d.join("s.sqlite");
+    // mock/slow sleeps 1 ms per call: 3000 samples take several seconds.
+    let mut child = spawn(
+        &store,
+        &[
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/slow,mock/correct",
+            "--ops",
+            "keygen",
+            "--min-samples",
+            "3000",
+            "--warmup",
+            "0.01",
+        ],
+    );
+    let id = wait_for_run(&store, &mut child);
+    std::thread::sleep(Duration::from_millis(800));
+    sigint(&child);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}");
+    assert!(
+        stdout.contains(&format!("kembench run --resume {id}")),
+        "{stdout}"
+    );
+    let listed = runs(&store);
+    assert_eq!(listed[0]["status"], "interrupted");
+    let partial = export_json(&store, &id);
+    assert_eq!(partial["interrupted"], true);
+    let slow = status_of(&partial, "mock/slow");
+    assert_eq!(slow["failure"]["kind"], "interrupted");
+    // What was sampled before Ctrl-C is kept, and says it is short.
+    let n = slow["operations"][0]["samples"].as_u64().unwrap();
+    assert!(n > 0 && n < 3000, "{n}");
+
+    kembench(&store)
+        .args(["run", "--resume", "latest"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("Resuming run {id}")));
+    let done = export_json(&store, &id);
+    assert_eq!(done["interrupted"], false);
+    assert_eq!(done["resumed_at"].as_array().unwrap().len(), 1);
+    for imp in ["mock/slow", "mock/correct"] {
+        let r = status_of(&done, imp);
+        assert!(r.get("failure").is_none(), "{r}");
+        assert!(r["operations"][0]["samples"].as_u64().unwrap() >= 3000);
+    }
+    assert_eq!(runs(&store)[0]["status"], "complete");
+    kembench(&store)
+        .args(["run", "--resume", &id])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nothing to resume"));
+}
+
+#[test]
+fn a_second_ctrl_c_stops_at_once() {
+    let d = dir("abort");
+    let store = d.join("s.sqlite");
+    // mock/hang never returns; only a second Ctrl-C (or the 10-minute timeout) ends the step.
+    let mut child = spawn(
+        &store,
+        &[
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/hang,mock/correct",
+            "--step-timeout",
+            "600",
+            "--warmup",
+            "0.01",
+        ],
+    );
+    wait_for_run(&store, &mut child);
+    std::thread::sleep(Duration::from_millis(500));
+    sigint(&child);
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "one Ctrl-C waits for the step"
+    );
+    let start = Instant::now();
+    sigint(&child);
+    let out = child.wait_with_output().unwrap();
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(130));
+    let run = export_json(&store, "latest");
+    assert_eq!(runs(&store)[0]["status"], "interrupted");
+    assert_eq!(
+        status_of(&run, "mock/hang")["failure"]["kind"],
+        "interrupted"
+    );
+}
+
+#[test]
+fn compare_takes_stored_runs_by_id_latest_and_host() {
+    let d = dir("compare");
+    let store = d.join("s.sqlite");
+    for _ in 0..2 {
+        kembench(&store)
+            .args([
+                "run",
+                "--include-mock",
+                "--impl",
+                "mock/correct",
+                "--rounds",
+                "4",
+            ])
+            .args(FAST)
+            .assert()
+            .success();
+    }
+    let listed = runs(&store);
+    let (old, host) = (
+        listed[1]["id"].as_str().unwrap(),
+        listed[0]["host"].as_str().unwrap(),
+    );
+    kembench(&store)
+        .args(["compare", old, "latest"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!("old: run {old}")))
+        .stdout(predicate::str::contains("MockKEM"));
+    kembench(&store)
+        .args(["compare", "latest~1", &format!("host:{host}"), "--json"])
+        .assert()
+        .success();
+    kembench(&store)
+        .args(["compare", "latest~5", "latest"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("only 2 latency runs"));
+}

@@ -1,0 +1,241 @@
+//! The PostgreSQL store against a real server (`scripts/setup-postgres` installs and starts
+//! one; `KEMBENCH_TEST_PG` names another). Each test writes into a schema of its own, chosen
+//! through the URL's `options=-c search_path=...`, and drops it afterwards.
+
+use assert_cmd::Command;
+use postgres::{Client, NoTls};
+use predicates::prelude::*;
+use serde_json::Value;
+
+const DEFAULT_URL: &str = "postgres://kembench:kembench@localhost:5432/kembench_test";
+
+fn base_url() -> String {
+    std::env::var("KEMBENCH_TEST_PG").unwrap_or_else(|_| DEFAULT_URL.to_string())
+}
+
+/// A fresh schema, dropped when the test ends.
+struct Schema {
+    name: String,
+    client: Client,
+}
+
+impl Schema {
+    fn new(tag: &str) -> Schema {
+        let mut client = Client::connect(&base_url(), NoTls).unwrap_or_else(|e| {
+            panic!(
+                "cannot reach the test PostgreSQL server ({e}); run `bash scripts/setup-postgres` \
+                 (scripts/setup does) or set KEMBENCH_TEST_PG"
+            )
+        });
+        let name = format!(
+            "kbtest_{tag}_{}_{:08x}",
+            std::process::id(),
+            rand::random::<u32>()
+        );
+        client
+            .batch_execute(&format!("CREATE SCHEMA {name}"))
+            .unwrap();
+        Schema { name, client }
+    }
+
+    /// The store URL that writes into this schema.
+    fn url(&self) -> String {
+        let base = base_url();
+        let sep = if base.contains('?') { '&' } else { '?' };
+        format!("{base}{sep}options=-c%20search_path%3D{}", self.name)
+    }
+
+    fn count(&mut self, sql: &str) -> i64 {
+        let sql = sql.replace("$S", &self.name);
+        self.client.query_one(&sql, &[]).unwrap().get(0)
+    }
+}
+
+impl Drop for Schema {
+    fn drop(&mut self) {
+        let _ = self
+            .client
+            .batch_execute(&format!("DROP SCHEMA {} CASCADE", self.name));
+    }
+}
+
+fn kembench(url: &str) -> Command {
+    let mut c = Command::cargo_bin("kembench").unwrap();
+    c.env("KEMBENCH_STORE", url);
+    c
+}
+
+fn runs(url: &str) -> Vec<Value> {
+    let out = kembench(url).args(["runs", "--json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn a_fleet_of_concurrent_writers_loses_nothing() {
+    let mut s = Schema::new("fleet");
+    let url = s.url();
+    const WRITERS: usize = 6;
+    // All start at once on an empty schema: they race to create it, then to write.
+    let children: Vec<_> = (0..WRITERS)
+        .map(|_| {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("kembench"))
+                .env("KEMBENCH_STORE", &url)
+                .args([
+                    "run",
+                    "--include-mock",
+                    "--impl",
+                    "mock/correct,mock/broken",
+                    "--time-budget",
+                    "0.05",
+                    "--warmup",
+                    "0.01",
+                    "--min-samples",
+                    "5",
+                    "--no-pin",
+                ])
+                .output_async()
+        })
+        .collect();
+    let mut ids = Vec::new();
+    for c in children {
+        let out = c.join().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            !stdout.contains(":kembench@"),
+            "a password was printed: {stdout}"
+        );
+        let id = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("Run ").and_then(|r| r.split(',').next()))
+            .expect("the run id is printed")
+            .to_string();
+        ids.push(id);
+    }
+    let listed = runs(&url);
+    assert_eq!(listed.len(), WRITERS);
+    for id in &ids {
+        let r = listed
+            .iter()
+            .find(|r| r["id"] == id.as_str())
+            .expect("every writer's run");
+        assert_eq!(r["status"], "complete");
+        assert_eq!(r["results"], 2);
+        assert_eq!(r["not_ok"], 1);
+        // Every statistic of every writer: the correct mock's four operations.
+        let ops = s.count(&format!(
+            "SELECT COUNT(*) FROM $S.operations WHERE run_id = '{id}' AND implementation = 'mock/correct'"
+        ));
+        assert_eq!(ops, 4, "run {id}");
+        let out = kembench(&url).args(["export", id]).output().unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["results"].as_array().unwrap().len(), 2);
+        assert!(
+            v["results"][0]["operations"][0]["raw_samples_ns"]
+                .as_array()
+                .unwrap()
+                .len()
+                >= 5
+        );
+    }
+    assert_eq!(s.count("SELECT COUNT(*) FROM $S.kembench_schema"), 1);
+    // Comparisons span the fleet's runs.
+    kembench(&url)
+        .args(["compare", &ids[0], &ids[1]])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("MockKEM"));
+}
+
+/// `Command::output` on a thread, so that several run at once.
+trait OutputAsync {
+    fn output_async(&mut self) -> std::thread::JoinHandle<std::process::Output>;
+}
+
+impl OutputAsync for std::process::Command {
+    fn output_async(&mut self) -> std::thread::JoinHandle<std::process::Output> {
+        let child = self
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::spawn(move || child.wait_with_output().unwrap())
+    }
+}
+
+#[test]
+fn throughput_runs_and_show_work_on_postgres() {
+    let s = Schema::new("tp");
+    let url = s.url();
+    kembench(&url)
+        .args([
+            "throughput",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--threads",
+            "1",
+            "--duration",
+            "0.05",
+            "--repeats",
+            "1",
+            "--ops",
+            "keygen",
+        ])
+        .assert()
+        .success();
+    let listed = runs(&url);
+    assert_eq!(listed[0]["kind"], "throughput");
+    assert_eq!(listed[0]["selection"], "MockKEM@mock/correct");
+    kembench(&url)
+        .args(["show", "latest"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(throughput, complete)"));
+}
+
+#[test]
+fn a_newer_schema_on_the_server_is_refused() {
+    let mut s = Schema::new("newer");
+    let url = s.url();
+    assert!(runs(&url).is_empty());
+    let name = s.name.clone();
+    s.client
+        .batch_execute(&format!("UPDATE {name}.kembench_schema SET version = 99"))
+        .unwrap();
+    kembench(&url)
+        .arg("runs")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("newer kembench"));
+    assert_eq!(s.count("SELECT version FROM $S.kembench_schema"), 99);
+}
+
+#[test]
+fn connection_errors_never_show_the_password() {
+    let base = base_url();
+    let bad = base.replacen("kembench:kembench@", "kembench:wrong-secret-123@", 1);
+    assert_ne!(bad, base, "the default URL carries a password to replace");
+    kembench(&bad)
+        .arg("runs")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "cannot connect to the PostgreSQL store",
+        ))
+        .stderr(predicate::str::contains("wrong-secret-123").not());
+}

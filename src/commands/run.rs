@@ -110,7 +110,12 @@ fn note(o: &OperationResult) -> String {
         StopReason::RoundsDisagree => n.push("rounds disagree".to_string()),
     }
     if o.round_spread > DRIFT {
-        n.push(format!("rounds differ {:.0}%", o.round_spread * 100.0));
+        n.push(format!(
+            "rounds differ {:.0}%{}",
+            o.round_spread * 100.0,
+            o.best_round_median_ns
+                .map_or(String::new(), |b| format!(", best round {}", units::ns(b)))
+        ));
     }
     if o.batch > 1 {
         n.push(format!("×{} per sample", o.batch));

@@ -51,6 +51,8 @@ const HEADER: &[&str] = &[
     "outliers_low_mild",
     "outliers_high_mild",
     "outliers_high_severe",
+    "round_spread",
+    "best_round_median_ns",
 ];
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -111,6 +113,8 @@ impl Exporter for Csv {
                     o.outliers.low_mild.to_string(),
                     o.outliers.high_mild.to_string(),
                     o.outliers.high_severe.to_string(),
+                    o.round_spread.to_string(),
+                    opt(o.best_round_median_ns),
                 ];
                 w.write_record(&row)?;
             }

@@ -79,6 +79,11 @@ pub struct OperationResult {
     /// while this operation was measured.
     #[serde(default)]
     pub round_spread: f64,
+    /// The fastest round's median: on a machine whose speed moves (a VM sharing its cores
+    /// with other tenants), the figure least disturbed by them and the most repeatable from
+    /// run to run, though an optimistic one. `None` in records from before it existed.
+    #[serde(default)]
+    pub best_round_median_ns: Option<f64>,
     /// Every sample's per-call time.
     pub raw_samples_ns: Vec<f64>,
     /// Every sample's per-call TSC ticks.
@@ -132,6 +137,7 @@ impl OperationResult {
             max_stack_bytes: s.stack.map(|st| st.max_stack_bytes),
             share_of_exchange: None,
             round_spread: spread(&s.round_medians_ns),
+            best_round_median_ns: s.round_medians_ns.iter().copied().reduce(f64::min),
             round_medians_ns: s.round_medians_ns,
             raw_samples_ns: s.samples_ns,
             raw_samples_tsc_ticks: s.samples_tsc,

@@ -181,7 +181,11 @@ impl OutputAsync for std::process::Command {
 fn throughput_runs_and_show_work_on_postgres() {
     let s = Schema::new("tp");
     let url = s.url();
-    kembench(&url)
+    // The URL, password included, on the command line: it must not be recorded.
+    Command::cargo_bin("kembench")
+        .unwrap()
+        .env_remove("KEMBENCH_STORE")
+        .args(["--store", &url])
         .args([
             "throughput",
             "--include-mock",
@@ -205,7 +209,13 @@ fn throughput_runs_and_show_work_on_postgres() {
         .args(["show", "latest"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("(throughput, complete)"));
+        .stdout(predicate::str::contains("(throughput, complete)"))
+        .stdout(predicate::str::contains("--store postgres://kembench:***@"))
+        .stdout(predicate::str::contains(":kembench@").not());
+    let out = kembench(&url).args(["export", "latest"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("kembench:***@"), "{text}");
+    assert!(!text.contains(":kembench@"), "a password was recorded");
 }
 
 #[test]

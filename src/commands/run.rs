@@ -354,7 +354,7 @@ pub fn run(filter: &FilterArgs, args: &RunArgs, store_spec: &str) -> anyhow::Res
         kind: "kembench-run".into(),
         started_at: now_rfc3339(),
         finished_at: None,
-        command_line: std::env::args().collect(),
+        command_line: crate::store::recorded_command_line(),
         config: RunConfig {
             selection,
             algorithms: filter.algorithms.clone(),

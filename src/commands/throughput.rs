@@ -296,7 +296,7 @@ pub fn run(
         kind: "kembench-throughput".into(),
         started_at: now_rfc3339(),
         finished_at: None,
-        command_line: std::env::args().collect(),
+        command_line: crate::store::recorded_command_line(),
         config: ThroughputConfig {
             threads: threads.clone(),
             duration_s: args.duration,

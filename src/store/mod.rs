@@ -46,6 +46,23 @@ pub fn redact(spec: &str) -> String {
     }
 }
 
+/// This process's command line as it may be recorded and shown: any store URL's password
+/// (`--store postgres://user:pass@...`) replaced by `***`.
+pub fn recorded_command_line() -> Vec<String> {
+    redact_args(std::env::args())
+}
+
+/// `args` with every password in a PostgreSQL URL replaced by `***`, whether the URL stands
+/// alone or as `--store=URL`.
+pub fn redact_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
+    args.into_iter()
+        .map(|a| match a.find("postgres") {
+            Some(i) if is_postgres(&a[i..]) => format!("{}{}", &a[..i], redact(&a[i..])),
+            _ => a,
+        })
+        .collect()
+}
+
 /// A run's state in the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RunStatus {

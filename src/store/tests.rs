@@ -268,3 +268,28 @@ fn run_ids_are_time_ordered_and_distinct() {
     assert_ne!(a, b);
     assert!(a[..15] <= b[..15]);
 }
+
+#[test]
+fn recorded_command_lines_hold_no_password() {
+    let args = [
+        "kembench",
+        "run",
+        "--store",
+        "postgres://ci:hunter2@db:5432/bench",
+        "--store=postgresql://ci:hunter2@db/bench",
+        "--alg",
+        "ML-KEM-768",
+    ]
+    .map(String::from);
+    let out = redact_args(args).join(" ");
+    assert!(!out.contains("hunter2"), "{out}");
+    assert!(
+        out.contains("--store postgres://ci:***@db:5432/bench"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--store=postgresql://ci:***@db/bench"),
+        "{out}"
+    );
+    assert!(out.ends_with("--alg ML-KEM-768"));
+}

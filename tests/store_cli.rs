@@ -482,3 +482,51 @@ fn compare_takes_stored_runs_by_id_latest_and_host() {
         .code(2)
         .stderr(predicate::str::contains("only 2 latency runs"));
 }
+
+#[test]
+fn a_run_killed_outright_stays_in_the_store_and_can_be_resumed() {
+    let d = dir("killed");
+    let store = d.join("s.sqlite");
+    let mut child = spawn(
+        &store,
+        &[
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/broken,mock/slow",
+            "--ops",
+            "keygen",
+            "--min-samples",
+            "2000",
+            "--warmup",
+            "0.01",
+        ],
+    );
+    let id = wait_for_run(&store, &mut child);
+    // Wait until the broken mock's failed check is stored, then kill without warning.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while runs(&store)[0]["results"] != 1 {
+        assert!(Instant::now() < deadline, "the first result never landed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let listed = runs(&store);
+    assert_eq!(listed[0]["status"], "running", "nobody could say otherwise");
+    assert_eq!(listed[0]["results"], 1, "what was stored stays");
+    kembench(&store)
+        .args(["run", "--resume", &id])
+        .assert()
+        .code(1) // the broken mock keeps its failed check
+        .stderr(predicate::str::contains("still marked running"))
+        .stdout(predicate::str::contains("1 of 2 benchmarks to measure"));
+    let done = export_json(&store, &id);
+    assert_eq!(done["results"].as_array().unwrap().len(), 2);
+    assert!(
+        status_of(&done, "mock/slow")["operations"][0]["samples"]
+            .as_u64()
+            .unwrap()
+            >= 2000
+    );
+    assert_eq!(runs(&store)[0]["status"], "complete");
+}

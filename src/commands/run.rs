@@ -425,6 +425,11 @@ fn resume(selector: &str, args: &RunArgs, store_spec: &str) -> anyhow::Result<Ex
     if stored.summary.status == RunStatus::Complete.as_str() {
         bail!("run {id} is complete; there is nothing to resume");
     }
+    if stored.summary.status == RunStatus::Running.as_str() {
+        eprintln!(
+            "warning: run {id} is still marked running: its process ended without saying so (killed, power loss), or it is still measuring somewhere; if it is, stop this resume"
+        );
+    }
     let Record::Run(mut record) = store::records::record(&stored)? else {
         bail!("run {id} is not a `kembench run`");
     };

@@ -36,8 +36,20 @@ pub enum LoadError {
         /// The file.
         path: String,
     },
-    /// A `kind` the report does not read.
-    #[error("{path} holds a '{kind}' record; the report reads '{RUN_KIND}' and '{THROUGHPUT_KIND}' files")]
+    /// A known `kind`, but not the one the command reads.
+    #[error("{path} holds a '{kind}' record, not {}", noun(wanted))]
+    WrongKind {
+        /// The file.
+        path: String,
+        /// The kind found.
+        kind: String,
+        /// The kind wanted.
+        wanted: &'static str,
+    },
+    /// A `kind` kembench does not read.
+    #[error(
+        "{path} holds a '{kind}' record; kembench reads '{RUN_KIND}' and '{THROUGHPUT_KIND}' files"
+    )]
     UnknownKind {
         /// The file.
         path: String,
@@ -77,8 +89,27 @@ pub enum Record {
     Throughput(Box<ThroughputRecord>),
 }
 
+/// What a record of `kind` is, for messages.
+fn noun(kind: &str) -> &'static str {
+    if kind == RUN_KIND {
+        "a run (`kembench run --json`)"
+    } else {
+        "a throughput run (`kembench throughput --json`)"
+    }
+}
+
 /// Parses the bytes of a result file; `path` names it in errors.
 pub fn parse(path: &str, bytes: &[u8]) -> Result<Record, LoadError> {
+    parse_as(path, bytes, None)
+}
+
+/// Parses the bytes of a result file that must hold a `wanted` record (when given): a
+/// record of another kind is refused before its fields are looked at.
+pub fn parse_as(
+    path: &str,
+    bytes: &[u8],
+    wanted: Option<&'static str>,
+) -> Result<Record, LoadError> {
     let v: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|source| LoadError::NotJson {
             path: path.to_string(),
@@ -102,6 +133,13 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Record, LoadError> {
             })
         }
     };
+    if let Some(wanted) = wanted.filter(|w| *w != kind) {
+        return Err(LoadError::WrongKind {
+            path: path.to_string(),
+            kind,
+            wanted,
+        });
+    }
     let malformed = |reason: String| LoadError::Malformed {
         path: path.to_string(),
         kind: kind.clone(),
@@ -132,10 +170,15 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Record, LoadError> {
 
 /// Reads and parses one result file.
 pub fn load(path: &Path) -> Result<Record, LoadError> {
+    load_as(path, None)
+}
+
+/// Reads and parses one result file that must hold a `wanted` record (when given).
+pub fn load_as(path: &Path, wanted: Option<&'static str>) -> Result<Record, LoadError> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
         path: name.clone(),
         source,
     })?;
-    parse(&name, &bytes)
+    parse_as(&name, &bytes, wanted)
 }

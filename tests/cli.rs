@@ -1,18 +1,10 @@
 //! CLI tests: argument errors, suggestions, and the gate's verdicts on the mock provider.
 
-use assert_cmd::Command;
+mod common;
+
+use common::kembench;
 use predicates::prelude::*;
 use serde_json::Value;
-
-/// The binary, with a results store of this test process's own (never the user's).
-fn kembench() -> Command {
-    let mut c = Command::cargo_bin("kembench").unwrap();
-    c.env(
-        "KEMBENCH_STORE",
-        std::env::temp_dir().join(format!("kembench-tests-{}.sqlite", std::process::id())),
-    );
-    c
-}
 
 #[test]
 fn unknown_algorithm_suggests_the_nearest_names() {

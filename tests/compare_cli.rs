@@ -1,19 +1,11 @@
 //! CLI tests of `kembench compare` on mock runs and on doctored copies of them.
 
-use assert_cmd::Command;
+mod common;
+
+use common::kembench;
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-/// The binary, with a results store of this test process's own (never the user's).
-fn kembench() -> Command {
-    let mut c = Command::cargo_bin("kembench").unwrap();
-    c.env(
-        "KEMBENCH_STORE",
-        std::env::temp_dir().join(format!("kembench-tests-{}.sqlite", std::process::id())),
-    );
-    c
-}
 
 fn dir() -> PathBuf {
     let d = std::env::temp_dir().join(format!("kembench-compare-{}", std::process::id()));

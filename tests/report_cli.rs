@@ -2,20 +2,12 @@
 //! mock provider, the HTML and Markdown reports built from them, clear errors for bad inputs,
 //! and, where chromium is installed, the HTML page rendered by a real headless browser.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{kembench, FAST, MOCK_THROUGHPUT};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-/// The binary, with a results store of this test process's own (never the user's).
-fn kembench() -> Command {
-    let mut c = Command::cargo_bin("kembench").unwrap();
-    c.env(
-        "KEMBENCH_STORE",
-        std::env::temp_dir().join(format!("kembench-tests-{}.sqlite", std::process::id())),
-    );
-    c
-}
 
 fn tempdir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("kembench-report-{}-{tag}", std::process::id()));
@@ -24,18 +16,7 @@ fn tempdir(tag: &str) -> PathBuf {
     d
 }
 
-const FAST_RUN: [&str; 10] = [
-    "--time-budget",
-    "0.05",
-    "--warmup",
-    "0.01",
-    "--min-samples",
-    "5",
-    "--rounds",
-    "1",
-    "--include-mock",
-    "--impl",
-];
+const FAST_RUN: [&str; 4] = ["--rounds", "1", "--include-mock", "--impl"];
 
 /// Result files in `dir`: a run of mock/correct (the baseline), a run of mock/correct and
 /// mock/broken (which fails its correctness check), and a throughput run.
@@ -43,6 +24,7 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
     let base = dir.join("base.json");
     kembench()
         .arg("run")
+        .args(FAST)
         .args(FAST_RUN)
         .arg("mock/correct")
         .arg("--json")
@@ -52,6 +34,7 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
     let later = dir.join("later.json");
     kembench()
         .arg("run")
+        .args(FAST)
         .args(FAST_RUN)
         .arg("mock/correct,mock/broken")
         .arg("--json")
@@ -60,11 +43,8 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
         .code(1);
     let tp = dir.join("tp.json");
     kembench()
+        .args(MOCK_THROUGHPUT)
         .args([
-            "throughput",
-            "--include-mock",
-            "--impl",
-            "mock/correct",
             "--threads",
             "1,2",
             "--duration",

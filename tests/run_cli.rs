@@ -1,27 +1,10 @@
 //! CLI tests of `kembench run` on the mock provider: output files, the table, failures shown.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{kembench, FAST};
 use predicates::prelude::*;
 use serde_json::Value;
-
-/// The binary, with a results store of this test process's own (never the user's).
-fn kembench() -> Command {
-    let mut c = Command::cargo_bin("kembench").unwrap();
-    c.env(
-        "KEMBENCH_STORE",
-        std::env::temp_dir().join(format!("kembench-tests-{}.sqlite", std::process::id())),
-    );
-    c
-}
-
-const FAST: [&str; 6] = [
-    "--time-budget",
-    "0.05",
-    "--warmup",
-    "0.01",
-    "--min-samples",
-    "5",
-];
 
 #[test]
 fn run_writes_json_csv_and_markdown_with_raw_samples_and_environment() {

@@ -1,20 +1,14 @@
 //! CLI tests of the results store (SQLite), crash-safe runs, Ctrl-C and resume, on the mock
 //! provider (`KEMBENCH_MOCK_FAULTS=1` adds mock/crash, mock/hang and mock/slow).
 
+mod common;
+
 use assert_cmd::Command;
+use common::{export_json, kembench_at, runs, FAST};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-
-const FAST: [&str; 6] = [
-    "--time-budget",
-    "0.05",
-    "--warmup",
-    "0.01",
-    "--min-samples",
-    "5",
-];
 
 fn dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("kembench-store-cli-{}-{tag}", std::process::id()));
@@ -24,34 +18,9 @@ fn dir(tag: &str) -> PathBuf {
 }
 
 fn kembench(store: &Path) -> Command {
-    let mut c = Command::cargo_bin("kembench").unwrap();
-    c.env("KEMBENCH_STORE", store)
-        .env("KEMBENCH_MOCK_FAULTS", "1");
+    let mut c = kembench_at(store);
+    c.env("KEMBENCH_MOCK_FAULTS", "1");
     c
-}
-
-fn runs(store: &Path) -> Vec<Value> {
-    let out = kembench(store).args(["runs", "--json"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice::<Value>(&out.stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
-fn export_json(store: &Path, run: &str) -> Value {
-    let out = kembench(store).args(["export", run]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 fn status_of<'a>(run: &'a Value, implementation: &str) -> &'a Value {

@@ -2,10 +2,12 @@
 //! one; `KEMBENCH_TEST_PG` names another). Each test writes into a schema of its own, chosen
 //! through the URL's `options=-c search_path=...`, and drops it afterwards.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{export_json, kembench_at, runs, FAST, MOCK_THROUGHPUT};
 use postgres::{Client, NoTls};
 use predicates::prelude::*;
-use serde_json::Value;
 
 const DEFAULT_URL: &str = "postgres://kembench:kembench@localhost:5432/kembench_test";
 
@@ -59,26 +61,6 @@ impl Drop for Schema {
     }
 }
 
-fn kembench(url: &str) -> Command {
-    let mut c = Command::cargo_bin("kembench").unwrap();
-    c.env("KEMBENCH_STORE", url);
-    c
-}
-
-fn runs(url: &str) -> Vec<Value> {
-    let out = kembench(url).args(["runs", "--json"]).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice::<Value>(&out.stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
-}
-
 #[test]
 fn a_fleet_of_concurrent_writers_loses_nothing() {
     let mut s = Schema::new("fleet");
@@ -94,14 +76,9 @@ fn a_fleet_of_concurrent_writers_loses_nothing() {
                     "--include-mock",
                     "--impl",
                     "mock/correct,mock/broken",
-                    "--time-budget",
-                    "0.05",
-                    "--warmup",
-                    "0.01",
-                    "--min-samples",
-                    "5",
                     "--no-pin",
                 ])
+                .args(FAST)
                 .output_async()
         })
         .collect();
@@ -141,8 +118,7 @@ fn a_fleet_of_concurrent_writers_loses_nothing() {
             "SELECT COUNT(*) FROM $S.operations WHERE run_id = '{id}' AND implementation = 'mock/correct'"
         ));
         assert_eq!(ops, 4, "run {id}");
-        let out = kembench(&url).args(["export", id]).output().unwrap();
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = export_json(&url, id);
         assert_eq!(v["results"].as_array().unwrap().len(), 2);
         assert!(
             v["results"][0]["operations"][0]["raw_samples_ns"]
@@ -154,7 +130,7 @@ fn a_fleet_of_concurrent_writers_loses_nothing() {
     }
     assert_eq!(s.count("SELECT COUNT(*) FROM $S.kembench_schema"), 1);
     // Comparisons span the fleet's runs.
-    kembench(&url)
+    kembench_at(&url)
         .args(["compare", &ids[0], &ids[1]])
         .assert()
         .success()
@@ -186,11 +162,8 @@ fn throughput_runs_and_show_work_on_postgres() {
         .unwrap()
         .env_remove("KEMBENCH_STORE")
         .args(["--store", &url])
+        .args(MOCK_THROUGHPUT)
         .args([
-            "throughput",
-            "--include-mock",
-            "--impl",
-            "mock/correct",
             "--threads",
             "1",
             "--duration",
@@ -205,15 +178,14 @@ fn throughput_runs_and_show_work_on_postgres() {
     let listed = runs(&url);
     assert_eq!(listed[0]["kind"], "throughput");
     assert_eq!(listed[0]["selection"], "MockKEM@mock/correct");
-    kembench(&url)
+    kembench_at(&url)
         .args(["show", "latest"])
         .assert()
         .success()
         .stdout(predicate::str::contains("(throughput, complete)"))
         .stdout(predicate::str::contains("--store postgres://kembench:***@"))
         .stdout(predicate::str::contains(":kembench@").not());
-    let out = kembench(&url).args(["export", "latest"]).output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = export_json(&url, "latest").to_string();
     assert!(text.contains("kembench:***@"), "{text}");
     assert!(!text.contains(":kembench@"), "a password was recorded");
 }
@@ -227,7 +199,7 @@ fn a_newer_schema_on_the_server_is_refused() {
     s.client
         .batch_execute(&format!("UPDATE {name}.kembench_schema SET version = 99"))
         .unwrap();
-    kembench(&url)
+    kembench_at(&url)
         .arg("runs")
         .assert()
         .code(2)
@@ -240,7 +212,7 @@ fn connection_errors_never_show_the_password() {
     let base = base_url();
     let bad = base.replacen("kembench:kembench@", "kembench:wrong-secret-123@", 1);
     assert_ne!(bad, base, "the default URL carries a password to replace");
-    kembench(&bad)
+    kembench_at(&bad)
         .arg("runs")
         .assert()
         .code(2)

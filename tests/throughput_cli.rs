@@ -1,18 +1,10 @@
 //! CLI tests of `kembench throughput` on the mock provider.
 
-use assert_cmd::Command;
+mod common;
+
+use common::{kembench, MOCK_THROUGHPUT};
 use predicates::prelude::*;
 use serde_json::Value;
-
-/// The binary, with a results store of this test process's own (never the user's).
-fn kembench() -> Command {
-    let mut c = Command::cargo_bin("kembench").unwrap();
-    c.env(
-        "KEMBENCH_STORE",
-        std::env::temp_dir().join(format!("kembench-tests-{}.sqlite", std::process::id())),
-    );
-    c
-}
 
 fn json_of(extra: &[&str]) -> Value {
     let path = std::env::temp_dir().join(format!(
@@ -21,16 +13,8 @@ fn json_of(extra: &[&str]) -> Value {
         extra.len()
     ));
     kembench()
-        .args([
-            "throughput",
-            "--include-mock",
-            "--impl",
-            "mock/correct",
-            "--threads",
-            "1,2",
-            "--duration",
-            "0.05",
-        ])
+        .args(MOCK_THROUGHPUT)
+        .args(["--threads", "1,2", "--duration", "0.05"])
         .args(extra)
         .arg("--json")
         .arg(&path)
@@ -67,16 +51,8 @@ fn threads_mode_reports_every_point_and_capacity() {
 
 fn kembench_ok_stdout() -> Vec<u8> {
     kembench()
-        .args([
-            "throughput",
-            "--include-mock",
-            "--impl",
-            "mock/correct",
-            "--threads",
-            "1",
-            "--duration",
-            "0.02",
-        ])
+        .args(MOCK_THROUGHPUT)
+        .args(["--threads", "1", "--duration", "0.02"])
         .assert()
         .success()
         .get_output()

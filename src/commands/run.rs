@@ -440,11 +440,7 @@ fn resume(selector: &str, args: &RunArgs, store_spec: &str) -> anyhow::Result<Ex
     let finished: HashSet<String> = record
         .results
         .iter()
-        .filter(|r| {
-            r.failure
-                .as_ref()
-                .is_none_or(|f| f.kind != FailureKind::Interrupted)
-        })
+        .filter(|r| r.is_final())
         .map(BenchResult::label)
         .collect();
     let registry = Registry::new(record.config.include_mock);
@@ -523,13 +519,7 @@ fn execute(
     });
     bar.finish_and_clear();
     // Benchmarks finish in any order (failures first); list them as planned.
-    let position = |r: &BenchResult| {
-        let l = r.label();
-        record.config.planned.iter().position(|p| *p == l)
-    };
-    let mut results = std::mem::take(&mut record.results);
-    results.sort_by_key(|r| position(r).unwrap_or(usize::MAX));
-    record.results = results;
+    record.sort_as_planned();
     record.interrupted = interrupted;
     record.finished_at = (!interrupted).then(now_rfc3339);
     let status = if interrupted {
@@ -558,14 +548,7 @@ fn execute(
     if interrupted {
         println!(
             "Interrupted: {} of {} benchmarks finished.{}",
-            record
-                .results
-                .iter()
-                .filter(|r| r
-                    .failure
-                    .as_ref()
-                    .is_none_or(|f| f.kind != FailureKind::Interrupted))
-                .count(),
+            record.results.iter().filter(|r| r.is_final()).count(),
             record.config.planned.len().max(record.results.len()),
             if recorder.location().is_some() {
                 format!(" `kembench run --resume {id}` completes the run.")
@@ -575,10 +558,7 @@ fn execute(
         );
         return Ok(ExitCode::from(130));
     }
-    let failed = record
-        .results
-        .iter()
-        .any(|r| r.correctness.failed() || r.error.is_some() || r.failure.is_some());
+    let failed = record.results.iter().any(|r| r.status() != "ok");
     Ok(if failed {
         ExitCode::from(1)
     } else {

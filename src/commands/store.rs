@@ -104,23 +104,11 @@ impl Recorder {
 pub fn load(spec: &str, selector: &str, kind: Option<&str>) -> anyhow::Result<(String, Record)> {
     let path = Path::new(selector);
     if path.is_file() {
-        if kind == Some("run") {
-            // Say "not a run" before any field-level complaint about another kind of record.
-            let head: Option<serde_json::Value> = std::fs::read(path)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok());
-            if let Some(k) = head
-                .as_ref()
-                .and_then(|v| v.get("kind")?.as_str().map(str::to_string))
-            {
-                if k == crate::record::THROUGHPUT_KIND {
-                    bail!(
-                        "{selector} holds a throughput record, not a run (`kembench run --json`)"
-                    );
-                }
-            }
-        }
-        return Ok((selector.to_string(), crate::record::load(path)?));
+        let wanted = kind.map(|k| match k {
+            "run" => crate::record::RUN_KIND,
+            _ => crate::record::THROUGHPUT_KIND,
+        });
+        return Ok((selector.to_string(), crate::record::load_as(path, wanted)?));
     }
     if selector.ends_with(".json") || selector.contains('/') {
         bail!("cannot read {selector}: no such file");

@@ -417,23 +417,43 @@ fn op_index(op: Op) -> f64 {
     Op::ALL.iter().position(|o| *o == op).unwrap_or(0) as f64
 }
 
-fn size_section(blocks: &mut Vec<Block>, primary: Option<&Input<RunRecord>>) -> anyhow::Result<()> {
-    h2(blocks, "size", "Speed against size");
+/// A section's heading and the one chart it draws from the primary run. Returns that run
+/// when the chart was drawn; says why and returns `None` when there is no run or nothing to
+/// chart.
+fn chart_section<'a>(
+    blocks: &mut Vec<Block>,
+    (id, title): (&str, &str),
+    primary: Option<&'a Input<RunRecord>>,
+    chart: impl FnOnce(&RunRecord) -> anyhow::Result<Option<super::doc::Chart>>,
+    nothing: &str,
+) -> anyhow::Result<Option<&'a RunRecord>> {
+    h2(blocks, id, title);
     let Some(input) = primary else {
         no_run(blocks);
+        return Ok(None);
+    };
+    let Some(c) = chart(&input.record)? else {
+        para(blocks, vec![text(nothing)]);
+        return Ok(None);
+    };
+    blocks.push(Block::Charts {
+        id: String::new(),
+        charts: vec![c],
+    });
+    Ok(Some(&input.record))
+}
+
+fn size_section(blocks: &mut Vec<Block>, primary: Option<&Input<RunRecord>>) -> anyhow::Result<()> {
+    let Some(run) = chart_section(
+        blocks,
+        ("size", "Speed against size"),
+        primary,
+        charts::size::chart,
+        "No full-exchange measurements to plot.",
+    )?
+    else {
         return Ok(());
     };
-    let run = &input.record;
-    match charts::size::chart(run)? {
-        Some(c) => blocks.push(Block::Charts {
-            id: String::new(),
-            charts: vec![c],
-        }),
-        None => {
-            para(blocks, vec![text("No full-exchange measurements to plot.")]);
-            return Ok(());
-        }
-    }
     let mut t = Table::new(
         "table-sizes",
         &[
@@ -478,25 +498,16 @@ fn shares_section(
     blocks: &mut Vec<Block>,
     primary: Option<&Input<RunRecord>>,
 ) -> anyhow::Result<()> {
-    h2(blocks, "shares", "Time distribution");
-    let Some(input) = primary else {
-        no_run(blocks);
+    let Some(run) = chart_section(
+        blocks,
+        ("shares", "Time distribution"),
+        primary,
+        charts::shares::chart,
+        "No implementation has keygen, encaps and decaps all measured.",
+    )?
+    else {
         return Ok(());
     };
-    let run = &input.record;
-    let Some(c) = charts::shares::chart(run)? else {
-        para(
-            blocks,
-            vec![text(
-                "No implementation has keygen, encaps and decaps all measured.",
-            )],
-        );
-        return Ok(());
-    };
-    blocks.push(Block::Charts {
-        id: String::new(),
-        charts: vec![c],
-    });
     let mut t = Table::new(
         "table-shares",
         &[
@@ -532,20 +543,16 @@ fn memory_section(
     blocks: &mut Vec<Block>,
     primary: Option<&Input<RunRecord>>,
 ) -> anyhow::Result<()> {
-    h2(blocks, "memory", "Memory");
-    let Some(input) = primary else {
-        no_run(blocks);
+    let Some(run) = chart_section(
+        blocks,
+        ("memory", "Memory"),
+        primary,
+        charts::memory::chart,
+        "Nothing was measured.",
+    )?
+    else {
         return Ok(());
     };
-    let run = &input.record;
-    let Some(c) = charts::memory::chart(run)? else {
-        para(blocks, vec![text("Nothing was measured.")]);
-        return Ok(());
-    };
-    blocks.push(Block::Charts {
-        id: String::new(),
-        charts: vec![c],
-    });
     para(
         blocks,
         vec![text(if run.heap_includes_c_allocations {

@@ -236,14 +236,10 @@ pub fn measure_all(plan: &Plan, interrupts: &AtomicUsize, emit: &mut dyn FnMut(E
     for slot in slots.iter_mut().filter(|s| !s.done) {
         if slot.worker.is_none() {
             // Never started: Ctrl-C came first.
-            slot.result.failure = Some(Failure {
-                kind: FailureKind::Interrupted,
-                signal: None,
-                signal_name: None,
-                exit_code: None,
-                during: "waiting to start".into(),
-                detail: "Ctrl-C stopped the run before this benchmark started".into(),
-            });
+            slot.result.failure = Some(Failure::interrupted(
+                "waiting to start",
+                "Ctrl-C stopped the run before this benchmark started",
+            ));
             slot.done = true;
             emit(Event::Finished(Box::new(slot.result.clone())));
             continue;
@@ -260,16 +256,12 @@ pub fn measure_all(plan: &Plan, interrupts: &AtomicUsize, emit: &mut dyn FnMut(E
             slot.call(&Request::Finish, plan, &abort, "finish", emit)
         {
             if rounds_done < rounds {
-                r.failure = Some(Failure {
-                    kind: FailureKind::Interrupted,
-                    signal: None,
-                    signal_name: None,
-                    exit_code: None,
-                    during: format!("round {}/{rounds}", rounds_done + 1),
-                    detail: format!(
+                r.failure = Some(Failure::interrupted(
+                    format!("round {}/{rounds}", rounds_done + 1),
+                    format!(
                         "Ctrl-C stopped the run after {rounds_done} of {rounds} rounds; the statistics cover the samples taken"
                     ),
-                });
+                ));
             }
             slot.worker = None;
             slot.done = true;

@@ -220,7 +220,29 @@ pub struct Failure {
     pub detail: String,
 }
 
+impl Failure {
+    /// Ctrl-C stopped the benchmark during `during`.
+    pub fn interrupted(during: impl Into<String>, detail: impl Into<String>) -> Failure {
+        Failure {
+            kind: FailureKind::Interrupted,
+            signal: None,
+            signal_name: None,
+            exit_code: None,
+            during: during.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
 impl BenchResult {
+    /// Whether this result is final: anything but a benchmark Ctrl-C stopped, which
+    /// `run --resume` measures again.
+    pub fn is_final(&self) -> bool {
+        self.failure
+            .as_ref()
+            .is_none_or(|f| f.kind != FailureKind::Interrupted)
+    }
+
     /// `algorithm@implementation`.
     pub fn label(&self) -> String {
         format!("{}@{}", self.algorithm, self.implementation)
@@ -332,6 +354,18 @@ pub struct RunRecord {
     pub heap_includes_c_allocations: bool,
     /// One entry per (algorithm, implementation), in the order measured.
     pub results: Vec<BenchResult>,
+}
+
+impl RunRecord {
+    /// Puts the results in the planned order (benchmarks finish, and are stored, in any
+    /// order); unplanned ones go last.
+    pub fn sort_as_planned(&mut self) {
+        let planned = &self.config.planned;
+        self.results.sort_by_key(|r| {
+            let l = r.label();
+            planned.iter().position(|p| *p == l).unwrap_or(usize::MAX)
+        });
+    }
 }
 
 /// Now, RFC 3339 UTC with seconds.

@@ -62,7 +62,6 @@ impl std::fmt::Display for Ended {
 
 /// A running worker process.
 pub struct Worker {
-    label: String,
     child: Child,
     stdin: Option<ChildStdin>,
     replies: Receiver<Option<Result<Reply, String>>>,
@@ -88,8 +87,7 @@ impl Worker {
             .map_err(|e| Ended::Garbled(format!("cannot start {}: {e}", exe.display())))?;
         let stdout = child.stdout.take().expect("piped");
         let (tx, rx) = std::sync::mpsc::channel();
-        let label = init.label.clone();
-        let tag = label.clone();
+        let tag = init.label.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
@@ -106,7 +104,6 @@ impl Worker {
             let _ = tx.send(None);
         });
         let mut w = Worker {
-            label,
             stdin: child.stdin.take(),
             child,
             replies: rx,
@@ -155,11 +152,6 @@ impl Worker {
                 }
             }
         }
-    }
-
-    /// The label this worker measures.
-    pub fn label(&self) -> &str {
-        &self.label
     }
 
     /// How the process ended, once its output closed (killing it if it lingers).

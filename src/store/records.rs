@@ -139,11 +139,7 @@ pub fn record(stored: &StoredRun) -> anyhow::Result<Record> {
     let mut r = crate::record::parse(&format!("run {id} in the store"), &bytes)?;
     if let Record::Run(run) = &mut r {
         // Stored in the order they finished; listed, like `--json` files, as planned.
-        let planned = &run.config.planned;
-        run.results.sort_by_key(|b| {
-            let l = b.label();
-            planned.iter().position(|p| *p == l).unwrap_or(usize::MAX)
-        });
+        run.sort_as_planned();
     }
     Ok(r)
 }

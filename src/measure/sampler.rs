@@ -128,6 +128,17 @@ impl StopReason {
             StopReason::RoundsDisagree => "rounds-disagree",
         }
     }
+
+    /// The words for people (console, report): `sample cap` rather than `max-samples`.
+    pub fn label(self) -> &'static str {
+        match self {
+            StopReason::Precision => "precision",
+            StopReason::Budget => "budget",
+            StopReason::MaxSamples => "sample cap",
+            StopReason::BelowMinimum => "below minimum",
+            StopReason::RoundsDisagree => "rounds disagree",
+        }
+    }
 }
 
 /// Raw measurements of one operation.

@@ -12,6 +12,10 @@ use serde::{Deserialize, Serialize};
 /// Version of the JSON layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 1;
 
+/// Round medians further apart than this (slowest over fastest, minus one) mean that the
+/// machine's speed moved while an operation was measured; the console and the report say so.
+pub const DRIFT: f64 = 0.05;
+
 /// Bootstrap resamples for the median's confidence interval.
 const RESAMPLES: usize = 2000;
 
@@ -103,6 +107,11 @@ fn spread(v: &[f64]) -> f64 {
 }
 
 impl OperationResult {
+    /// Whether the round medians are more than [`DRIFT`] apart.
+    pub fn drifted(&self) -> bool {
+        self.round_spread > DRIFT
+    }
+
     /// Summarises raw measurements.
     pub fn from_sampled(s: Sampled) -> OperationResult {
         let sum = stats::summarize(&s.samples_ns, RESAMPLES, 0x6b656d62)

@@ -10,9 +10,9 @@
 //! through its AVX2 or portable module, aws-lc through `aws-lc-rs`) with no kembench code in
 //! between; each call is timed on its own with `Instant` and the median is taken.
 
-use kembench::kem::registry::{Filter, Registry};
 use kembench::measure::sampler::{self, Op, SamplerConfig};
 use kembench::measure::timer::Timers;
+use kembench::providers::registry::{Filter, Registry};
 use std::hint::black_box;
 use std::time::Instant;
 

@@ -1,5 +1,10 @@
-//! Command-line definitions (clap) and nothing else.
+//! Command-line definitions (clap), and their one conversion into validated options
+//! ([`crate::options`]): every argument is checked here, once.
 
+use crate::export::{Format, FORMATS};
+use crate::measure::sampler::{Op, SamplerConfig};
+use crate::options::{Outputs, RunOptions, ThroughputOptions};
+use anyhow::bail;
 use clap::{Args, Parser, Subcommand};
 
 /// Benchmark and profile KEMs and key exchange across implementations.
@@ -103,8 +108,8 @@ pub enum Command {
         /// Run id (or a unique part), `latest`, `latest~N`, `host:NAME`, `cpu:TEXT`.
         run: String,
         /// Output format.
-        #[arg(long, value_enum, default_value_t = ExportFormat::Json)]
-        format: ExportFormat,
+        #[arg(long, default_value = "json", value_parser = export_format())]
+        format: Format,
         /// Write here instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<std::path::PathBuf>,
@@ -222,32 +227,53 @@ pub struct RunArgs {
     pub output: OutputArgs,
 }
 
-/// Result files, shared by `run` and `throughput`.
-#[derive(Debug, Clone, Args)]
+/// Result files, shared by `run` and `throughput`: one `--NAME FILE` option per format in
+/// [`crate::export::FORMATS`] (`--json`, `--csv`, `--markdown`).
+#[derive(Debug, Clone, Default)]
 pub struct OutputArgs {
-    /// Write every statistic, the raw samples and the environment as JSON.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<std::path::PathBuf>,
-    /// Write one CSV row per measurement.
-    #[arg(long, value_name = "FILE")]
-    pub csv: Option<std::path::PathBuf>,
-    /// Write Markdown tables.
-    #[arg(long, value_name = "FILE")]
-    pub markdown: Option<std::path::PathBuf>,
+    files: Outputs,
+}
+
+impl clap::FromArgMatches for OutputArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let files = FORMATS
+            .iter()
+            .filter_map(|f| {
+                m.get_one::<std::path::PathBuf>(f.name())
+                    .map(|p| (*f, p.clone()))
+            })
+            .collect();
+        Ok(OutputArgs { files })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for OutputArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        FORMATS.iter().fold(cmd, |cmd, f| {
+            cmd.arg(
+                clap::Arg::new(f.name())
+                    .long(f.name())
+                    .value_name("FILE")
+                    .value_parser(clap::value_parser!(std::path::PathBuf))
+                    .help(format!("Write {}", f.about())),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 impl OutputArgs {
     /// The requested files with their formats.
-    pub fn files(&self) -> Vec<(crate::export::Format, std::path::PathBuf)> {
-        use crate::export::Format;
-        [
-            (Format::Json, &self.json),
-            (Format::Csv, &self.csv),
-            (Format::Markdown, &self.markdown),
-        ]
-        .into_iter()
-        .filter_map(|(f, p)| p.clone().map(|p| (f, p)))
-        .collect()
+    pub fn files(&self) -> Outputs {
+        self.files.clone()
     }
 
     /// Fails before any measuring when a file's directory does not exist.
@@ -301,25 +327,11 @@ pub struct ThroughputArgs {
     pub output: OutputArgs,
 }
 
-/// Formats of `kembench export`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ExportFormat {
-    /// Everything, raw samples and environment included (the `--json` layout).
-    Json,
-    /// One row per measurement.
-    Csv,
-    /// Markdown tables.
-    Markdown,
-}
-
-impl From<ExportFormat> for crate::export::Format {
-    fn from(f: ExportFormat) -> Self {
-        match f {
-            ExportFormat::Json => crate::export::Format::Json,
-            ExportFormat::Csv => crate::export::Format::Csv,
-            ExportFormat::Markdown => crate::export::Format::Markdown,
-        }
-    }
+/// `export --format NAME`: one of [`crate::export::FORMATS`].
+fn export_format() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Format::names())
+        .map(|name: String| Format::by_name(&name).expect("a possible value names a format"))
 }
 
 /// Selection of (algorithm, implementation) pairs, shared by every command.
@@ -347,7 +359,7 @@ fn parse_family(s: &str) -> Result<crate::kem::Family, String> {
     use crate::kem::Family;
     Family::parse(&s.to_ascii_lowercase()).ok_or_else(|| {
         let names: Vec<String> = Family::ALL.iter().map(|f| f.as_str().to_string()).collect();
-        let near = crate::kem::registry::nearest(s, &names);
+        let near = crate::suggest::nearest(s, &names);
         let hint = if near.is_empty() {
             String::new()
         } else {
@@ -357,10 +369,124 @@ fn parse_family(s: &str) -> Result<crate::kem::Family, String> {
     })
 }
 
+/// A positive, finite number of seconds, or an error naming the flag.
+fn positive_seconds(flag: &str, v: f64) -> anyhow::Result<f64> {
+    if v > 0.0 && v.is_finite() {
+        Ok(v)
+    } else {
+        bail!("{flag} must be a positive number of seconds, got {v}")
+    }
+}
+
+/// A noise threshold given in percent, as a fraction.
+pub fn noise_fraction(pct: f64) -> anyhow::Result<f64> {
+    if (0.0..100.0).contains(&pct) {
+        Ok(pct / 100.0)
+    } else {
+        bail!("--noise is a percentage between 0 and 100, got {pct}")
+    }
+}
+
+impl RunArgs {
+    /// The validated options of `run`.
+    pub fn to_options(&self, filter: &FilterArgs) -> anyhow::Result<RunOptions> {
+        positive_seconds("--step-timeout", self.step_timeout)?;
+        positive_seconds("--time-budget", self.time_budget)?;
+        if !(self.warmup >= 0.0 && self.warmup.is_finite()) {
+            bail!(
+                "--warmup must be zero or a positive number of seconds, got {}",
+                self.warmup
+            );
+        }
+        if !(self.precision > 0.0 && self.precision < 100.0) {
+            bail!(
+                "--precision is a percentage between 0 and 100, got {}",
+                self.precision
+            );
+        }
+        if self.max_samples < self.min_samples {
+            bail!(
+                "--max-samples ({}) is below --min-samples ({})",
+                self.max_samples,
+                self.min_samples
+            );
+        }
+        if self.resume.is_some() && self.no_store {
+            bail!("--resume continues a run from the results store; it cannot be used with --no-store");
+        }
+        self.output.check_dirs()?;
+        Ok(RunOptions {
+            filter: filter.to_filter(),
+            include_mock: filter.include_mock,
+            all: self.all,
+            ops: if self.ops.is_empty() {
+                Op::ALL.to_vec()
+            } else {
+                self.ops.clone()
+            },
+            sampler: SamplerConfig {
+                time_budget_s: self.time_budget,
+                min_samples: self.min_samples as usize,
+                max_samples: self.max_samples as usize,
+                warmup_s: self.warmup,
+                target_precision: self.precision / 100.0,
+                rounds: self.rounds as usize,
+                ..SamplerConfig::default()
+            },
+            pin: !self.no_pin,
+            step_timeout_s: self.step_timeout,
+            resume: self.resume.clone(),
+            store: !self.no_store,
+            outputs: self.output.files(),
+        })
+    }
+}
+
+impl ThroughputArgs {
+    /// The validated options of `throughput`; `cpus` (the logical CPUs) sets the default
+    /// thread counts.
+    pub fn to_options(
+        &self,
+        filter: &FilterArgs,
+        cpus: usize,
+    ) -> anyhow::Result<ThroughputOptions> {
+        positive_seconds("--duration", self.duration)?;
+        if !(self.target_rate > 0.0 && self.target_rate.is_finite()) {
+            bail!("--target-rate must be positive, got {}", self.target_rate);
+        }
+        let threads = if self.threads.is_empty() {
+            crate::throughput::calc::default_threads(cpus)
+        } else {
+            self.threads.clone()
+        };
+        if !threads.contains(&1) {
+            bail!("--threads must include 1: efficiency is measured against one thread");
+        }
+        self.output.check_dirs()?;
+        Ok(ThroughputOptions {
+            filter: filter.to_filter(),
+            include_mock: filter.include_mock,
+            threads,
+            duration_s: self.duration,
+            repeats: self.repeats,
+            pin: self.pin,
+            processes: self.processes,
+            target_rate: self.target_rate,
+            ops: if self.ops.is_empty() {
+                vec![Op::Keygen, Op::Encaps, Op::Decaps, Op::Exchange]
+            } else {
+                self.ops.clone()
+            },
+            store: !self.no_store,
+            outputs: self.output.files(),
+        })
+    }
+}
+
 impl FilterArgs {
     /// The registry filter these arguments describe.
-    pub fn to_filter(&self) -> crate::kem::registry::Filter {
-        crate::kem::registry::Filter {
+    pub fn to_filter(&self) -> crate::providers::registry::Filter {
+        crate::providers::registry::Filter {
             algorithms: self.algorithms.clone(),
             implementations: self.implementations.clone(),
             family: self.family,

@@ -136,6 +136,23 @@ pub struct ProviderVersion {
 }
 
 impl Environment {
+    /// This machine's environment with the versions of the implementations about to be
+    /// measured.
+    pub fn for_implementations(impls: &[std::sync::Arc<dyn crate::kem::Kem>]) -> Environment {
+        let mut env = Environment::collect();
+        env.providers = impls
+            .iter()
+            .map(|k| ProviderVersion {
+                implementation: k.meta().implementation.clone(),
+                version: k.meta().version.clone(),
+            })
+            .collect();
+        env.providers
+            .sort_by(|a, b| a.implementation.cmp(&b.implementation));
+        env.providers.dedup();
+        env
+    }
+
     /// Reads the machine and the build facts. Never panics: unreadable sources give `None` or
     /// "unknown". `providers` is left empty for the caller to fill.
     pub fn collect() -> Environment {

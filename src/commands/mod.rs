@@ -1,4 +1,6 @@
-//! One module per subcommand; each returns the process exit code.
+//! One module per subcommand, each a leaf: it turns validated options into calls to the
+//! engine (run, throughput, verify, store, report) and the console, and returns the exit code.
+//! No command module imports another.
 
 mod compare;
 mod list;
@@ -8,31 +10,15 @@ mod store;
 mod throughput;
 mod verify;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{noise_fraction, Cli, Command};
 use std::process::ExitCode;
-
-/// The environment record, with the versions of the implementations about to be measured.
-fn environment_for(impls: &[std::sync::Arc<dyn crate::kem::Kem>]) -> crate::env::Environment {
-    let mut env = crate::env::Environment::collect();
-    env.providers = impls
-        .iter()
-        .map(|k| crate::env::ProviderVersion {
-            implementation: k.meta().implementation.clone(),
-            version: k.meta().version.clone(),
-        })
-        .collect();
-    env.providers
-        .sort_by(|a, b| a.implementation.cmp(&b.implementation));
-    env.providers.dedup();
-    env
-}
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let spec = cli.store_spec();
     match cli.command {
-        Command::List { filter, json } => list::run(&filter, json),
-        Command::Run { filter, args } => run::run(&filter, &args, &spec),
+        Command::List { filter, json } => list::run(&filter.to_filter(), filter.include_mock, json),
+        Command::Run { filter, args } => run::run(&args.to_options(&filter)?, &spec),
         Command::RunWorker => crate::run::worker::serve().map(|()| ExitCode::SUCCESS),
         Command::Compare {
             old,
@@ -40,7 +26,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             noise,
             fail_on_regression,
             json,
-        } => compare::run(&spec, &old, &new, noise, fail_on_regression, json),
+        } => compare::run(
+            &spec,
+            &old,
+            &new,
+            noise_fraction(noise)?,
+            fail_on_regression,
+            json,
+        ),
         Command::Runs { json, limit } => store::runs(&spec, json, limit),
         Command::Show { run } => store::show(&spec, &run),
         Command::Export {
@@ -54,20 +47,39 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             output,
             format,
             noise,
-        } => report::run(&spec, &files, output.as_deref(), format, noise),
-        Command::Throughput { filter, args } => throughput::run(&filter, &args, &spec),
+        } => report::run(
+            &spec,
+            &files,
+            output.as_deref(),
+            format,
+            noise_fraction(noise)?,
+        ),
+        Command::Throughput { filter, args } => {
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+            throughput::run(&args.to_options(&filter, cpus)?, cpus, &spec)
+        }
         Command::ThroughputWorker {
             label,
             op,
             duration,
             pin_cpu,
             include_mock,
-        } => throughput::worker(&label, op, duration, pin_cpu, include_mock),
+        } => crate::throughput::serve_worker(&label, op, duration, pin_cpu, include_mock)
+            .map(|()| ExitCode::SUCCESS),
         Command::Verify {
             filter,
             json,
             threads,
             min_round_trips,
-        } => verify::run(&filter, json, threads, min_round_trips),
+        } => {
+            let mut opts = crate::verify::Options {
+                min_round_trips: min_round_trips as usize,
+                ..crate::verify::Options::default()
+            };
+            if let Some(t) = threads {
+                opts.threads = t as usize;
+            }
+            verify::run(&filter.to_filter(), filter.include_mock, &opts, json)
+        }
     }
 }

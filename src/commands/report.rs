@@ -1,7 +1,6 @@
 //! `kembench report RUN...`: an HTML (or Markdown) report from stored runs or result files.
 
 use crate::report::{self, data::Dataset, Format};
-use anyhow::bail;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -11,19 +10,16 @@ pub fn run(
     inputs: &[String],
     output: Option<&Path>,
     format: Format,
-    noise_pct: f64,
+    noise: f64,
 ) -> anyhow::Result<ExitCode> {
-    if !(0.0..100.0).contains(&noise_pct) {
-        bail!("--noise is a percentage between 0 and 100, got {noise_pct}");
-    }
     let mut records = Vec::with_capacity(inputs.len());
     for i in inputs {
-        let (name, r) = super::store::load(spec, i, None)?;
+        let (name, r) = crate::store::load(spec, i, None)?;
         records.push((PathBuf::from(name), r));
     }
     let data = Dataset::from_records(records);
     let out = output.map_or_else(|| format.default_output(), Path::to_path_buf);
-    let written = report::write(&data, format, &out, noise_pct / 100.0)?;
+    let written = report::write(&data, format, &out, noise)?;
     println!(
         "Report from {} run{} and {} throughput run{}: {}",
         data.runs.len(),

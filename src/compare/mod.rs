@@ -10,7 +10,7 @@
 //! different.
 
 use crate::measure::sampler::Op;
-use crate::run::result::RunRecord;
+use crate::record::run::RunRecord;
 use crate::stats::{self, Comparison, Verdict};
 use serde::Serialize;
 

@@ -1,12 +1,15 @@
-//! CSV: one row per (algorithm, implementation, operation), units in the column names.
+//! CSV: one row per measurement, units in the column names: per (algorithm, implementation,
+//! operation) for latency runs, per (…, thread count) for throughput runs.
 
-use super::Exporter;
+use super::{Exporter, Layout};
 use crate::measure::counters::Counters;
-use crate::run::result::RunRecord;
+use crate::record::run::{BenchResult, Run, RunRecord};
+use crate::record::throughput::{Throughput, ThroughputRecord, ThroughputResult};
 
 /// Comma-separated values.
 pub struct Csv;
 
+/// The header of latency CSV files.
 const HEADER: &[&str] = &[
     "algorithm",
     "family",
@@ -59,80 +62,191 @@ fn opt<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-impl Exporter for Csv {
-    fn serialize(&self, run: &RunRecord) -> anyhow::Result<Vec<u8>> {
+/// Writes rows through the csv crate's quoting into bytes.
+fn rows(f: impl FnOnce(&mut csv::Writer<Vec<u8>>) -> csv::Result<()>) -> anyhow::Result<Vec<u8>> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    f(&mut w)?;
+    Ok(w.into_inner()?)
+}
+
+impl Layout<Run> for Csv {
+    fn head(&self, _run: &RunRecord) -> anyhow::Result<Vec<u8>> {
+        rows(|w| w.write_record(HEADER))
+    }
+
+    fn item(&self, _run: &RunRecord, _index: usize, r: &BenchResult) -> anyhow::Result<Vec<u8>> {
         let mut w = csv::Writer::from_writer(Vec::new());
-        w.write_record(HEADER)?;
-        for r in &run.results {
-            for o in &r.operations {
-                let c = match &o.counters {
-                    Counters::Measured(v) => Some(v),
-                    Counters::Unavailable(_) => None,
-                };
-                let row: Vec<String> = vec![
+        for o in &r.operations {
+            let c = match &o.counters {
+                Counters::Measured(v) => Some(v),
+                Counters::Unavailable(_) => None,
+            };
+            let row: Vec<String> = vec![
+                r.algorithm.clone(),
+                r.family.clone(),
+                opt(r.nist_level),
+                r.implementation.clone(),
+                r.version.clone(),
+                o.operation.as_str().to_string(),
+                o.samples.to_string(),
+                o.batch.to_string(),
+                o.stop_reason.as_str().to_string(),
+                o.achieved_precision.to_string(),
+                o.median_ns.to_string(),
+                o.mean_ns.to_string(),
+                o.stddev_ns.to_string(),
+                o.min_ns.to_string(),
+                o.max_ns.to_string(),
+                o.p5_ns.to_string(),
+                o.p25_ns.to_string(),
+                o.p75_ns.to_string(),
+                o.p95_ns.to_string(),
+                o.p99_ns.to_string(),
+                o.mad_ns.to_string(),
+                o.median_ci95_low_ns.to_string(),
+                o.median_ci95_high_ns.to_string(),
+                o.ops_per_sec.to_string(),
+                opt(o.tsc_median_ticks),
+                opt(c.map(|c| c.cycles)),
+                opt(c.map(|c| c.instructions)),
+                opt(c.map(|c| c.branch_misses)),
+                opt(c.map(|c| c.llc_misses)),
+                opt(c.map(|c| c.l1d_read_misses)),
+                opt(o.peak_heap_bytes),
+                opt(o.allocations),
+                opt(o.max_stack_bytes),
+                opt(o.share_of_exchange),
+                r.pk_bytes.to_string(),
+                r.sk_bytes.to_string(),
+                r.ct_bytes.to_string(),
+                r.ss_bytes.to_string(),
+                r.wire_bytes.to_string(),
+                o.outliers.low_severe.to_string(),
+                o.outliers.low_mild.to_string(),
+                o.outliers.high_mild.to_string(),
+                o.outliers.high_severe.to_string(),
+                o.round_spread.to_string(),
+                opt(o.best_round_median_ns),
+            ];
+            w.write_record(&row)?;
+        }
+        Ok(w.into_inner()?)
+    }
+
+    fn tail(&self, _run: &RunRecord, _count: usize) -> anyhow::Result<Vec<u8>> {
+        Ok(Vec::new())
+    }
+}
+
+/// The header of throughput CSV files.
+const THROUGHPUT_HEADER: &[&str] = &[
+    "algorithm",
+    "implementation",
+    "version",
+    "operation",
+    "threads",
+    "mode",
+    "total_ops_per_sec",
+    "min_thread_ops_per_sec",
+    "max_thread_ops_per_sec",
+    "thread_spread",
+    "speedup",
+    "efficiency",
+    "latency_median_ns",
+    "one_thread_vs_latency",
+    "flags",
+];
+
+/// `threads` or `processes`.
+fn mode(r: &ThroughputRecord) -> &'static str {
+    if r.config.processes {
+        "processes"
+    } else {
+        "threads"
+    }
+}
+
+impl Layout<Throughput> for Csv {
+    fn head(&self, _r: &ThroughputRecord) -> anyhow::Result<Vec<u8>> {
+        rows(|w| w.write_record(THROUGHPUT_HEADER))
+    }
+
+    fn item(
+        &self,
+        r_all: &ThroughputRecord,
+        _index: usize,
+        r: &ThroughputResult,
+    ) -> anyhow::Result<Vec<u8>> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        for o in &r.operations {
+            for p in &o.points {
+                let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
+                let flags: Vec<&str> = o.flags.iter().chain(&p.flags).map(String::as_str).collect();
+                w.write_record([
                     r.algorithm.clone(),
-                    r.family.clone(),
-                    opt(r.nist_level),
                     r.implementation.clone(),
                     r.version.clone(),
                     o.operation.as_str().to_string(),
-                    o.samples.to_string(),
-                    o.batch.to_string(),
-                    o.stop_reason.as_str().to_string(),
-                    o.achieved_precision.to_string(),
-                    o.median_ns.to_string(),
-                    o.mean_ns.to_string(),
-                    o.stddev_ns.to_string(),
-                    o.min_ns.to_string(),
-                    o.max_ns.to_string(),
-                    o.p5_ns.to_string(),
-                    o.p25_ns.to_string(),
-                    o.p75_ns.to_string(),
-                    o.p95_ns.to_string(),
-                    o.p99_ns.to_string(),
-                    o.mad_ns.to_string(),
-                    o.median_ci95_low_ns.to_string(),
-                    o.median_ci95_high_ns.to_string(),
-                    o.ops_per_sec.to_string(),
-                    opt(o.tsc_median_ticks),
-                    opt(c.map(|c| c.cycles)),
-                    opt(c.map(|c| c.instructions)),
-                    opt(c.map(|c| c.branch_misses)),
-                    opt(c.map(|c| c.llc_misses)),
-                    opt(c.map(|c| c.l1d_read_misses)),
-                    opt(o.peak_heap_bytes),
-                    opt(o.allocations),
-                    opt(o.max_stack_bytes),
-                    opt(o.share_of_exchange),
-                    r.pk_bytes.to_string(),
-                    r.sk_bytes.to_string(),
-                    r.ct_bytes.to_string(),
-                    r.ss_bytes.to_string(),
-                    r.wire_bytes.to_string(),
-                    o.outliers.low_severe.to_string(),
-                    o.outliers.low_mild.to_string(),
-                    o.outliers.high_mild.to_string(),
-                    o.outliers.high_severe.to_string(),
-                    o.round_spread.to_string(),
-                    opt(o.best_round_median_ns),
-                ];
-                w.write_record(&row)?;
+                    p.threads.to_string(),
+                    mode(r_all).to_string(),
+                    p.total_ops_per_sec.to_string(),
+                    min.to_string(),
+                    max.to_string(),
+                    p.thread_spread.to_string(),
+                    p.speedup.to_string(),
+                    p.efficiency.to_string(),
+                    o.latency_median_ns.to_string(),
+                    o.one_thread_vs_latency.to_string(),
+                    flags.join("; "),
+                ])?;
             }
         }
         Ok(w.into_inner()?)
+    }
+
+    fn tail(&self, _r: &ThroughputRecord, _count: usize) -> anyhow::Result<Vec<u8>> {
+        Ok(Vec::new())
+    }
+}
+
+impl Exporter for Csv {
+    fn name(&self) -> &'static str {
+        "csv"
+    }
+
+    fn about(&self) -> &'static str {
+        "one CSV row per measurement, for spreadsheets"
+    }
+
+    fn run(&self) -> &dyn Layout<Run> {
+        self
+    }
+
+    fn throughput(&self) -> &dyn Layout<Throughput> {
+        self
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::export::Format;
 
     #[test]
     fn snapshot() {
         let run = super::super::fixture::run();
-        let text = String::from_utf8(Csv.serialize(&run).unwrap()).unwrap();
+        let text =
+            String::from_utf8(Format::by_name("csv").unwrap().serialize(&run).unwrap()).unwrap();
         let header_cols = text.lines().next().unwrap().split(',').count();
         assert!(text.lines().all(|l| l.split(',').count() == header_cols));
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn throughput_snapshot() {
+        let r = super::super::fixture::throughput();
+        insta::assert_snapshot!(String::from_utf8(
+            Format::by_name("csv").unwrap().serialize(&r).unwrap()
+        )
+        .unwrap());
     }
 }

@@ -6,7 +6,12 @@ use crate::measure::heap::HeapUsage;
 use crate::measure::sampler::{Op, Sampled, SamplerConfig, StopReason};
 use crate::measure::stack::StackUsage;
 use crate::measure::timer::{TimerProfile, Timers};
-use crate::run::result::{BenchResult, OperationResult, RunConfig, RunRecord, SCHEMA_VERSION};
+use crate::record::run::{
+    BenchResult, OperationResult, RunConfig, RunMeasured, RunRecord, RunState, SCHEMA_VERSION,
+};
+use crate::record::throughput::{
+    OpThroughput, ThroughputConfig, ThroughputRecord, ThroughputResult,
+};
 use crate::verify::Outcome;
 
 /// A fixed environment.
@@ -117,8 +122,7 @@ pub fn run() -> RunRecord {
     RunRecord {
         schema_version: SCHEMA_VERSION,
         run_id: None,
-        interrupted: false,
-        resumed_at: Vec::new(),
+        state: RunState::default(),
         kind: "kembench-run".into(),
         started_at: "2026-11-22T12:00:00Z".into(),
         finished_at: Some("2026-11-22T12:01:00Z".into()),
@@ -140,19 +144,66 @@ pub fn run() -> RunRecord {
             step_timeout_s: Some(120.0),
         },
         environment: environment(),
-        timers: Timers {
-            clock: TimerProfile {
-                resolution: 20.0,
-                overhead: 25.0,
+        measured: RunMeasured {
+            timers: Timers {
+                clock: TimerProfile {
+                    resolution: 20.0,
+                    overhead: 25.0,
+                },
+                tsc: Some(TimerProfile {
+                    resolution: 40.0,
+                    overhead: 60.0,
+                }),
+                tsc_ticks_per_ns: Some(3.0),
             },
-            tsc: Some(TimerProfile {
-                resolution: 40.0,
-                overhead: 60.0,
-            }),
-            tsc_ticks_per_ns: Some(3.0),
+            counters_unavailable: Some("perf_event_open: No such file or directory".into()),
+            heap_includes_c_allocations: true,
         },
-        counters_unavailable: Some("perf_event_open: No such file or directory".into()),
-        heap_includes_c_allocations: true,
         results: vec![good, bad],
+    }
+}
+
+/// One implementation at one and two threads, with capacity figures.
+pub fn throughput() -> ThroughputRecord {
+    let one = crate::throughput::calc::point(1, &[(10_000, 1.0)], None, 2);
+    let two = crate::throughput::calc::point(2, &[(9_000, 1.0), (11_500, 1.0)], Some(10_000.0), 2);
+    let op = |operation| OpThroughput {
+        operation,
+        latency_median_ns: 100_000.0,
+        one_thread_vs_latency: 1.0,
+        points: vec![one.clone(), two.clone()],
+        flags: vec![],
+    };
+    ThroughputRecord {
+        schema_version: crate::record::throughput::SCHEMA_VERSION,
+        run_id: None,
+        state: crate::record::Nothing {},
+        kind: "kembench-throughput".into(),
+        started_at: "2026-11-22T12:00:00Z".into(),
+        finished_at: Some("2026-11-22T12:01:00Z".into()),
+        command_line: vec!["kembench".into(), "throughput".into()],
+        config: ThroughputConfig {
+            threads: vec![1, 2],
+            duration_s: 1.0,
+            repeats: 3,
+            pinned: false,
+            processes: false,
+            target_rate: 70_000.0,
+            operations: vec![Op::Keygen, Op::Encaps, Op::Decaps],
+            planned: vec!["ML-KEM-768@liboqs".into()],
+        },
+        environment: environment(),
+        measured: crate::record::Nothing {},
+        results: vec![ThroughputResult {
+            algorithm: "MockKEM".into(),
+            family: "test".into(),
+            implementation: "mock/<correct>".into(),
+            version: "kembench 0.1.0".into(),
+            operations: vec![op(Op::Keygen), op(Op::Encaps), op(Op::Decaps)],
+            capacity: Some(crate::throughput::calc::capacity(
+                2, 10_250.0, 10_250.0, 10_250.0, 70_000.0,
+            )),
+            error: None,
+        }],
     }
 }

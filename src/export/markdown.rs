@@ -1,9 +1,11 @@
-//! Markdown: a latency table per algorithm and a line on the method, for papers and READMEs.
+//! Markdown: tables for papers and READMEs: a latency table with a line on the method for
+//! latency runs, the scaling and capacity tables for throughput runs.
 
-use super::Exporter;
+use super::{Exporter, Layout};
 use crate::measure::counters::Counters;
 use crate::output::units;
-use crate::run::result::RunRecord;
+use crate::record::run::{BenchResult, Run, RunRecord};
+use crate::record::throughput::{Capacity, Throughput, ThroughputRecord, ThroughputResult};
 use std::fmt::Write as _;
 
 /// GitHub-flavoured Markdown.
@@ -17,8 +19,8 @@ pub fn escape(s: &str) -> String {
         .replace('|', "\\|")
 }
 
-impl Exporter for Markdown {
-    fn serialize(&self, run: &RunRecord) -> anyhow::Result<Vec<u8>> {
+impl Layout<Run> for Markdown {
+    fn head(&self, run: &RunRecord) -> anyhow::Result<Vec<u8>> {
         let mut s = String::new();
         writeln!(s, "# kembench run, {}", escape(&run.started_at))?;
         writeln!(s)?;
@@ -43,56 +45,64 @@ impl Exporter for Markdown {
             s,
             "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
         )?;
-        for r in &run.results {
-            if r.operations.is_empty() {
-                let why = match &r.correctness {
-                    crate::verify::Outcome::Fail(w) => {
-                        format!("not timed: correctness check failed: {w}")
-                    }
-                    _ => r.error.clone().unwrap_or_else(|| "not measured".into()),
-                };
-                writeln!(
-                    s,
-                    "| {} | {} | - | {} |||||||||||",
-                    escape(&r.algorithm),
-                    escape(&r.implementation),
-                    escape(&why)
-                )?;
-                continue;
-            }
-            for o in &r.operations {
-                let cycles = match &o.counters {
-                    Counters::Measured(c) => units::count(c.cycles),
-                    Counters::Unavailable(_) => "n/a".into(),
-                };
-                writeln!(
-                    s,
-                    "| {} | {} | {} | {} | {} – {} | {} – {} | {} | {} | {} | {} | {} | {} | {} | {}{} |",
-                    escape(&r.algorithm),
-                    escape(&r.implementation),
-                    o.operation.as_str(),
-                    units::ns(o.median_ns),
-                    units::ns(o.median_ci95_low_ns),
-                    units::ns(o.median_ci95_high_ns),
-                    units::ns(o.p25_ns),
-                    units::ns(o.p75_ns),
-                    units::count(o.ops_per_sec),
-                    o.tsc_median_ticks.map_or("-".into(), units::count),
-                    cycles,
-                    o.peak_heap_bytes.map_or("n/a".into(), units::bytes),
-                    o.allocations.map_or("n/a".into(), |a| a.to_string()),
-                    o.max_stack_bytes.map_or("n/a".into(), units::bytes),
-                    o.share_of_exchange.map_or("-".into(), |x| format!("{:.0}%", x * 100.0)),
-                    o.samples,
-                    if o.batch > 1 { format!(" ×{}", o.batch) } else { String::new() },
-                )?;
-            }
+        Ok(s.into_bytes())
+    }
+
+    fn item(&self, _run: &RunRecord, _index: usize, r: &BenchResult) -> anyhow::Result<Vec<u8>> {
+        let mut s = String::new();
+        if r.operations.is_empty() {
+            let why = match &r.correctness {
+                crate::verify::Outcome::Fail(w) => {
+                    format!("not timed: correctness check failed: {w}")
+                }
+                _ => r.error.clone().unwrap_or_else(|| "not measured".into()),
+            };
+            writeln!(
+                s,
+                "| {} | {} | - | {} |||||||||||",
+                escape(&r.algorithm),
+                escape(&r.implementation),
+                escape(&why)
+            )?;
+            return Ok(s.into_bytes());
         }
+        for o in &r.operations {
+            let cycles = match &o.counters {
+                Counters::Measured(c) => units::count(c.cycles),
+                Counters::Unavailable(_) => "n/a".into(),
+            };
+            writeln!(
+                s,
+                "| {} | {} | {} | {} | {} – {} | {} – {} | {} | {} | {} | {} | {} | {} | {} | {}{} |",
+                escape(&r.algorithm),
+                escape(&r.implementation),
+                o.operation.as_str(),
+                units::ns(o.median_ns),
+                units::ns(o.median_ci95_low_ns),
+                units::ns(o.median_ci95_high_ns),
+                units::ns(o.p25_ns),
+                units::ns(o.p75_ns),
+                units::count(o.ops_per_sec),
+                o.tsc_median_ticks.map_or("-".into(), units::count),
+                cycles,
+                o.peak_heap_bytes.map_or("n/a".into(), units::bytes),
+                o.allocations.map_or("n/a".into(), |a| a.to_string()),
+                o.max_stack_bytes.map_or("n/a".into(), units::bytes),
+                o.share_of_exchange.map_or("-".into(), |x| format!("{:.0}%", x * 100.0)),
+                o.samples,
+                if o.batch > 1 { format!(" ×{}", o.batch) } else { String::new() },
+            )?;
+        }
+        Ok(s.into_bytes())
+    }
+
+    fn tail(&self, run: &RunRecord, _count: usize) -> anyhow::Result<Vec<u8>> {
+        let mut s = String::new();
         writeln!(s)?;
         writeln!(
             s,
             "Method: per-call latency from the monotonic clock after warm-up; median with a 95% bootstrap interval; TSC ticks are time-stamp-counter ticks, not core cycles; cycles come from hardware counters{}.",
-            run.counters_unavailable
+            run.measured.counters_unavailable
                 .as_ref()
                 .map_or(String::new(), |w| format!(" (unavailable here: {})", escape(w)))
         )?;
@@ -100,15 +110,135 @@ impl Exporter for Markdown {
     }
 }
 
+impl Layout<Throughput> for Markdown {
+    fn head(&self, r: &ThroughputRecord) -> anyhow::Result<Vec<u8>> {
+        let mut s = String::new();
+        let e = &r.environment;
+        writeln!(s, "# kembench throughput, {}", escape(&r.started_at))?;
+        writeln!(s)?;
+        writeln!(
+            s,
+            "Host `{}`: {} ({} logical CPUs); {} per point, {}{}.",
+            escape(&e.hostname),
+            escape(&e.cpu.model),
+            e.cpu.logical_cpus,
+            units::ns(r.config.duration_s * 1e9),
+            if r.config.processes {
+                "independent processes"
+            } else {
+                "threads"
+            },
+            if r.config.pinned { ", pinned" } else { "" }
+        )?;
+        writeln!(s)?;
+        writeln!(s, "| algorithm | implementation | operation | threads | ops/s | per-thread min – max | speedup | efficiency | flags |")?;
+        writeln!(s, "|---|---|---|--:|--:|--:|--:|--:|---|")?;
+        Ok(s.into_bytes())
+    }
+
+    fn item(
+        &self,
+        _all: &ThroughputRecord,
+        _index: usize,
+        r: &ThroughputResult,
+    ) -> anyhow::Result<Vec<u8>> {
+        let mut s = String::new();
+        for o in &r.operations {
+            for p in &o.points {
+                let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
+                let flags: Vec<String> =
+                    o.flags.iter().chain(&p.flags).map(|f| escape(f)).collect();
+                writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {} | {} – {} | {:.2}x | {:.0}% | {} |",
+                    escape(&r.algorithm),
+                    escape(&r.implementation),
+                    o.operation.as_str(),
+                    p.threads,
+                    units::count(p.total_ops_per_sec),
+                    units::count(min),
+                    units::count(max),
+                    p.speedup,
+                    p.efficiency * 100.0,
+                    flags.join("; ")
+                )?;
+            }
+        }
+        Ok(s.into_bytes())
+    }
+
+    /// The capacity table of the first `count` results.
+    fn tail(&self, r: &ThroughputRecord, count: usize) -> anyhow::Result<Vec<u8>> {
+        let mut s = String::new();
+        let caps: Vec<(&ThroughputResult, &Capacity)> = r.results[..count]
+            .iter()
+            .filter_map(|t| t.capacity.as_ref().map(|c| (t, c)))
+            .collect();
+        if !caps.is_empty() {
+            writeln!(s)?;
+            writeln!(
+                s,
+                "TLS 1.3 capacity (server: encaps; client: keygen + decaps), target {} connections/s:",
+                units::count(r.config.target_rate)
+            )?;
+            writeln!(s)?;
+            writeln!(s, "| algorithm | implementation | server handshakes/s/core | client handshakes/s/core | server cores | client cores |")?;
+            writeln!(s, "|---|---|--:|--:|--:|--:|")?;
+            for (t, c) in caps {
+                writeln!(
+                    s,
+                    "| {} | {} | {} | {} | {:.1} | {:.1} |",
+                    escape(&t.algorithm),
+                    escape(&t.implementation),
+                    units::count(c.server_handshakes_per_sec_per_core),
+                    units::count(c.client_handshakes_per_sec_per_core),
+                    c.server_cores_for_target,
+                    c.client_cores_for_target
+                )?;
+            }
+        }
+        Ok(s.into_bytes())
+    }
+}
+
+impl Exporter for Markdown {
+    fn name(&self) -> &'static str {
+        "markdown"
+    }
+
+    fn about(&self) -> &'static str {
+        "Markdown tables, for papers and READMEs"
+    }
+
+    fn run(&self) -> &dyn Layout<Run> {
+        self
+    }
+
+    fn throughput(&self) -> &dyn Layout<Throughput> {
+        self
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::export::Format;
+
+    fn markdown() -> Format {
+        Format::by_name("markdown").unwrap()
+    }
 
     #[test]
     fn snapshot() {
         let run = super::super::fixture::run();
-        let text = String::from_utf8(Markdown.serialize(&run).unwrap()).unwrap();
+        let text = String::from_utf8(markdown().serialize(&run).unwrap()).unwrap();
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn throughput_snapshot() {
+        let r = super::super::fixture::throughput();
+        insta::assert_snapshot!(String::from_utf8(markdown().serialize(&r).unwrap()).unwrap());
     }
 
     #[test]

@@ -1,48 +1,138 @@
-//! Result files: one module per format behind one trait. Adding a format is one file, one
-//! enum variant and one match arm.
+//! Result files: one file per format, each writing every record kind through one interface.
+//!
+//! A format lays a record out as a head, one part per result and a tail ([`Layout`]), so
+//! that `run` and `throughput` write each finished benchmark once, appending it to the file
+//! ([`file::ResultFile`]), and the whole file once more at the end.
+//!
+//! Adding a format: a file here with a unit struct implementing [`Layout`] for each record
+//! kind and [`Exporter`], and one line in [`FORMATS`]. The command line derives from that list:
+//! `run --NAME FILE`, `throughput --NAME FILE` and `export --format NAME`.
 
 mod csv;
+pub mod file;
 mod json;
 pub mod markdown;
 
-use crate::run::result::RunRecord;
+use crate::record::run::Run;
+use crate::record::throughput::Throughput;
+use crate::record::{AnyRecord, Kind, Record};
 use std::path::Path;
 
-/// Turns a run into the bytes of one file format.
-pub trait Exporter {
-    /// Serialises the whole run.
-    fn serialize(&self, run: &RunRecord) -> anyhow::Result<Vec<u8>>;
+/// How one format lays out records of kind `K`: the file is the head, every result's part in
+/// order, and the tail.
+pub trait Layout<K: Kind> {
+    /// What comes before the results.
+    fn head(&self, r: &Record<K>) -> anyhow::Result<Vec<u8>>;
+    /// Result number `index` (from 0) of `r`.
+    fn item(&self, r: &Record<K>, index: usize, item: &K::Result) -> anyhow::Result<Vec<u8>>;
+    /// What comes after `count` results (the tail may summarise the results so far).
+    fn tail(&self, r: &Record<K>, count: usize) -> anyhow::Result<Vec<u8>>;
+    /// The whole file.
+    fn whole(&self, r: &Record<K>) -> anyhow::Result<Vec<u8>> {
+        let mut out = self.head(r)?;
+        for (i, item) in r.results.iter().enumerate() {
+            out.extend(self.item(r, i, item)?);
+        }
+        out.extend(self.tail(r, r.results.len())?);
+        Ok(out)
+    }
 }
 
-/// The formats `run` can write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Everything, raw samples and environment included.
-    Json,
-    /// One row per (algorithm, implementation, operation), for spreadsheets.
-    Csv,
-    /// A table for papers and READMEs.
-    Markdown,
+/// A file format for every record kind.
+pub trait Exporter: Sync {
+    /// The format's name: the flag `--NAME FILE` and `export --format NAME`.
+    fn name(&self) -> &'static str;
+    /// One line for `--help`.
+    fn about(&self) -> &'static str;
+    /// The layout of latency runs.
+    fn run(&self) -> &dyn Layout<Run>;
+    /// The layout of throughput runs.
+    fn throughput(&self) -> &dyn Layout<Throughput>;
 }
+
+/// A record kind that every format can write.
+pub trait Exportable: Kind {
+    /// `format`'s layout for this kind.
+    fn layout(format: Format) -> &'static dyn Layout<Self>;
+}
+
+impl Exportable for Run {
+    fn layout(format: Format) -> &'static dyn Layout<Run> {
+        format.0.run()
+    }
+}
+
+impl Exportable for Throughput {
+    fn layout(format: Format) -> &'static dyn Layout<Throughput> {
+        format.0.throughput()
+    }
+}
+
+/// One of the [`FORMATS`].
+#[derive(Clone, Copy)]
+pub struct Format(&'static dyn Exporter);
+
+/// Every format, in the order `--help` lists them.
+pub static FORMATS: &[Format] = &[
+    Format(&json::Json),
+    Format(&csv::Csv),
+    Format(&markdown::Markdown),
+];
 
 impl Format {
-    /// The exporter for this format.
-    pub fn exporter(self) -> Box<dyn Exporter> {
-        match self {
-            Format::Json => Box::new(json::Json),
-            Format::Csv => Box::new(csv::Csv),
-            Format::Markdown => Box::new(markdown::Markdown),
+    /// JSON: everything, raw samples and environment included.
+    pub const JSON: Format = Format(&json::Json);
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        self.0.name()
+    }
+
+    /// One line for `--help`.
+    pub fn about(self) -> &'static str {
+        self.0.about()
+    }
+
+    /// The format called `name`.
+    pub fn by_name(name: &str) -> Option<Format> {
+        FORMATS.iter().copied().find(|f| f.name() == name)
+    }
+
+    /// Every format's name.
+    pub fn names() -> Vec<&'static str> {
+        FORMATS.iter().map(|f| f.name()).collect()
+    }
+
+    /// The whole file for `r`.
+    pub fn serialize<K: Exportable>(self, r: &Record<K>) -> anyhow::Result<Vec<u8>> {
+        K::layout(self).whole(r)
+    }
+
+    /// The whole file for a record of any kind.
+    pub fn serialize_any(self, r: &AnyRecord) -> anyhow::Result<Vec<u8>> {
+        match r {
+            AnyRecord::Run(r) => self.serialize(r.as_ref()),
+            AnyRecord::Throughput(t) => self.serialize(t.as_ref()),
         }
     }
 }
 
-/// Writes `run` to `path` atomically (temporary file, then rename), so a crash or Ctrl-C
-/// while writing never leaves a half-written file over the previous one.
-pub fn write(format: Format, run: &RunRecord, path: &Path) -> anyhow::Result<()> {
-    write_atomic(path, &format.exporter().serialize(run)?)
+impl std::fmt::Debug for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
+impl PartialEq for Format {
+    fn eq(&self, other: &Format) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Format {}
+
+/// Writes `bytes` to `path` through a temporary file and a rename, so a crash or Ctrl-C
+/// while writing never leaves a half-written file over the previous one.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     use anyhow::Context;
     let tmp = path.with_extension(format!(
@@ -57,3 +147,38 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 
 #[cfg(test)]
 pub(crate) mod fixture;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `r` put together from its head, items and tail in `f`.
+    fn streamed<K: Exportable>(f: Format, r: &Record<K>) -> Vec<u8> {
+        let l = K::layout(f);
+        let mut parts = l.head(r).unwrap();
+        for (i, item) in r.results.iter().enumerate() {
+            parts.extend(l.item(r, i, item).unwrap());
+        }
+        parts.extend(l.tail(r, r.results.len()).unwrap());
+        parts
+    }
+
+    /// Head, items and tail put together give exactly the whole file, for every format and
+    /// kind: what `run` appends as it goes is what it writes at the end.
+    #[test]
+    fn streamed_parts_make_the_whole_file() {
+        let (run, tp) = (fixture::run(), fixture::throughput());
+        for f in FORMATS {
+            assert_eq!(streamed(*f, &run), f.serialize(&run).unwrap(), "{}", f.name());
+            assert_eq!(streamed(*f, &tp), f.serialize(&tp).unwrap(), "{}", f.name());
+        }
+    }
+
+    #[test]
+    fn names_are_unique() {
+        let mut n = Format::names();
+        n.sort();
+        n.dedup();
+        assert_eq!(n.len(), FORMATS.len());
+    }
+}

@@ -6,7 +6,6 @@
 //! The shared secret is the raw (EC)DH output, as TLS 1.3 feeds it to its key schedule.
 
 pub mod catalog;
-pub mod registry;
 
 use std::fmt;
 

@@ -521,8 +521,8 @@ pub fn sample(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kem::registry::Registry;
     use crate::measure::timer::TimerProfile;
+    use crate::providers::registry::Registry;
 
     fn timers(res: f64) -> Timers {
         Timers {

@@ -1,6 +1,13 @@
-//! Console rendering: the table printer and unit formatting shared by every command.
+//! Console rendering: every command's tables (one module each), the table printer and unit
+//! formatting they share. Tables go to stdout; progress and warnings to stderr.
 
+pub mod compare;
+pub mod list;
+pub mod run;
+pub mod runs;
+pub mod throughput;
 pub mod units;
+pub mod verify;
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 
@@ -16,4 +23,20 @@ pub fn table(header: &[&str]) -> Table {
 /// A right-aligned cell, for numbers.
 pub fn num(v: impl ToString) -> Cell {
     Cell::new(v.to_string()).set_alignment(CellAlignment::Right)
+}
+
+/// A stored record as `show` prints it: the command line, the environment, the tables.
+pub fn print_record(r: &crate::record::AnyRecord) {
+    use crate::record::AnyRecord;
+    println!("Command: {}", r.command_line().join(" "));
+    for l in r.environment().summary_lines() {
+        println!("{l}");
+    }
+    match r {
+        AnyRecord::Run(r) => {
+            run::print_table(&r.results);
+            run::print_footer(r);
+        }
+        AnyRecord::Throughput(t) => throughput::print(t),
+    }
 }

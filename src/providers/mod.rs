@@ -1,18 +1,15 @@
-//! One adapter per provider, each behind its cargo feature.
+//! One adapter per provider, each behind its cargo feature, and the registry that assembles
+//! them.
+//!
+//! Adding a provider: its adapter file here (with a `pub fn implementations()` returning
+//! `Vec<Box<dyn Kem>>` or an [`Offered`]), its cargo feature in `Cargo.toml`, and one line in
+//! the `providers!` list below. Nothing else names providers: `list`, `verify`, the tests and
+//! the default build's provider count derive from that list.
 
-#[cfg(feature = "aws-lc")]
-pub mod awslc;
-#[cfg(feature = "libcrux")]
-pub mod libcrux;
-#[cfg(feature = "liboqs")]
-pub mod liboqs;
 pub mod mock;
-#[cfg(feature = "openssl")]
-pub mod openssl;
-#[cfg(feature = "pqclean")]
-pub mod pqclean;
-#[cfg(feature = "rustcrypto")]
-pub mod rustcrypto;
+pub mod registry;
+
+pub use registry::{Filter, Registry, SelectError};
 
 use crate::kem::Kem;
 
@@ -26,33 +23,61 @@ pub struct Unavailable {
 }
 
 /// Implementations a provider offers here, and those it leaves out.
-pub type Offered = (Vec<Box<dyn Kem>>, Vec<Unavailable>);
+#[derive(Default)]
+pub struct Offered {
+    /// What this build and CPU offer.
+    pub impls: Vec<Box<dyn Kem>>,
+    /// What is left out, with the reason.
+    pub unavailable: Vec<Unavailable>,
+}
 
-/// Every real implementation this build and CPU offer, and those left out.
-pub fn all() -> Offered {
-    #[allow(unused_mut)]
-    let mut impls: Vec<Box<dyn Kem>> = Vec::new();
-    #[allow(unused_mut)]
-    let mut unavailable: Vec<Unavailable> = Vec::new();
-    #[cfg(feature = "liboqs")]
-    impls.extend(liboqs::implementations());
-    #[cfg(feature = "pqclean")]
-    {
-        let (i, s) = pqclean::implementations();
-        impls.extend(i);
-        unavailable.extend(s);
+impl From<Vec<Box<dyn Kem>>> for Offered {
+    fn from(impls: Vec<Box<dyn Kem>>) -> Offered {
+        Offered {
+            impls,
+            unavailable: Vec::new(),
+        }
     }
-    #[cfg(feature = "libcrux")]
-    {
-        let (i, s) = libcrux::implementations();
-        impls.extend(i);
-        unavailable.extend(s);
+}
+
+impl Offered {
+    fn extend(&mut self, other: Offered) {
+        self.impls.extend(other.impls);
+        self.unavailable.extend(other.unavailable);
     }
-    #[cfg(feature = "rustcrypto")]
-    impls.extend(rustcrypto::implementations());
-    #[cfg(feature = "aws-lc")]
-    impls.extend(awslc::implementations());
-    #[cfg(feature = "openssl")]
-    impls.extend(openssl::implementations());
-    (impls, unavailable)
+}
+
+/// Declares the provider modules, each behind its cargo feature, and the functions that list
+/// them. One line per provider: `module: "cargo-feature",`.
+macro_rules! providers {
+    ($($module:ident: $feature:literal,)*) => {
+        $(
+            #[cfg(feature = $feature)]
+            pub mod $module;
+        )*
+
+        /// The providers compiled into this build (their cargo feature names).
+        pub const BUILT: &[&str] = &[$(#[cfg(feature = $feature)] $feature,)*];
+
+        /// Every real implementation this build and CPU offer, and those left out, in
+        /// registry order.
+        pub fn all() -> Offered {
+            #[allow(unused_mut)]
+            let mut all = Offered::default();
+            $(
+                #[cfg(feature = $feature)]
+                all.extend($module::implementations().into());
+            )*
+            all
+        }
+    };
+}
+
+providers! {
+    liboqs: "liboqs",
+    pqclean: "pqclean",
+    libcrux: "libcrux",
+    rustcrypto: "rustcrypto",
+    awslc: "aws-lc",
+    openssl: "openssl",
 }

@@ -310,5 +310,8 @@ pub fn implementations() -> super::Offered {
         }
     }
     let impls = v.into_iter().map(|k| Box::new(k) as Box<dyn Kem>).collect();
-    (impls, skipped)
+    super::Offered {
+        impls,
+        unavailable: skipped,
+    }
 }

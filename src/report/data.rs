@@ -1,8 +1,8 @@
 //! The report's input: runs and throughput runs, from result files or the results store.
 
-pub use crate::record::{load, parse, LoadError, Record, RUN_KIND, THROUGHPUT_KIND};
-use crate::run::result::RunRecord;
-use crate::throughput::record::ThroughputRecord;
+use crate::record::run::RunRecord;
+use crate::record::throughput::ThroughputRecord;
+pub use crate::record::{load, parse, AnyRecord as Record, LoadError, RecordKind};
 use std::path::{Path, PathBuf};
 
 /// A record with the file it came from.
@@ -118,7 +118,7 @@ mod tests {
     #[test]
     fn a_newer_schema_is_refused_before_parsing() {
         let mut v = run_json();
-        v["schema_version"] = serde_json::json!(crate::run::result::SCHEMA_VERSION + 1);
+        v["schema_version"] = serde_json::json!(crate::record::run::SCHEMA_VERSION + 1);
         v["results"] = serde_json::json!("changed in the future");
         let e = parse("new.json", &serde_json::to_vec(&v).unwrap()).unwrap_err();
         assert!(
@@ -134,7 +134,7 @@ mod tests {
         v["results"] = serde_json::json!(42);
         let e = parse("m.json", &serde_json::to_vec(&v).unwrap()).unwrap_err();
         assert!(
-            matches!(&e, LoadError::Malformed { kind, .. } if kind == RUN_KIND),
+            matches!(&e, LoadError::Malformed { kind, .. } if kind == RecordKind::Run.file_kind()),
             "{e:?}"
         );
         let mut v = run_json();
@@ -147,7 +147,7 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            matches!(&e, LoadError::Malformed { kind, .. } if kind == THROUGHPUT_KIND),
+            matches!(&e, LoadError::Malformed { kind, .. } if kind == RecordKind::Throughput.file_kind()),
             "{e:?}"
         );
     }

@@ -358,7 +358,7 @@ mod tests {
     use crate::export::fixture;
     use crate::report::data::{Dataset, Record};
 
-    fn hostile() -> crate::run::result::RunRecord {
+    fn hostile() -> crate::record::run::RunRecord {
         let mut run = fixture::run();
         run.results[0].implementation = "<script>alert(1)</script>".into();
         run.results[0].algorithm = "Alg\"'&<b>".into();

@@ -11,9 +11,9 @@ use crate::env::Environment;
 use crate::measure::counters::Counters;
 use crate::measure::sampler::{Op, StopReason};
 use crate::output::units;
-use crate::run::result::{BenchResult, OperationResult, RunRecord};
+use crate::record::run::{BenchResult, OperationResult, RunRecord};
+use crate::record::throughput::ThroughputRecord;
 use crate::stats::Verdict;
-use crate::throughput::record::ThroughputRecord;
 use crate::verify::Outcome;
 
 /// Round medians further apart than this are pointed out (as `kembench run` does).
@@ -398,7 +398,7 @@ fn latency_section(
 
 /// Tags of a throughput result: its level comes from the catalog (throughput files do not
 /// record it), empty when the algorithm is unknown.
-fn throughput_tags(r: &crate::throughput::record::ThroughputResult) -> Tags {
+fn throughput_tags(r: &crate::record::throughput::ThroughputResult) -> Tags {
     let level = if r.algorithm == crate::kem::catalog::MOCK.name {
         Some(crate::kem::catalog::MOCK.nist_level)
     } else {
@@ -555,7 +555,7 @@ fn memory_section(
     };
     para(
         blocks,
-        vec![text(if run.heap_includes_c_allocations {
+        vec![text(if run.measured.heap_includes_c_allocations {
             "Heap figures include the C libraries' allocations (malloc is interposed)."
         } else {
             "Heap figures count Rust allocations only: the malloc interposer was not active."
@@ -1218,7 +1218,7 @@ fn methodology_section(blocks: &mut Vec<Block>, data: &Dataset, noise: f64) {
             &format!("methodology-run-{}", i + 1),
             &run_heading(i, input),
         );
-        let tm = &r.timers;
+        let tm = &r.measured.timers;
         let mut facts = vec![
             (
                 "clock".to_string(),
@@ -1245,7 +1245,8 @@ fn methodology_section(blocks: &mut Vec<Block>, data: &Dataset, noise: f64) {
             ),
             (
                 "hardware counters".into(),
-                r.counters_unavailable
+                r.measured
+                    .counters_unavailable
                     .as_ref()
                     .map_or("measured".into(), |why| format!("unavailable: {why}")),
             ),

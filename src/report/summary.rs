@@ -3,7 +3,7 @@
 //! by the median of the full exchange (keygen + encaps + decaps).
 
 use crate::measure::sampler::Op;
-use crate::run::result::{BenchResult, RunRecord};
+use crate::record::run::{BenchResult, RunRecord};
 
 /// The classical baselines shown beside the post-quantum levels, when the run has them.
 pub const BASELINES: [&str; 3] = ["X25519", "P-256", "ffdhe2048"];

@@ -2,7 +2,6 @@
 //! own worker process (a crash or hang there ends only that benchmark), in interleaved rounds.
 
 pub mod protocol;
-pub mod result;
 pub mod suite;
 pub mod supervisor;
 pub mod worker;
@@ -10,12 +9,13 @@ pub mod worker;
 use crate::kem::Kem;
 use crate::measure::sampler::{Op, SamplerConfig};
 use crate::measure::timer::Timers;
+use crate::record::run::{BenchResult, Failure, FailureKind};
+use crate::record::Benchmark;
 use crate::verify::{self, Outcome};
 use protocol::{Init, Reply, Request};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use result::{BenchResult, Failure, FailureKind};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

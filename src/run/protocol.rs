@@ -2,9 +2,9 @@
 //! line, requests on the worker's stdin, replies on its stdout behind [`PREFIX`] (so that
 //! anything a C library prints there cannot be mistaken for a reply).
 
-use super::result::BenchResult;
 use crate::measure::sampler::{Op, SamplerConfig};
 use crate::measure::timer::Timers;
+use crate::record::run::BenchResult;
 use serde::{Deserialize, Serialize};
 
 /// Marks a reply line on the worker's stdout.

@@ -2,6 +2,10 @@
 //! or two implementations each, beside the classical baselines, sized to finish in about three
 //! minutes on a 2-core machine. `--all` runs every implementation instead.
 
+use crate::kem::Kem;
+use crate::providers::{Filter, Registry, SelectError};
+use std::sync::Arc;
+
 /// Suite entries: `algorithm@implementation`, with `|`-separated fallbacks tried in order when
 /// the first is not available on this CPU (AVX2 variants).
 pub const DEFAULT_SUITE: &[&str] = &[
@@ -50,10 +54,38 @@ pub fn resolve(available: &[String]) -> (Vec<String>, Vec<String>) {
     (chosen, missing)
 }
 
+/// The implementations a run measures, and the selection's name.
+pub type Selection = (Vec<Arc<dyn Kem>>, &'static str);
+
+/// What `run` measures: the filters' selection when any filter is given, else every
+/// implementation with `all`, else the default suite (warning about entries this build lacks).
+/// Returns the implementations and the selection's name (`filtered`, `all`, `default`).
+pub fn select(
+    registry: &Registry,
+    filter: &Filter,
+    all: bool,
+) -> Result<Selection, SelectError> {
+    if !filter.is_empty() {
+        return Ok((registry.select(filter)?, "filtered"));
+    }
+    if all {
+        return Ok((registry.all().to_vec(), "all"));
+    }
+    let labels: Vec<String> = registry.all().iter().map(|k| k.meta().label()).collect();
+    let (chosen, missing) = resolve(&labels);
+    for m in &missing {
+        eprintln!("warning: default suite entry {m} is not available in this build; skipped");
+    }
+    Ok((
+        chosen.iter().filter_map(|c| registry.get(c)).collect(),
+        "default",
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kem::registry::Registry;
+    use crate::providers::registry::Registry;
 
     #[test]
     fn every_suite_entry_resolves_in_the_default_build() {

@@ -4,10 +4,10 @@
 
 use super::protocol::{self, Init, Reply, Request};
 use super::{pin_current_thread, quick_check, skeleton};
-use crate::kem::registry::Registry;
 use crate::measure::counters::Pmu;
 use crate::measure::sampler::OpSampler;
-use crate::run::result::OperationResult;
+use crate::providers::registry::Registry;
+use crate::record::run::OperationResult;
 use std::io::{BufRead, Write};
 use std::time::Duration;
 
@@ -49,12 +49,7 @@ fn serve_here() -> anyhow::Result<()> {
         None => return Ok(()),
     };
     let registry = Registry::new(init.include_mock);
-    let Some(k) = registry
-        .all()
-        .iter()
-        .find(|k| k.meta().label() == init.label)
-        .cloned()
-    else {
+    let Some(k) = registry.get(&init.label) else {
         send(&Reply::Fatal(format!(
             "{} is not an implementation in this build",
             init.label

@@ -7,13 +7,19 @@
 //! operation in `operations`, written in one transaction as soon as the benchmark finishes.
 
 pub mod db;
+mod load;
 mod pg;
+mod recorder;
 pub mod records;
 pub mod schema;
 mod sqlite;
 
+use crate::record::RecordKind;
+pub use crate::record::RunStatus;
 use anyhow::{bail, Context};
 use db::{Backend, Val};
+pub use load::load;
+pub use recorder::Recorder;
 pub use schema::OpRow;
 use std::path::PathBuf;
 
@@ -63,34 +69,12 @@ pub fn redact_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
         .collect()
 }
 
-/// A run's state in the store.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RunStatus {
-    /// Still measuring, or the process died without saying (killed, power loss).
-    Running,
-    /// Every planned benchmark has a result.
-    Complete,
-    /// Stopped by Ctrl-C; `run --resume ID` completes it.
-    Interrupted,
-}
-
-impl RunStatus {
-    /// The stored spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunStatus::Running => "running",
-            RunStatus::Complete => "complete",
-            RunStatus::Interrupted => "interrupted",
-        }
-    }
-}
-
 /// A new run's row.
 #[derive(Debug, Clone)]
 pub struct NewRun {
     /// Unique id (see [`new_run_id`]).
     pub id: String,
-    /// `run` or `throughput`.
+    /// [`RecordKind::store_kind`].
     pub kind: String,
     /// Start, RFC 3339 UTC.
     pub started_at: String,
@@ -259,7 +243,7 @@ impl Store {
 
     /// Writes (or replaces, on resume) one benchmark's record, in one transaction.
     pub fn put_result(&mut self, run_id: &str, r: &StoredResult) -> anyhow::Result<()> {
-        let now = crate::run::result::now_rfc3339();
+        let now = crate::record::now_rfc3339();
         let key = [
             Val::text(run_id),
             Val::text(&r.algorithm),
@@ -395,17 +379,13 @@ impl Store {
     /// (N runs before the latest), `host:NAME` or `cpu:TEXT` (the latest complete run on that
     /// host, or on a CPU whose model contains TEXT). With `kind`, only runs of that kind
     /// (`run`, `throughput`) count.
-    pub fn resolve(&mut self, selector: &str, kind: Option<&str>) -> anyhow::Result<String> {
+    pub fn resolve(&mut self, selector: &str, kind: Option<RecordKind>) -> anyhow::Result<String> {
         let runs: Vec<RunSummary> = self
             .runs()?
             .into_iter()
-            .filter(|r| kind.is_none_or(|k| r.kind == k))
+            .filter(|r| kind.is_none_or(|k| r.kind == k.store_kind()))
             .collect();
-        let noun = match kind {
-            Some("throughput") => "throughput runs",
-            Some("run") => "latency runs",
-            _ => "runs",
-        };
+        let noun = kind.map_or("runs", RecordKind::plural);
         let none = || anyhow::anyhow!("there are no {noun} in {} yet", self.db.location());
         if let Some(rest) = selector.strip_prefix("latest") {
             let back: usize = match rest.strip_prefix('~') {
@@ -423,7 +403,7 @@ impl Store {
         }
         let by_env = |want: &dyn Fn(&RunSummary) -> bool, what: &str| {
             runs.iter()
-                .find(|r| r.status == "complete" && want(r))
+                .find(|r| r.status == RunStatus::Complete.as_str() && want(r))
                 .map(|r| r.id.clone())
                 .ok_or_else(|| anyhow::anyhow!("no complete {noun} with {what} in the store"))
         };
@@ -448,7 +428,7 @@ impl Store {
             [one] => Ok(one.id.clone()),
             [] => {
                 let ids: Vec<String> = runs.iter().map(|r| r.id.clone()).collect();
-                let near = crate::kem::registry::nearest(selector, &ids);
+                let near = crate::suggest::nearest(selector, &ids);
                 let hint = if near.is_empty() {
                     String::new()
                 } else {

@@ -1,145 +1,137 @@
-//! Between kembench's records (`run`, `throughput`) and the store's rows: a run's header is
-//! its record with the results left out; each result is one row.
+//! Between kembench's records and the store's rows, typed both ways: a run's row carries its
+//! header (the record without its results), each result is one row (its JSON and, for latency
+//! runs, its operation rows built from the typed statistics), and a stored run is parsed back
+//! into the record it came from.
 
-use super::{schema, NewRun, StoredResult, StoredRun};
-use crate::env::Environment;
-pub use crate::record::Record;
-use crate::run::result::{BenchResult, RunRecord};
-use crate::throughput::record::{ThroughputRecord, ThroughputResult};
+use super::{schema::OpRow, NewRun, Store, StoredResult, StoredRun};
+use crate::record::run::{BenchResult, OperationResult};
+use crate::record::throughput::ThroughputResult;
+use crate::record::{AnyRecord, Benchmark, Kind, Record};
 use anyhow::Context;
-use serde::Serialize;
 
-/// The record without its results, as JSON.
-fn header<T: Serialize>(rec: &T) -> anyhow::Result<String> {
-    let mut v = serde_json::to_value(rec)?;
-    if let Some(o) = v.as_object_mut() {
-        o.insert("results".into(), serde_json::Value::Array(Vec::new()));
+/// A result as the store keeps it: its JSON and the rows for SQL.
+pub trait Storable: Benchmark + serde::Serialize {
+    /// The `operations` rows of this result (none for kinds without latency statistics).
+    fn op_rows(&self) -> Vec<OpRow> {
+        Vec::new()
     }
-    Ok(serde_json::to_string(&v)?)
-}
 
-fn new_run(
-    id: &str,
-    kind: &str,
-    started_at: &str,
-    env: &Environment,
-    selection: String,
-    command_line: &[String],
-    header_json: String,
-) -> NewRun {
-    NewRun {
-        id: id.to_string(),
-        kind: kind.to_string(),
-        started_at: started_at.to_string(),
-        host: env.hostname.clone(),
-        cpu: env.cpu.model.clone(),
-        selection,
-        kembench_version: env.build.kembench_version.clone(),
-        git_commit: env.build.git_commit.clone(),
-        command_line: command_line.join(" "),
-        header_json,
+    /// The store row of this result.
+    fn stored(&self) -> anyhow::Result<StoredResult> {
+        Ok(StoredResult {
+            algorithm: self.algorithm().to_string(),
+            implementation: self.implementation().to_string(),
+            status: self.status().as_str().to_string(),
+            json: serde_json::to_string(self)?,
+            ops: self.op_rows(),
+        })
     }
 }
 
-/// `default`, `all`, or the filters, e.g. `--alg ML-KEM-* --impl liboqs`.
-pub fn run_selection(r: &RunRecord) -> String {
-    let c = &r.config;
-    if c.selection != "filtered" {
-        return c.selection.clone();
+impl From<&OperationResult> for OpRow {
+    fn from(o: &OperationResult) -> OpRow {
+        OpRow {
+            operation: o.operation.as_str().to_string(),
+            median_ns: o.median_ns,
+            ci95_low_ns: o.median_ci95_low_ns,
+            ci95_high_ns: o.median_ci95_high_ns,
+            p25_ns: o.p25_ns,
+            p75_ns: o.p75_ns,
+            samples: o.samples as i64,
+            stop_reason: o.stop_reason.as_str().to_string(),
+        }
     }
-    let mut parts = Vec::new();
-    if !c.algorithms.is_empty() {
-        parts.push(format!("--alg {}", c.algorithms.join(",")));
-    }
-    if !c.implementations.is_empty() {
-        parts.push(format!("--impl {}", c.implementations.join(",")));
-    }
-    if let Some(f) = &c.family {
-        parts.push(format!("--family {f}"));
-    }
-    if let Some(l) = c.level {
-        parts.push(format!("--level {l}"));
-    }
-    parts.join(" ")
 }
 
-/// The `runs` row of a run record (its `run_id` must be set).
-pub fn run_row(r: &RunRecord) -> anyhow::Result<NewRun> {
-    let id = r.run_id.as_deref().context("the run has no id")?;
-    Ok(new_run(
+impl Storable for BenchResult {
+    fn op_rows(&self) -> Vec<OpRow> {
+        self.operations.iter().map(OpRow::from).collect()
+    }
+}
+
+impl Storable for ThroughputResult {}
+
+/// The `runs` row of a record (its `run_id` must be set).
+pub fn run_row<K: Kind>(r: &Record<K>) -> anyhow::Result<NewRun>
+where
+    K::Result: Storable,
+{
+    let id = r.run_id.clone().context("the run has no id")?;
+    Ok(NewRun {
         id,
-        "run",
-        &r.started_at,
-        &r.environment,
-        run_selection(r),
-        &r.command_line,
-        run_header(r)?,
-    ))
-}
-
-/// The run's header JSON.
-pub fn run_header(r: &RunRecord) -> anyhow::Result<String> {
-    header(r)
-}
-
-/// The `runs` row of a throughput record (its `run_id` must be set).
-pub fn throughput_row(r: &ThroughputRecord) -> anyhow::Result<NewRun> {
-    let id = r.run_id.as_deref().context("the run has no id")?;
-    Ok(new_run(
-        id,
-        "throughput",
-        &r.started_at,
-        &r.environment,
-        r.config.planned.join(","),
-        &r.command_line,
-        header(r)?,
-    ))
-}
-
-/// One benchmark of a run as a store row.
-pub fn bench_result(b: &BenchResult) -> anyhow::Result<StoredResult> {
-    let json = serde_json::to_string(b)?;
-    Ok(StoredResult {
-        algorithm: b.algorithm.clone(),
-        implementation: b.implementation.clone(),
-        status: b.status().to_string(),
-        ops: schema::op_rows(&json),
-        json,
+        kind: K::KIND.store_kind().to_string(),
+        started_at: r.started_at.clone(),
+        host: r.environment.hostname.clone(),
+        cpu: r.environment.cpu.model.clone(),
+        selection: K::selection(&r.config),
+        kembench_version: r.environment.build.kembench_version.clone(),
+        git_commit: r.environment.build.git_commit.clone(),
+        command_line: r.command_line.join(" "),
+        header_json: r.header_json()?,
     })
 }
 
-/// One implementation of a throughput run as a store row.
-pub fn throughput_result(t: &ThroughputResult) -> anyhow::Result<StoredResult> {
-    Ok(StoredResult {
-        algorithm: t.algorithm.clone(),
-        implementation: t.implementation.clone(),
-        status: if t.error.is_some() { "error" } else { "ok" }.to_string(),
-        json: serde_json::to_string(t)?,
-        ops: Vec::new(),
-    })
+/// Every result of a record as store rows.
+pub fn result_rows<K: Kind>(r: &Record<K>) -> anyhow::Result<Vec<StoredResult>>
+where
+    K::Result: Storable,
+{
+    r.results.iter().map(Storable::stored).collect()
 }
 
-/// Rebuilds the record of a stored run.
-pub fn record(stored: &StoredRun) -> anyhow::Result<Record> {
+/// Rebuilds the record of a stored run: the header parsed as a record of its kind (kind and
+/// schema version checked), then each result parsed as that kind's result type.
+pub fn record(stored: &StoredRun) -> anyhow::Result<AnyRecord> {
     let id = &stored.summary.id;
-    let mut v: serde_json::Value = serde_json::from_str(&stored.header_json)
-        .with_context(|| format!("run {id}: its header in the store is not JSON"))?;
-    let results = stored
-        .results
-        .iter()
-        .map(|(_, j)| serde_json::from_str(j))
-        .collect::<Result<Vec<serde_json::Value>, _>>()
-        .with_context(|| format!("run {id}: a result in the store is not JSON"))?;
-    let o = v
-        .as_object_mut()
-        .with_context(|| format!("run {id}: its header is not a JSON object"))?;
-    o.insert("results".into(), serde_json::Value::Array(results));
-    o.insert("run_id".into(), serde_json::Value::String(id.clone()));
-    let bytes = serde_json::to_vec(&v)?;
-    let mut r = crate::record::parse(&format!("run {id} in the store"), &bytes)?;
-    if let Record::Run(run) = &mut r {
-        // Stored in the order they finished; listed, like `--json` files, as planned.
-        run.sort_as_planned();
+    let name = format!("run {id} in the store");
+    let mut r = crate::record::parse(&name, stored.header_json.as_bytes())?;
+    match &mut r {
+        AnyRecord::Run(run) => {
+            fill(run, id, &stored.results)?;
+            // Stored in the order they finished; listed, like `--json` files, as planned.
+            run.sort_as_planned();
+        }
+        AnyRecord::Throughput(t) => fill(t, id, &stored.results)?,
     }
     Ok(r)
+}
+
+/// Sets the run id and parses the stored results into `r`.
+fn fill<K: Kind>(r: &mut Record<K>, id: &str, results: &[(String, String)]) -> anyhow::Result<()> {
+    r.run_id = Some(id.to_string());
+    r.results = results
+        .iter()
+        .map(|(_, json)| serde_json::from_str(json))
+        .collect::<Result<_, _>>()
+        .with_context(|| format!("run {id}: a result in the store is malformed"))?;
+    Ok(())
+}
+
+/// Inserts a whole record (an imported file) as a new run: its id, or a fresh one when it has
+/// none; refused when the store already has that id. Returns the id and the benchmarks stored.
+pub fn insert(s: &mut Store, r: AnyRecord) -> anyhow::Result<(String, usize)> {
+    match r {
+        AnyRecord::Run(r) => insert_as(s, *r),
+        AnyRecord::Throughput(t) => insert_as(s, *t),
+    }
+}
+
+fn insert_as<K: Kind>(s: &mut Store, mut r: Record<K>) -> anyhow::Result<(String, usize)>
+where
+    K::Result: Storable,
+{
+    let id = r.run_id.clone().unwrap_or_else(super::new_run_id);
+    r.run_id = Some(id.clone());
+    // Every row is built (and so validated) before the store is touched.
+    let row = run_row(&r)?;
+    let results = result_rows(&r)?;
+    if s.contains(&id)? {
+        anyhow::bail!("run {id} is already in {}; nothing imported", s.location());
+    }
+    s.begin(&row)?;
+    for stored in &results {
+        s.put_result(&id, stored)?;
+    }
+    s.finish(&id, r.status(), r.finished_at.as_deref(), None)?;
+    Ok((id, results.len()))
 }

@@ -79,30 +79,14 @@ pub struct OpRow {
     pub stop_reason: String,
 }
 
-/// The operation rows of one `run` result record (JSON of a `BenchResult`); none for records
-/// of other kinds.
-pub fn op_rows(result_json: &str) -> Vec<OpRow> {
-    let Ok(v) = serde_json::from_str::<serde_json::Value>(result_json) else {
-        return Vec::new();
-    };
-    let f = |o: &serde_json::Value, k: &str| o.get(k).and_then(|x| x.as_f64());
-    v.get("operations")
-        .and_then(|o| o.as_array())
-        .into_iter()
-        .flatten()
-        .filter_map(|o| {
-            Some(OpRow {
-                operation: o.get("operation")?.as_str()?.to_string(),
-                median_ns: f(o, "median_ns")?,
-                ci95_low_ns: f(o, "median_ci95_low_ns")?,
-                ci95_high_ns: f(o, "median_ci95_high_ns")?,
-                p25_ns: f(o, "p25_ns")?,
-                p75_ns: f(o, "p75_ns")?,
-                samples: o.get("samples")?.as_i64()?,
-                stop_reason: o.get("stop_reason")?.as_str()?.to_string(),
-            })
-        })
-        .collect()
+/// The operation rows of a stored `run` result (JSON of a `BenchResult`), for the migration
+/// that creates the `operations` table over results already stored; none when it does not
+/// parse.
+fn stored_op_rows(result_json: &str) -> Vec<OpRow> {
+    use super::records::Storable;
+    serde_json::from_str::<crate::record::run::BenchResult>(result_json)
+        .map(|b| b.op_rows())
+        .unwrap_or_default()
 }
 
 /// Inserts the operation rows of one result.
@@ -150,7 +134,7 @@ fn backfill_operations(db: &mut dyn Db) -> anyhow::Result<()> {
             r[2].as_text("implementation")?,
             r[3].as_text("result_json")?,
         );
-        insert_ops(db, &run, &alg, &imp, &op_rows(&json))?;
+        insert_ops(db, &run, &alg, &imp, &stored_op_rows(&json))?;
     }
     Ok(())
 }

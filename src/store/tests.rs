@@ -1,8 +1,9 @@
 //! Store tests on real SQLite files (the PostgreSQL ones are in `tests/store_pg.rs`).
 
-use super::records::{self, Record};
+use super::records::{self, Storable};
 use super::*;
 use crate::export::fixture;
+use crate::record::{AnyRecord as Record, Benchmark, RecordKind};
 
 fn temp_store(name: &str) -> (PathBuf, String) {
     let dir = std::env::temp_dir().join(format!(
@@ -16,21 +17,18 @@ fn temp_store(name: &str) -> (PathBuf, String) {
     (path, spec)
 }
 
-fn record(id: &str, started: &str) -> crate::run::result::RunRecord {
+fn record(id: &str, started: &str) -> crate::record::run::RunRecord {
     let mut r = fixture::run();
     r.run_id = Some(id.into());
     r.started_at = started.into();
     r
 }
 
-fn save(store: &mut Store, r: &crate::run::result::RunRecord) {
+fn save(store: &mut Store, r: &crate::record::run::RunRecord) {
     store.begin(&records::run_row(r).unwrap()).unwrap();
     for b in &r.results {
         store
-            .put_result(
-                r.run_id.as_deref().unwrap(),
-                &records::bench_result(b).unwrap(),
-            )
+            .put_result(r.run_id.as_deref().unwrap(), &b.stored().unwrap())
             .unwrap();
     }
     store
@@ -85,8 +83,7 @@ fn rewriting_a_result_replaces_it() {
     let mut r = record("r1", "2026-11-22T12:00:00Z");
     save(&mut s, &r);
     r.results[0].operations.truncate(1);
-    s.put_result("r1", &records::bench_result(&r.results[0]).unwrap())
-        .unwrap();
+    s.put_result("r1", &r.results[0].stored().unwrap()).unwrap();
     let stored = s.load("r1").unwrap();
     assert_eq!(stored.results.len(), 2);
     let n = s.db.read("SELECT COUNT(*) FROM operations", &[]).unwrap();
@@ -109,32 +106,41 @@ fn selectors_name_runs_by_id_prefix_latest_and_environment() {
         &record("20261122-100000-cccc0003", "2026-11-22T10:00:00Z"),
     );
     assert_eq!(
-        s.resolve("latest", Some("run")).unwrap(),
+        s.resolve("latest", Some(RecordKind::Run)).unwrap(),
         "20261122-100000-cccc0003"
     );
     assert_eq!(
-        s.resolve("latest~2", Some("run")).unwrap(),
+        s.resolve("latest~2", Some(RecordKind::Run)).unwrap(),
         "20261120-100000-aaaa0001"
     );
     assert_eq!(
-        s.resolve("20261121", Some("run")).unwrap(),
+        s.resolve("20261121", Some(RecordKind::Run)).unwrap(),
         "20261121-100000-bbbb0002"
     );
     assert_eq!(
-        s.resolve("aaaa0001", Some("run")).unwrap(),
+        s.resolve("aaaa0001", Some(RecordKind::Run)).unwrap(),
         "20261120-100000-aaaa0001"
     );
     assert_eq!(
-        s.resolve("host:fleet-7", Some("run")).unwrap(),
+        s.resolve("host:fleet-7", Some(RecordKind::Run)).unwrap(),
         "20261121-100000-bbbb0002"
     );
-    let e = s.resolve("2026112", Some("run")).unwrap_err().to_string();
+    let e = s
+        .resolve("2026112", Some(RecordKind::Run))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("matches 3 runs"), "{e}");
-    let e = s.resolve("latest~9", Some("run")).unwrap_err().to_string();
+    let e = s
+        .resolve("latest~9", Some(RecordKind::Run))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("only 3 latency runs"), "{e}");
-    let e = s.resolve("nope", Some("run")).unwrap_err().to_string();
+    let e = s
+        .resolve("nope", Some(RecordKind::Run))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("kembench runs"), "{e}");
-    assert!(s.resolve("latest", Some("throughput")).is_err());
+    assert!(s.resolve("latest", Some(RecordKind::Throughput)).is_err());
 }
 
 #[test]
@@ -153,7 +159,7 @@ fn an_older_schema_is_migrated_forward_and_keeps_its_runs() {
                     b.algorithm,
                     b.implementation,
                     seq as i64,
-                    b.status(),
+                    b.status().as_str(),
                     serde_json::to_string(b).unwrap()
                 ],
             )

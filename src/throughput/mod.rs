@@ -9,7 +9,7 @@
 //! ceiling that threads should reach.
 
 pub mod calc;
-pub mod record;
+pub mod measure;
 
 use crate::kem::Kem;
 use crate::measure::sampler::{Op, Workload};
@@ -211,4 +211,26 @@ pub fn run_processes(
         }
     }
     Ok(out)
+}
+
+/// The hidden worker process of `throughput --processes`: `label`'s implementation from
+/// this build's registry, running `op` for `duration` seconds.
+pub fn serve_worker(
+    label: &str,
+    op: Op,
+    duration: f64,
+    pin_cpu: Option<usize>,
+    include_mock: bool,
+) -> anyhow::Result<()> {
+    let registry = crate::providers::Registry::new(include_mock);
+    let k = registry
+        .get(label)
+        .ok_or_else(|| anyhow::anyhow!("{label} is not an implementation in this build"))?;
+    worker_process(
+        k.as_ref(),
+        op,
+        Duration::from_secs_f64(duration),
+        pin_cpu,
+        16,
+    )
 }

@@ -7,8 +7,8 @@ use super::{
     LegendEntry, Shape, Ticked, FONT, LEGEND_LINE, MEDIUM, SMALL,
 };
 use crate::measure::sampler::Op;
+use crate::record::run::{BenchResult, RunRecord};
 use crate::report::doc::{slug, Chart};
-use crate::run::result::{BenchResult, RunRecord};
 use plotters::prelude::*;
 
 /// Width of every latency chart, in pixels.

@@ -7,8 +7,8 @@ use super::{
     truncate, LegendEntry, Shape, Ticked, FONT, MEDIUM, SMALL,
 };
 use crate::measure::sampler::Op;
+use crate::record::run::{BenchResult, OperationResult, RunRecord};
 use crate::report::doc::Chart;
-use crate::run::result::{BenchResult, OperationResult, RunRecord};
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 

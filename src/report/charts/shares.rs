@@ -6,8 +6,8 @@ use super::{
     MEDIUM, SMALL,
 };
 use crate::measure::sampler::Op;
+use crate::record::run::{BenchResult, RunRecord};
 use crate::report::doc::Chart;
-use crate::run::result::{BenchResult, RunRecord};
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 

@@ -9,8 +9,8 @@ use super::{
     LEGEND_LINE, MEDIUM, SMALL,
 };
 use crate::measure::sampler::Op;
+use crate::record::run::{BenchResult, RunRecord};
 use crate::report::doc::Chart;
-use crate::run::result::{BenchResult, RunRecord};
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 

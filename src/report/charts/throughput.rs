@@ -8,9 +8,9 @@ use super::{
     FONT, MEDIUM, SMALL,
 };
 use crate::output::units;
+use crate::record::throughput::{OpThroughput, ThroughputRecord, ThroughputResult};
 use crate::report::data::Input;
 use crate::report::doc::{slug, Chart};
-use crate::throughput::record::{OpThroughput, ThroughputRecord, ThroughputResult};
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 

@@ -1,7 +1,7 @@
-//! The results of a run, as written to JSON and read back: every statistic with its unit in
-//! its name, the raw samples, the environment and the configuration.
+//! The record of `kembench run`: every statistic with its unit in its name, the raw samples,
+//! the configuration, the timers, and how each benchmark ended.
 
-use crate::env::Environment;
+use super::{Benchmark, Kind, Record, RecordKind, ResultStatus};
 use crate::measure::counters::Counters;
 use crate::measure::sampler::{Op, Sampled, SamplerConfig, StopReason};
 use crate::measure::timer::Timers;
@@ -202,12 +202,12 @@ pub enum FailureKind {
 }
 
 impl FailureKind {
-    /// The stored spelling (`crashed`, `timed-out`, `interrupted`).
-    pub fn as_str(self) -> &'static str {
+    /// The benchmark's status after such an end.
+    pub fn status(self) -> ResultStatus {
         match self {
-            FailureKind::Crashed => "crashed",
-            FailureKind::TimedOut => "timed-out",
-            FailureKind::Interrupted => "interrupted",
+            FailureKind::Crashed => ResultStatus::Crashed,
+            FailureKind::TimedOut => ResultStatus::TimedOut,
+            FailureKind::Interrupted => ResultStatus::Interrupted,
         }
     }
 }
@@ -244,32 +244,6 @@ impl Failure {
 }
 
 impl BenchResult {
-    /// Whether this result is final: anything but a benchmark Ctrl-C stopped, which
-    /// `run --resume` measures again.
-    pub fn is_final(&self) -> bool {
-        self.failure
-            .as_ref()
-            .is_none_or(|f| f.kind != FailureKind::Interrupted)
-    }
-
-    /// `algorithm@implementation`.
-    pub fn label(&self) -> String {
-        format!("{}@{}", self.algorithm, self.implementation)
-    }
-
-    /// `ok`, `check-failed`, `error`, `crashed`, `timed-out` or `interrupted`.
-    pub fn status(&self) -> &'static str {
-        if let Some(f) = &self.failure {
-            f.kind.as_str()
-        } else if self.correctness.failed() {
-            "check-failed"
-        } else if self.error.is_some() {
-            "error"
-        } else {
-            "ok"
-        }
-    }
-
     /// Fills each operation's share of keygen + encaps + decaps.
     pub fn fill_shares(&mut self) {
         let median = |op: Op| {
@@ -329,40 +303,97 @@ pub struct RunConfig {
     pub step_timeout_s: Option<f64>,
 }
 
-/// A whole run: what `--json` writes.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunRecord {
-    /// [`SCHEMA_VERSION`].
-    pub schema_version: u32,
-    /// The run's id in the results store, when it was recorded in one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_id: Option<String>,
+/// What a latency run records beside the common header, before `kind`: whether Ctrl-C (or a
+/// crash of `run` itself) stopped it, and when it was resumed.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RunState {
     /// Stopped by Ctrl-C before every benchmark completed.
     #[serde(default)]
     pub interrupted: bool,
     /// When `run --resume` continued this run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub resumed_at: Vec<String>,
-    /// Always `kembench-run`.
-    pub kind: String,
-    /// Start time, RFC 3339 UTC.
-    pub started_at: String,
-    /// End time, RFC 3339 UTC; `None` while running or when interrupted.
-    pub finished_at: Option<String>,
-    /// The command line.
-    pub command_line: Vec<String>,
-    /// Configuration.
-    pub config: RunConfig,
-    /// Machine, OS, compilers, provider versions.
-    pub environment: Environment,
+}
+
+/// What a latency run records after the environment: how its timers, counters and heap
+/// meter behave on this machine.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunMeasured {
     /// Timer resolution and overhead measured at the start.
     pub timers: Timers,
     /// Why hardware counters are unavailable, when they are.
     pub counters_unavailable: Option<String>,
     /// Whether heap figures count C allocations (the malloc interposer is active).
     pub heap_includes_c_allocations: bool,
-    /// One entry per (algorithm, implementation), in the order measured.
-    pub results: Vec<BenchResult>,
+}
+
+/// The latency run record kind.
+#[derive(Debug, Clone, Copy)]
+pub struct Run;
+
+impl Kind for Run {
+    const KIND: RecordKind = RecordKind::Run;
+    type State = RunState;
+    type Config = RunConfig;
+    type Measured = RunMeasured;
+    type Result = BenchResult;
+
+    /// `default`, `all`, or the filters, e.g. `--alg ML-KEM-* --impl liboqs`.
+    fn selection(c: &RunConfig) -> String {
+        if c.selection != "filtered" {
+            return c.selection.clone();
+        }
+        let mut parts = Vec::new();
+        if !c.algorithms.is_empty() {
+            parts.push(format!("--alg {}", c.algorithms.join(",")));
+        }
+        if !c.implementations.is_empty() {
+            parts.push(format!("--impl {}", c.implementations.join(",")));
+        }
+        if let Some(f) = &c.family {
+            parts.push(format!("--family {f}"));
+        }
+        if let Some(l) = c.level {
+            parts.push(format!("--level {l}"));
+        }
+        parts.join(" ")
+    }
+
+    fn interrupted(state: &RunState) -> bool {
+        state.interrupted
+    }
+}
+
+/// A whole run: what `--json` writes.
+pub type RunRecord = Record<Run>;
+
+impl Benchmark for BenchResult {
+    fn algorithm(&self) -> &str {
+        &self.algorithm
+    }
+
+    fn implementation(&self) -> &str {
+        &self.implementation
+    }
+
+    fn status(&self) -> ResultStatus {
+        if let Some(f) = &self.failure {
+            f.kind.status()
+        } else if self.correctness.failed() {
+            ResultStatus::CheckFailed
+        } else if self.error.is_some() {
+            ResultStatus::Error
+        } else {
+            ResultStatus::Ok
+        }
+    }
+
+    /// Anything but a benchmark Ctrl-C stopped, which `run --resume` measures again.
+    fn is_final(&self) -> bool {
+        self.failure
+            .as_ref()
+            .is_none_or(|f| f.kind != FailureKind::Interrupted)
+    }
 }
 
 impl RunRecord {
@@ -375,9 +406,4 @@ impl RunRecord {
             planned.iter().position(|p| *p == l).unwrap_or(usize::MAX)
         });
     }
-}
-
-/// Now, RFC 3339 UTC with seconds.
-pub fn now_rfc3339() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }

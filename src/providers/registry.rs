@@ -1,9 +1,10 @@
 //! The registry: every implementation of this build, and selection by name, glob, family and
 //! level, with suggestions for names that match nothing.
 
-use super::catalog::{self, Family};
-use super::Kem;
-use crate::providers::{self, Unavailable};
+use super::Unavailable;
+use crate::kem::catalog::{self, Family};
+use crate::kem::Kem;
+use crate::suggest::nearest;
 use globset::{Glob, GlobMatcher};
 use std::sync::Arc;
 
@@ -62,6 +63,16 @@ pub struct Filter {
     pub level: Option<u8>,
 }
 
+impl Filter {
+    /// Whether no filter is set (everything matches).
+    pub fn is_empty(&self) -> bool {
+        self.algorithms.is_empty()
+            && self.implementations.is_empty()
+            && self.family.is_none()
+            && self.level.is_none()
+    }
+}
+
 /// Every implementation of this build.
 pub struct Registry {
     impls: Vec<Arc<dyn Kem>>,
@@ -77,49 +88,24 @@ fn matcher(pattern: &str) -> Result<GlobMatcher, SelectError> {
         })
 }
 
-/// The names nearest to `pattern`, best first.
-pub fn nearest(pattern: &str, names: &[String]) -> Vec<String> {
-    let p: String = pattern
-        .to_ascii_lowercase()
-        .chars()
-        .filter(|c| !matches!(c, '*' | '?' | '[' | ']'))
-        .collect();
-    let mut scored: Vec<(f64, &String)> = names
-        .iter()
-        .map(|n| {
-            let l = n.to_ascii_lowercase();
-            let mut s = strsim::jaro_winkler(&p, &l);
-            if !p.is_empty() && (l.contains(&p) || p.contains(&l)) {
-                s += 0.5;
-            }
-            (s, n)
-        })
-        .filter(|(s, _)| *s > 0.75)
-        .collect();
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
-    scored.dedup_by(|a, b| a.1 == b.1);
-    scored.into_iter().take(5).map(|(_, n)| n.clone()).collect()
-}
-
 impl Registry {
     /// Every real implementation, plus the mock ones when `include_mock`.
     pub fn new(include_mock: bool) -> Self {
-        let (real, unavailable) = providers::all();
-        let mut impls: Vec<Arc<dyn Kem>> = real.into_iter().map(Arc::from).collect();
+        let real = super::all();
+        let mut impls: Vec<Arc<dyn Kem>> = real.impls.into_iter().map(Arc::from).collect();
         if include_mock {
-            impls.extend(
-                providers::mock::implementations()
-                    .into_iter()
-                    .map(Arc::from),
-            );
+            impls.extend(super::mock::implementations().into_iter().map(Arc::from));
         }
-        Registry { impls, unavailable }
+        Registry {
+            impls,
+            unavailable: real.unavailable,
+        }
     }
 
     /// Only the mock implementations (fast, for tests).
     pub fn mock_only() -> Self {
         Registry {
-            impls: providers::mock::implementations()
+            impls: super::mock::implementations()
                 .into_iter()
                 .map(Arc::from)
                 .collect(),
@@ -130,6 +116,14 @@ impl Registry {
     /// Every implementation, in registry order.
     pub fn all(&self) -> &[Arc<dyn Kem>] {
         &self.impls
+    }
+
+    /// The implementation labelled `algorithm@implementation` (exactly), if this build has it.
+    pub fn get(&self, label: &str) -> Option<Arc<dyn Kem>> {
+        self.impls
+            .iter()
+            .find(|k| k.meta().label() == label)
+            .cloned()
     }
 
     /// Implementations this build or CPU cannot offer.
@@ -251,7 +245,12 @@ mod tests {
     fn the_default_build_offers_what_the_foundation_promises() {
         let r = Registry::new(false);
         let providers: BTreeSet<&str> = r.all().iter().map(|k| k.meta().provider()).collect();
-        assert_eq!(providers.len(), 6, "{providers:?}");
+        assert_eq!(providers.len(), super::super::BUILT.len(), "{providers:?}");
+        assert_eq!(
+            super::super::BUILT.len(),
+            6,
+            "the default build has every provider"
+        );
         assert!(r.all().len() >= 45);
         let mlkem768 = r
             .all()
@@ -272,19 +271,6 @@ mod tests {
         for k in r.all() {
             assert!(catalog::find(k.meta().algorithm.name).is_some());
         }
-    }
-
-    #[test]
-    fn nearest_suggests_close_names() {
-        let names: Vec<String> = catalog::ALGORITHMS
-            .iter()
-            .map(|a| a.name.to_string())
-            .collect();
-        let s = nearest("ML-KEM-786", &names);
-        assert!(s.contains(&"ML-KEM-768".to_string()), "{s:?}");
-        let s = nearest("mlkem", &names);
-        assert!(s.iter().any(|n| n.starts_with("ML-KEM")), "{s:?}");
-        assert!(nearest("zzzzzzzz", &names).is_empty());
     }
 
     #[test]

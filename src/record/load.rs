@@ -1,15 +1,8 @@
-//! Results records as files and the store hold them: `kembench run` and
-//! `kembench throughput` records, told apart by their `kind` field, with their schema version
-//! checked before they are parsed.
+//! Reading records as files and the store hold them, told apart by their `kind` field, with
+//! their schema version checked before they are parsed.
 
-use crate::run::result::{self, RunRecord};
-use crate::throughput::record::{self as tp, ThroughputRecord};
+use super::{AnyRecord, RecordKind};
 use std::path::Path;
-
-/// `kind` of a `run --json` file.
-pub const RUN_KIND: &str = "kembench-run";
-/// `kind` of a `throughput --json` file.
-pub const THROUGHPUT_KIND: &str = "kembench-throughput";
 
 /// Why a file (or stored record) could not be read as a results record.
 #[derive(Debug, thiserror::Error)]
@@ -37,18 +30,19 @@ pub enum LoadError {
         path: String,
     },
     /// A known `kind`, but not the one the command reads.
-    #[error("{path} holds a '{kind}' record, not {}", noun(wanted))]
+    #[error("{path} holds a '{kind}' record, not {}", wanted.noun())]
     WrongKind {
         /// The file.
         path: String,
         /// The kind found.
         kind: String,
         /// The kind wanted.
-        wanted: &'static str,
+        wanted: RecordKind,
     },
     /// A `kind` kembench does not read.
     #[error(
-        "{path} holds a '{kind}' record; kembench reads '{RUN_KIND}' and '{THROUGHPUT_KIND}' files"
+        "{path} holds a '{kind}' record; kembench reads {} files",
+        known_kinds()
     )]
     UnknownKind {
         /// The file.
@@ -80,26 +74,17 @@ pub enum LoadError {
     },
 }
 
-/// One parsed result file.
-#[derive(Debug, Clone)]
-pub enum Record {
-    /// From `kembench run --json`.
-    Run(Box<RunRecord>),
-    /// From `kembench throughput --json`.
-    Throughput(Box<ThroughputRecord>),
-}
-
-/// What a record of `kind` is, for messages.
-fn noun(kind: &str) -> &'static str {
-    if kind == RUN_KIND {
-        "a run (`kembench run --json`)"
-    } else {
-        "a throughput run (`kembench throughput --json`)"
-    }
+/// The file kinds this build reads, for messages.
+fn known_kinds() -> String {
+    RecordKind::ALL
+        .iter()
+        .map(|k| format!("'{}'", k.file_kind()))
+        .collect::<Vec<_>>()
+        .join(" and ")
 }
 
 /// Parses the bytes of a result file; `path` names it in errors.
-pub fn parse(path: &str, bytes: &[u8]) -> Result<Record, LoadError> {
+pub fn parse(path: &str, bytes: &[u8]) -> Result<AnyRecord, LoadError> {
     parse_as(path, bytes, None)
 }
 
@@ -108,8 +93,8 @@ pub fn parse(path: &str, bytes: &[u8]) -> Result<Record, LoadError> {
 pub fn parse_as(
     path: &str,
     bytes: &[u8],
-    wanted: Option<&'static str>,
-) -> Result<Record, LoadError> {
+    wanted: Option<RecordKind>,
+) -> Result<AnyRecord, LoadError> {
     let v: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|source| LoadError::NotJson {
             path: path.to_string(),
@@ -123,17 +108,14 @@ pub fn parse_as(
             })
         }
     };
-    let supported = match kind.as_str() {
-        RUN_KIND => result::SCHEMA_VERSION,
-        THROUGHPUT_KIND => tp::SCHEMA_VERSION,
-        _ => {
-            return Err(LoadError::UnknownKind {
-                path: path.to_string(),
-                kind,
-            })
-        }
+    let Some(found_kind) = RecordKind::from_file_kind(&kind) else {
+        return Err(LoadError::UnknownKind {
+            path: path.to_string(),
+            kind,
+        });
     };
-    if let Some(wanted) = wanted.filter(|w| *w != kind) {
+    let supported = found_kind.schema_version();
+    if let Some(wanted) = wanted.filter(|w| *w != found_kind) {
         return Err(LoadError::WrongKind {
             path: path.to_string(),
             kind,
@@ -157,24 +139,22 @@ pub fn parse_as(
             supported,
         });
     }
-    if kind == RUN_KIND {
-        serde_json::from_value(v)
-            .map(|r| Record::Run(Box::new(r)))
-            .map_err(|e| malformed(e.to_string()))
-    } else {
-        serde_json::from_value(v)
-            .map(|r| Record::Throughput(Box::new(r)))
-            .map_err(|e| malformed(e.to_string()))
+    match found_kind {
+        RecordKind::Run => serde_json::from_value(v).map(|r| AnyRecord::Run(Box::new(r))),
+        RecordKind::Throughput => {
+            serde_json::from_value(v).map(|r| AnyRecord::Throughput(Box::new(r)))
+        }
     }
+    .map_err(|e| malformed(e.to_string()))
 }
 
 /// Reads and parses one result file.
-pub fn load(path: &Path) -> Result<Record, LoadError> {
+pub fn load(path: &Path) -> Result<AnyRecord, LoadError> {
     load_as(path, None)
 }
 
 /// Reads and parses one result file that must hold a `wanted` record (when given).
-pub fn load_as(path: &Path, wanted: Option<&'static str>) -> Result<Record, LoadError> {
+pub fn load_as(path: &Path, wanted: Option<RecordKind>) -> Result<AnyRecord, LoadError> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
         path: name.clone(),

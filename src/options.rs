@@ -1,0 +1,62 @@
+//! What each measuring command was asked to do, validated: the command line is turned into
+//! these once (in [`crate::cli`]), and nothing below the commands sees a clap type.
+
+use crate::export::Format;
+use crate::measure::sampler::{Op, SamplerConfig};
+use crate::providers::Filter;
+use std::path::PathBuf;
+
+/// Result files to write: each format with its path.
+pub type Outputs = Vec<(Format, PathBuf)>;
+
+/// `kembench run`, validated.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Which implementations (empty: the default suite, or every one with `all`).
+    pub filter: Filter,
+    /// Whether the mock implementations are offered.
+    pub include_mock: bool,
+    /// Every implementation when no filter is given.
+    pub all: bool,
+    /// Operations to measure.
+    pub ops: Vec<Op>,
+    /// Sampling knobs.
+    pub sampler: SamplerConfig,
+    /// Pin the measuring thread to the last logical CPU.
+    pub pin: bool,
+    /// Seconds a worker may take over one step.
+    pub step_timeout_s: f64,
+    /// The run to resume, if any.
+    pub resume: Option<String>,
+    /// Record the run in the results store.
+    pub store: bool,
+    /// Result files.
+    pub outputs: Outputs,
+}
+
+/// `kembench throughput`, validated.
+#[derive(Debug, Clone)]
+pub struct ThroughputOptions {
+    /// Which implementations (empty: the default set).
+    pub filter: Filter,
+    /// Whether the mock implementations are offered.
+    pub include_mock: bool,
+    /// Thread (or process) counts, 1 included.
+    pub threads: Vec<usize>,
+    /// Seconds per thread count and repeat.
+    pub duration_s: f64,
+    /// Rotations over the thread counts.
+    pub repeats: usize,
+    /// Pin thread i to CPU i mod the logical CPUs.
+    pub pin: bool,
+    /// Independent processes instead of threads.
+    pub processes: bool,
+    /// Connections per second the capacity figures are sized for.
+    pub target_rate: f64,
+    /// Operations to measure.
+    pub ops: Vec<Op>,
+    /// Record the run in the results store.
+    pub store: bool,
+    /// Result files.
+    pub outputs: Outputs,
+}

@@ -1,0 +1,341 @@
+//! Records: what a measuring command produces, and what files, the store, `compare`, the
+//! console and the report read. Every kind shares one header (schema version, run id, kind,
+//! times, command line, configuration, environment) in [`Record`]; a kind says what it adds
+//! through [`Kind`]. One vocabulary for kinds ([`RecordKind`]), run states ([`RunStatus`])
+//! and benchmark outcomes ([`ResultStatus`]) lives here.
+//!
+//! Adding a record kind (profile, tls, builds): a file here with its marker type, its
+//! configuration and result types and `impl Kind`, one variant in [`RecordKind`] and one in
+//! [`AnyRecord`].
+
+mod load;
+pub mod run;
+pub mod throughput;
+
+pub use load::{load, load_as, parse, parse_as, LoadError};
+pub use run::RunRecord;
+pub use throughput::ThroughputRecord;
+
+use crate::env::Environment;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fmt::Debug;
+
+/// The kinds of record, with every spelling each one has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordKind {
+    /// `kembench run`: latency, heap and stack per operation.
+    Run,
+    /// `kembench throughput`: rates across thread counts.
+    Throughput,
+}
+
+impl RecordKind {
+    /// Every kind.
+    pub const ALL: [RecordKind; 2] = [RecordKind::Run, RecordKind::Throughput];
+
+    /// The `kind` field of a result file (`kembench-run`).
+    pub fn file_kind(self) -> &'static str {
+        match self {
+            RecordKind::Run => "kembench-run",
+            RecordKind::Throughput => "kembench-throughput",
+        }
+    }
+
+    /// The `kind` column of the store (`run`).
+    pub fn store_kind(self) -> &'static str {
+        match self {
+            RecordKind::Run => "run",
+            RecordKind::Throughput => "throughput",
+        }
+    }
+
+    /// The newest schema version of this kind's files that this build reads.
+    pub fn schema_version(self) -> u32 {
+        match self {
+            RecordKind::Run => run::SCHEMA_VERSION,
+            RecordKind::Throughput => throughput::SCHEMA_VERSION,
+        }
+    }
+
+    /// What a record of this kind is, for messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            RecordKind::Run => "a run (`kembench run --json`)",
+            RecordKind::Throughput => "a throughput run (`kembench throughput --json`)",
+        }
+    }
+
+    /// Runs of this kind, plural, for messages about the store.
+    pub fn plural(self) -> &'static str {
+        match self {
+            RecordKind::Run => "latency runs",
+            RecordKind::Throughput => "throughput runs",
+        }
+    }
+
+    /// The kind whose file spelling is `s`.
+    pub fn from_file_kind(s: &str) -> Option<RecordKind> {
+        Self::ALL.into_iter().find(|k| k.file_kind() == s)
+    }
+
+    /// The kind whose store spelling is `s`.
+    pub fn from_store_kind(s: &str) -> Option<RecordKind> {
+        Self::ALL.into_iter().find(|k| k.store_kind() == s)
+    }
+}
+
+/// A run's state in the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunStatus {
+    /// Still measuring, or the process died without saying (killed, power loss).
+    Running,
+    /// Every planned benchmark has a result.
+    Complete,
+    /// Stopped by Ctrl-C; `run --resume ID` completes it.
+    Interrupted,
+}
+
+impl RunStatus {
+    /// The stored spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Complete => "complete",
+            RunStatus::Interrupted => "interrupted",
+        }
+    }
+
+    /// The status whose stored spelling is `s`.
+    pub fn parse(s: &str) -> Option<RunStatus> {
+        [
+            RunStatus::Running,
+            RunStatus::Complete,
+            RunStatus::Interrupted,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == s)
+    }
+}
+
+/// How one benchmark ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultStatus {
+    /// Measured.
+    Ok,
+    /// Failed the correctness check and was not timed.
+    CheckFailed,
+    /// An error stopped the measurement part-way.
+    Error,
+    /// The worker process died.
+    Crashed,
+    /// The worker process stopped answering and was killed.
+    TimedOut,
+    /// Ctrl-C stopped it; `run --resume` measures it again.
+    Interrupted,
+}
+
+impl ResultStatus {
+    /// The stored spelling (`ok`, `check-failed`, `error`, `crashed`, `timed-out`,
+    /// `interrupted`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResultStatus::Ok => "ok",
+            ResultStatus::CheckFailed => "check-failed",
+            ResultStatus::Error => "error",
+            ResultStatus::Crashed => "crashed",
+            ResultStatus::TimedOut => "timed-out",
+            ResultStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// One benchmark of a record: one (algorithm, implementation).
+pub trait Benchmark {
+    /// Algorithm name.
+    fn algorithm(&self) -> &str;
+    /// Implementation id.
+    fn implementation(&self) -> &str;
+    /// How it ended.
+    fn status(&self) -> ResultStatus;
+    /// Whether it is final (not to be measured again on resume).
+    fn is_final(&self) -> bool {
+        true
+    }
+    /// `algorithm@implementation`.
+    fn label(&self) -> String {
+        format!("{}@{}", self.algorithm(), self.implementation())
+    }
+}
+
+/// A serialisable part of a record.
+pub trait Part: Debug + Clone + Serialize + DeserializeOwned {}
+impl<T: Debug + Clone + Serialize + DeserializeOwned> Part for T {}
+
+/// What a record kind adds to the common header.
+pub trait Kind: Debug + Clone + Copy + 'static {
+    /// Which kind.
+    const KIND: RecordKind;
+    /// Fields between the run id and `kind` (a latency run's interruption state).
+    type State: Part + Default;
+    /// The configuration the run was made with.
+    type Config: Part;
+    /// Fields between the environment and the results (a latency run's timers).
+    type Measured: Part;
+    /// One benchmark's result.
+    type Result: Part + Benchmark;
+
+    /// The selection as the store's `selection` column shows it.
+    fn selection(config: &Self::Config) -> String;
+
+    /// Whether the run was stopped before every benchmark completed.
+    fn interrupted(_state: &Self::State) -> bool {
+        false
+    }
+}
+
+/// No fields: for kinds that add nothing at a place in the header.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+pub struct Nothing {}
+
+/// A record of kind `K`: the common header, what `K` adds, and the results. Fields serialise
+/// in this order (the files' layout since schema version 1).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(bound = "")]
+pub struct Record<K: Kind> {
+    /// The layout's version ([`RecordKind::schema_version`] when written).
+    pub schema_version: u32,
+    /// The run's id in the results store, when it was recorded in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_id: Option<String>,
+    /// What the kind keeps before `kind`.
+    #[serde(flatten)]
+    pub state: K::State,
+    /// [`RecordKind::file_kind`].
+    pub kind: String,
+    /// Start time, RFC 3339 UTC.
+    pub started_at: String,
+    /// End time, RFC 3339 UTC; `None` while running or when interrupted.
+    pub finished_at: Option<String>,
+    /// The command line (store passwords redacted).
+    pub command_line: Vec<String>,
+    /// Configuration.
+    pub config: K::Config,
+    /// Machine, OS, compilers, provider versions.
+    pub environment: Environment,
+    /// What the kind measured about the machine before the results.
+    #[serde(flatten)]
+    pub measured: K::Measured,
+    /// One entry per (algorithm, implementation).
+    pub results: Vec<K::Result>,
+}
+
+impl<K: Kind> Record<K> {
+    /// A new record started now, with no results yet.
+    pub fn new(
+        run_id: Option<String>,
+        command_line: Vec<String>,
+        config: K::Config,
+        environment: Environment,
+        measured: K::Measured,
+    ) -> Record<K> {
+        Record {
+            schema_version: K::KIND.schema_version(),
+            run_id,
+            state: K::State::default(),
+            kind: K::KIND.file_kind().to_string(),
+            started_at: now_rfc3339(),
+            finished_at: None,
+            command_line,
+            config,
+            environment,
+            measured,
+            results: Vec::new(),
+        }
+    }
+
+    /// Whether the run stopped before every benchmark completed.
+    pub fn interrupted(&self) -> bool {
+        K::interrupted(&self.state)
+    }
+
+    /// The store's status for this record.
+    pub fn status(&self) -> RunStatus {
+        if self.interrupted() {
+            RunStatus::Interrupted
+        } else {
+            RunStatus::Complete
+        }
+    }
+
+    /// The header alone: this record with an empty result list (the results are not copied).
+    pub fn without_results(&self) -> Record<K> {
+        Record {
+            schema_version: self.schema_version,
+            run_id: self.run_id.clone(),
+            state: self.state.clone(),
+            kind: self.kind.clone(),
+            started_at: self.started_at.clone(),
+            finished_at: self.finished_at.clone(),
+            command_line: self.command_line.clone(),
+            config: self.config.clone(),
+            environment: self.environment.clone(),
+            measured: self.measured.clone(),
+            results: Vec::new(),
+        }
+    }
+
+    /// The header as JSON, as the store keeps it.
+    pub fn header_json(&self) -> serde_json::Result<String> {
+        serde_json::to_string(&self.without_results())
+    }
+
+    /// Puts `r` in place of the result with the same label, or adds it.
+    pub fn put(&mut self, r: K::Result) {
+        let label = r.label();
+        match self.results.iter_mut().find(|x| x.label() == label) {
+            Some(slot) => *slot = r,
+            None => self.results.push(r),
+        }
+    }
+}
+
+/// A record of any kind, as read from a file or the store.
+#[derive(Debug, Clone)]
+pub enum AnyRecord {
+    /// From `kembench run`.
+    Run(Box<RunRecord>),
+    /// From `kembench throughput`.
+    Throughput(Box<ThroughputRecord>),
+}
+
+impl AnyRecord {
+    /// Its kind.
+    pub fn kind(&self) -> RecordKind {
+        match self {
+            AnyRecord::Run(_) => RecordKind::Run,
+            AnyRecord::Throughput(_) => RecordKind::Throughput,
+        }
+    }
+
+    /// The command line it was made with.
+    pub fn command_line(&self) -> &[String] {
+        match self {
+            AnyRecord::Run(r) => &r.command_line,
+            AnyRecord::Throughput(t) => &t.command_line,
+        }
+    }
+
+    /// The machine it was made on.
+    pub fn environment(&self) -> &Environment {
+        match self {
+            AnyRecord::Run(r) => &r.environment,
+            AnyRecord::Throughput(t) => &t.environment,
+        }
+    }
+}
+
+/// Now, RFC 3339 UTC with seconds.
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

@@ -1,0 +1,161 @@
+//! The record of `kembench throughput`: per implementation and operation, the rate at each
+//! thread (or process) count and the TLS capacity figures.
+
+use super::{Benchmark, Kind, Nothing, Record, RecordKind, ResultStatus};
+use crate::measure::sampler::Op;
+use serde::{Deserialize, Serialize};
+
+/// Version of the JSON layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Throughput at one thread (or process) count.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// Threads (or processes) running at once.
+    pub threads: usize,
+    /// Sum of the per-thread rates.
+    pub total_ops_per_sec: f64,
+    /// Each thread's own rate (operations over its own elapsed time).
+    pub per_thread_ops_per_sec: Vec<f64>,
+    /// Slowest thread over fastest thread, minus one (0 = all equal).
+    pub thread_spread: f64,
+    /// Total rate over the one-thread rate.
+    pub speedup: f64,
+    /// Speedup over the ideal, min(threads, logical CPUs).
+    pub efficiency: f64,
+    /// Problems with this point (super-linear scaling).
+    pub flags: Vec<String>,
+    /// Total rate of every repeat of this thread count; the point is the median repeat.
+    #[serde(default)]
+    pub repeat_totals_ops_per_sec: Vec<f64>,
+}
+
+impl Point {
+    /// The slowest thread's rate.
+    pub fn min_thread_rate(&self) -> f64 {
+        self.per_thread_ops_per_sec
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// The fastest thread's rate.
+    pub fn max_thread_rate(&self) -> f64 {
+        self.per_thread_ops_per_sec
+            .iter()
+            .copied()
+            .fold(0.0, f64::max)
+    }
+}
+
+/// TLS 1.3 handshake capacity of one core: the server encapsulates, the client generates a
+/// key pair and decapsulates.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Capacity {
+    /// Thread count whose per-core rates are used (the largest not above the logical CPUs).
+    pub basis_threads: usize,
+    /// Server handshakes per second per core (encaps rate per core).
+    pub server_handshakes_per_sec_per_core: f64,
+    /// Client handshakes per second per core (keygen then decaps).
+    pub client_handshakes_per_sec_per_core: f64,
+    /// The target rate, connections per second.
+    pub target_rate: f64,
+    /// Server cores needed for the target rate.
+    pub server_cores_for_target: f64,
+    /// Client cores needed for the target rate.
+    pub client_cores_for_target: f64,
+}
+
+/// One operation of one implementation across thread counts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpThroughput {
+    /// The operation.
+    pub operation: Op,
+    /// Median single-call latency measured just before (ns).
+    pub latency_median_ns: f64,
+    /// One-thread rate over 1/median latency.
+    pub one_thread_vs_latency: f64,
+    /// One point per thread count.
+    pub points: Vec<Point>,
+    /// Problems found (latency mismatch; super-linear points are flagged on the point).
+    pub flags: Vec<String>,
+}
+
+/// Everything measured for one (algorithm, implementation).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ThroughputResult {
+    /// Algorithm.
+    pub algorithm: String,
+    /// Family.
+    pub family: String,
+    /// Implementation id.
+    pub implementation: String,
+    /// Provider version.
+    pub version: String,
+    /// Per operation.
+    pub operations: Vec<OpThroughput>,
+    /// TLS 1.3 capacity, when keygen, encaps and decaps were all measured.
+    pub capacity: Option<Capacity>,
+    /// An error that stopped the measurement, if any.
+    pub error: Option<String>,
+}
+
+/// Configuration of a throughput run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ThroughputConfig {
+    /// Thread (or process) counts.
+    pub threads: Vec<usize>,
+    /// Window per point, seconds.
+    pub duration_s: f64,
+    /// Times each thread count was measured, in rotation; the median repeat is reported.
+    #[serde(default)]
+    pub repeats: usize,
+    /// Whether threads were pinned (thread i to CPU i mod logical CPUs).
+    pub pinned: bool,
+    /// Independent processes instead of threads.
+    pub processes: bool,
+    /// Target connections per second for the capacity figures.
+    pub target_rate: f64,
+    /// Operations measured.
+    pub operations: Vec<Op>,
+    /// Every `algorithm@implementation` the run set out to measure.
+    #[serde(default)]
+    pub planned: Vec<String>,
+}
+
+/// The throughput record kind: no state or measurement beside the common header.
+#[derive(Debug, Clone, Copy)]
+pub struct Throughput;
+
+impl Kind for Throughput {
+    const KIND: RecordKind = RecordKind::Throughput;
+    type State = Nothing;
+    type Config = ThroughputConfig;
+    type Measured = Nothing;
+    type Result = ThroughputResult;
+
+    fn selection(config: &ThroughputConfig) -> String {
+        config.planned.join(",")
+    }
+}
+
+/// A whole throughput run: what `throughput --json` writes.
+pub type ThroughputRecord = Record<Throughput>;
+
+impl Benchmark for ThroughputResult {
+    fn algorithm(&self) -> &str {
+        &self.algorithm
+    }
+
+    fn implementation(&self) -> &str {
+        &self.implementation
+    }
+
+    fn status(&self) -> ResultStatus {
+        if self.error.is_some() {
+            ResultStatus::Error
+        } else {
+            ResultStatus::Ok
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! Loading a record by selector: a result file when the path exists, else a run in the store.
+
+use super::{records, Store};
+use crate::record::{AnyRecord, RecordKind};
+use anyhow::bail;
+use std::path::Path;
+
+/// The record a selector names: a results file when the path exists, else a run in the store.
+/// With `kind`, only a record of that kind is accepted.
+pub fn load(
+    spec: &str,
+    selector: &str,
+    kind: Option<RecordKind>,
+) -> anyhow::Result<(String, AnyRecord)> {
+    let path = Path::new(selector);
+    if path.is_file() {
+        return Ok((selector.to_string(), crate::record::load_as(path, kind)?));
+    }
+    if selector.ends_with(".json") || selector.contains('/') {
+        bail!("cannot read {selector}: no such file");
+    }
+    let mut s = Store::open(spec)?;
+    let id = s.resolve(selector, kind)?;
+    let r = records::record(&s.load(&id)?)?;
+    Ok((format!("run {id}"), r))
+}

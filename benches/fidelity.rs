@@ -53,6 +53,7 @@ fn direct(label: &str, op: Op) -> Box<dyn FnMut() -> f64> {
             );
             // SAFETY: buffers of liboqs's declared lengths.
             unsafe { oqs_sys::kem::OQS_KEM_keypair(kem, pk.as_mut_ptr(), sk.as_mut_ptr()) };
+            // SAFETY: as above.
             unsafe {
                 oqs_sys::kem::OQS_KEM_encaps(kem, ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr())
             };

@@ -169,7 +169,12 @@ mod tests {
     fn streamed_parts_make_the_whole_file() {
         let (run, tp) = (fixture::run(), fixture::throughput());
         for f in FORMATS {
-            assert_eq!(streamed(*f, &run), f.serialize(&run).unwrap(), "{}", f.name());
+            assert_eq!(
+                streamed(*f, &run),
+                f.serialize(&run).unwrap(),
+                "{}",
+                f.name()
+            );
             assert_eq!(streamed(*f, &tp), f.serialize(&tp).unwrap(), "{}", f.name());
         }
     }

@@ -236,7 +236,7 @@ mod imp {
         /// Removes `key` (backward-shift deletion) and returns its recorded size.
         fn remove(&mut self, key: usize) -> Option<usize> {
             let mut i = self.find(key)?;
-            // SAFETY (for every `slot` call below): the table is non-null (`find`
+            // SAFETY: (for every `slot` call below) the table is non-null (`find`
             // succeeded), indices are masked in range, and only this thread touches it.
             let size = unsafe { (*self.slot(i)).size };
             let mut j = i;

@@ -121,8 +121,8 @@ impl Drop for Params {
 
 impl Params {
     fn new() -> Params {
-        // SAFETY: no preconditions.
         Params {
+            // SAFETY: no preconditions.
             bld: unsafe { ffi::OSSL_PARAM_BLD_new() },
             params: ptr::null_mut(),
             bns: Vec::new(),
@@ -207,8 +207,8 @@ impl OpenSsl {
             _ => None,
         };
         if let Some(p) = &params {
-            // SAFETY: a built parameter array.
             ok(
+                // SAFETY: a built parameter array.
                 unsafe { ffi::EVP_PKEY_CTX_set_params(ctx.0, p.params) },
                 "set keygen params",
             )?;
@@ -221,14 +221,14 @@ impl OpenSsl {
 
     fn import(&self, params: Params, selection: c_int) -> Result<Pkey, KemError> {
         let ctx = Ctx::from_name(self.type_name())?;
-        // SAFETY: a fresh context and a built parameter array.
         ok(
+            // SAFETY: a fresh context and a built parameter array.
             unsafe { ffi::EVP_PKEY_fromdata_init(ctx.0) },
             "fromdata_init",
         )?;
         let mut key = ptr::null_mut();
-        // SAFETY: as above.
         ok(
+            // SAFETY: as above.
             unsafe { ffi::EVP_PKEY_fromdata(ctx.0, &mut key, selection, params.params) },
             "key import",
         )?;
@@ -312,8 +312,8 @@ impl OpenSsl {
             Kind::Kem { .. } | Kind::Ecx(_) => octet_param(key, c"priv", sk),
             Kind::Ec(_) | Kind::Dh(_) => {
                 let mut bn = ptr::null_mut();
-                // SAFETY: OpenSSL allocates the BIGNUM, freed below.
                 ok(
+                    // SAFETY: OpenSSL allocates the BIGNUM, freed below.
                     unsafe { ffi::EVP_PKEY_get_bn_param(key.0, c"priv".as_ptr(), &mut bn) },
                     "get priv",
                 )?;
@@ -338,21 +338,21 @@ impl OpenSsl {
         ok(unsafe { ffi::EVP_PKEY_derive_init(ctx.0) }, "derive_init")?;
         if let Kind::Dh(_) = self.kind {
             let p = Params::new().uint(c"pad", 1).build()?;
-            // SAFETY: a built parameter array.
             ok(
+                // SAFETY: a built parameter array.
                 unsafe { ffi::EVP_PKEY_CTX_set_params(ctx.0, p.params) },
                 "set DH padding",
             )?;
         }
-        // SAFETY: a valid peer key of the same type.
         ok(
+            // SAFETY: a valid peer key of the same type.
             unsafe { ffi::EVP_PKEY_derive_set_peer(ctx.0, peer.0) },
             "derive_set_peer",
         )
         .map_err(|e| KemError::Rejected(e.to_string()))?;
         let mut len = ss.len();
-        // SAFETY: `ss` is writable for `len` bytes.
         ok(
+            // SAFETY: `ss` is writable for `len` bytes.
             unsafe { ffi::EVP_PKEY_derive(ctx.0, ss.as_mut_ptr(), &mut len) },
             "derive",
         )?;
@@ -374,14 +374,14 @@ impl OpenSsl {
         let pp = params
             .as_ref()
             .map_or(ptr::null(), |p| p.params.cast_const());
-        // SAFETY: a fresh context; `pp` is null or a built parameter array.
         ok(
+            // SAFETY: a fresh context; `pp` is null or a built parameter array.
             unsafe { ffi::EVP_PKEY_encapsulate_init(ctx.0, pp) },
             "encapsulate_init",
         )?;
         let (mut clen, mut slen) = (ct.len(), ss.len());
-        // SAFETY: both buffers are writable for the lengths passed.
         ok(
+            // SAFETY: both buffers are writable for the lengths passed.
             unsafe {
                 ffi::EVP_PKEY_encapsulate(
                     ctx.0,
@@ -410,8 +410,8 @@ fn expect_len(what: &str, got: usize, want: usize) -> Result<(), KemError> {
 
 fn octet_param(key: &Pkey, name: &CStr, out: &mut [u8]) -> Result<(), KemError> {
     let mut len = 0usize;
-    // SAFETY: `out` is writable for its length; OpenSSL writes at most that and reports the size.
     ok(
+        // SAFETY: `out` is writable for its length; OpenSSL writes at most that and reports the size.
         unsafe {
             ffi::EVP_PKEY_get_octet_string_param(
                 key.0,
@@ -450,14 +450,14 @@ impl Kem for OpenSsl {
         let key = self.secret_key(sk)?;
         if let Kind::Kem { .. } = self.kind {
             let ctx = Ctx::from_key(&key)?;
-            // SAFETY: a fresh context over a private key.
             ok(
+                // SAFETY: a fresh context over a private key.
                 unsafe { ffi::EVP_PKEY_decapsulate_init(ctx.0, ptr::null()) },
                 "decapsulate_init",
             )?;
             let mut slen = ss.len();
-            // SAFETY: `ss` is writable for `slen` bytes; `ct` is readable for its length.
             ok(
+                // SAFETY: `ss` is writable for `slen` bytes; `ct` is readable for its length.
                 unsafe {
                     ffi::EVP_PKEY_decapsulate(
                         ctx.0,

@@ -60,11 +60,7 @@ pub type Selection = (Vec<Arc<dyn Kem>>, &'static str);
 /// What `run` measures: the filters' selection when any filter is given, else every
 /// implementation with `all`, else the default suite (warning about entries this build lacks).
 /// Returns the implementations and the selection's name (`filtered`, `all`, `default`).
-pub fn select(
-    registry: &Registry,
-    filter: &Filter,
-    all: bool,
-) -> Result<Selection, SelectError> {
+pub fn select(registry: &Registry, filter: &Filter, all: bool) -> Result<Selection, SelectError> {
     if !filter.is_empty() {
         return Ok((registry.select(filter)?, "filtered"));
     }

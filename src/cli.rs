@@ -4,7 +4,6 @@
 use crate::export::{Format, FORMATS};
 use crate::measure::sampler::{Op, SamplerConfig};
 use crate::options::{Outputs, RunOptions, ThroughputOptions};
-use anyhow::bail;
 use clap::{Args, Parser, Subcommand};
 
 /// Benchmark and profile KEMs and key exchange across implementations.
@@ -283,7 +282,7 @@ impl OutputArgs {
                 .parent()
                 .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
             {
-                anyhow::bail!(
+                crate::bail_usage!(
                     "cannot write {}: directory {} does not exist",
                     p.display(),
                     dir.display()
@@ -374,7 +373,7 @@ fn positive_seconds(flag: &str, v: f64) -> anyhow::Result<f64> {
     if v > 0.0 && v.is_finite() {
         Ok(v)
     } else {
-        bail!("{flag} must be a positive number of seconds, got {v}")
+        crate::bail_usage!("{flag} must be a positive number of seconds, got {v}")
     }
 }
 
@@ -383,7 +382,7 @@ pub fn noise_fraction(pct: f64) -> anyhow::Result<f64> {
     if (0.0..100.0).contains(&pct) {
         Ok(pct / 100.0)
     } else {
-        bail!("--noise is a percentage between 0 and 100, got {pct}")
+        crate::bail_usage!("--noise is a percentage between 0 and 100, got {pct}")
     }
 }
 
@@ -393,26 +392,26 @@ impl RunArgs {
         positive_seconds("--step-timeout", self.step_timeout)?;
         positive_seconds("--time-budget", self.time_budget)?;
         if !(self.warmup >= 0.0 && self.warmup.is_finite()) {
-            bail!(
+            crate::bail_usage!(
                 "--warmup must be zero or a positive number of seconds, got {}",
                 self.warmup
             );
         }
         if !(self.precision > 0.0 && self.precision < 100.0) {
-            bail!(
+            crate::bail_usage!(
                 "--precision is a percentage between 0 and 100, got {}",
                 self.precision
             );
         }
         if self.max_samples < self.min_samples {
-            bail!(
+            crate::bail_usage!(
                 "--max-samples ({}) is below --min-samples ({})",
                 self.max_samples,
                 self.min_samples
             );
         }
         if self.resume.is_some() && self.no_store {
-            bail!("--resume continues a run from the results store; it cannot be used with --no-store");
+            crate::bail_usage!("--resume continues a run from the results store; it cannot be used with --no-store");
         }
         self.output.check_dirs()?;
         Ok(RunOptions {
@@ -452,7 +451,7 @@ impl ThroughputArgs {
     ) -> anyhow::Result<ThroughputOptions> {
         positive_seconds("--duration", self.duration)?;
         if !(self.target_rate > 0.0 && self.target_rate.is_finite()) {
-            bail!("--target-rate must be positive, got {}", self.target_rate);
+            crate::bail_usage!("--target-rate must be positive, got {}", self.target_rate);
         }
         let threads = if self.threads.is_empty() {
             crate::throughput::calc::default_threads(cpus)
@@ -460,7 +459,9 @@ impl ThroughputArgs {
             self.threads.clone()
         };
         if !threads.contains(&1) {
-            bail!("--threads must include 1: efficiency is measured against one thread");
+            crate::bail_usage!(
+                "--threads must include 1: efficiency is measured against one thread"
+            );
         }
         self.output.check_dirs()?;
         Ok(ThroughputOptions {

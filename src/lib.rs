@@ -11,6 +11,7 @@ pub mod cli;
 pub mod commands;
 pub mod compare;
 pub mod env;
+pub mod exit;
 pub mod export;
 pub mod kem;
 pub mod measure;

@@ -1,4 +1,5 @@
-//! The `kembench` binary: parse arguments, run the command, print the error chain.
+//! The `kembench` binary: parse arguments, run the command, print the error chain and exit
+//! with the code its kind calls for ([`kembench::exit`]).
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -12,7 +13,7 @@ fn main() -> ExitCode {
             for cause in e.chain().skip(1) {
                 eprintln!("  caused by: {cause}");
             }
-            ExitCode::from(2)
+            ExitCode::from(kembench::exit::code_for(&e))
         }
     }
 }

@@ -173,12 +173,12 @@ fn a_corrupt_store_is_a_clear_error_and_stays_as_it_was() {
         .args(["run", "--include-mock", "--impl", "mock/correct"])
         .args(FAST)
         .assert()
-        .code(2)
+        .code(3)
         .stderr(predicate::str::contains("left untouched"));
     kembench(&store)
         .arg("runs")
         .assert()
-        .code(2)
+        .code(3)
         .stderr(predicate::str::contains("not a readable SQLite database"));
     assert!(
         std::fs::read(&store).unwrap() == garbage,

@@ -202,7 +202,7 @@ fn a_newer_schema_on_the_server_is_refused() {
     kembench_at(&url)
         .arg("runs")
         .assert()
-        .code(2)
+        .code(3)
         .stderr(predicate::str::contains("newer kembench"));
     assert_eq!(s.count("SELECT version FROM $S.kembench_schema"), 99);
 }
@@ -215,7 +215,7 @@ fn connection_errors_never_show_the_password() {
     kembench_at(&bad)
         .arg("runs")
         .assert()
-        .code(2)
+        .code(3)
         .stderr(predicate::str::contains(
             "cannot connect to the PostgreSQL store",
         ))

@@ -2,7 +2,7 @@
 
 use crate::compare;
 use crate::record::{AnyRecord, RecordKind, RunRecord};
-use anyhow::bail;
+
 use std::process::ExitCode;
 
 /// The run a selector names: a `run --json` file, or a run in the store.
@@ -10,7 +10,9 @@ fn load_run(spec: &str, selector: &str) -> anyhow::Result<(String, RunRecord)> {
     match crate::store::load(spec, selector, Some(RecordKind::Run))? {
         (name, AnyRecord::Run(r)) => Ok((name, *r)),
         (name, AnyRecord::Throughput(_)) => {
-            bail!("{name} is a throughput run; compare reads latency runs (`kembench run`)")
+            crate::bail_usage!(
+                "{name} is a throughput run; compare reads latency runs (`kembench run`)"
+            )
         }
     }
 }
@@ -38,7 +40,7 @@ pub fn run(
                 "{} operations regressed by more than {pct}% with significance",
                 reg.len()
             );
-            return Ok(ExitCode::from(1));
+            return Ok(ExitCode::from(crate::exit::FAILED));
         }
     }
     Ok(ExitCode::SUCCESS)

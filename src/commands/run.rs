@@ -16,7 +16,7 @@ use crate::record::{
 use crate::run::{self, suite, Event};
 use crate::store::records::{self, Storable};
 use crate::store::{self, Recorder, Store};
-use anyhow::{bail, Context};
+use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::collections::HashSet;
 use std::process::ExitCode;
@@ -133,7 +133,7 @@ fn resume(selector: &str, o: &RunOptions, store_spec: &str) -> anyhow::Result<Ex
     let id = st.resolve(selector, Some(RecordKind::Run))?;
     let stored = st.load(&id)?;
     if stored.summary.status == RunStatus::Complete.as_str() {
-        bail!("run {id} is complete; there is nothing to resume");
+        crate::bail_usage!("run {id} is complete; there is nothing to resume");
     }
     if stored.summary.status == RunStatus::Running.as_str() {
         eprintln!(
@@ -141,11 +141,11 @@ fn resume(selector: &str, o: &RunOptions, store_spec: &str) -> anyhow::Result<Ex
         );
     }
     let AnyRecord::Run(mut record) = store::records::record(&stored)? else {
-        bail!("run {id} is not a `kembench run`");
+        crate::bail_usage!("run {id} is not a `kembench run`");
     };
     let here = crate::env::Environment::collect();
     if let Some(diff) = same_machine(&record.environment, &here) {
-        bail!("run {id} was measured on another machine or build ({diff}); resuming it here would mix the two. Start a new run instead");
+        crate::bail_usage!("run {id} was measured on another machine or build ({diff}); resuming it here would mix the two. Start a new run instead");
     }
     let finished: HashSet<String> = record
         .results
@@ -270,14 +270,14 @@ fn execute(
                 String::new()
             }
         );
-        return Ok(ExitCode::from(130));
+        return Ok(ExitCode::from(crate::exit::INTERRUPTED));
     }
     let failed = record
         .results
         .iter()
         .any(|r| r.status() != ResultStatus::Ok);
     Ok(if failed {
-        ExitCode::from(1)
+        ExitCode::from(crate::exit::FAILED)
     } else {
         ExitCode::SUCCESS
     })

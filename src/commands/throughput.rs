@@ -71,7 +71,7 @@ pub fn run(o: &ThroughputOptions, cpus: usize, store_spec: &str) -> anyhow::Resu
     }
     crate::output::throughput::print(&record);
     Ok(if failed {
-        ExitCode::from(1)
+        ExitCode::from(crate::exit::FAILED)
     } else {
         ExitCode::SUCCESS
     })

@@ -36,6 +36,6 @@ pub fn run(
     Ok(if report.passed() {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(1)
+        ExitCode::from(crate::exit::FAILED)
     })
 }

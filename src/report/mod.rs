@@ -17,7 +17,7 @@ pub mod markdown;
 pub mod sections;
 pub mod summary;
 
-use anyhow::{bail, Context};
+use anyhow::Context;
 use data::Dataset;
 use std::path::{Path, PathBuf};
 
@@ -56,7 +56,7 @@ pub fn write(
     match format {
         Format::Html => {
             if out.is_dir() {
-                bail!(
+                crate::bail_usage!(
                     "{} is a directory; give the HTML file to write (e.g. {})",
                     out.display(),
                     out.join("report.html").display()
@@ -66,7 +66,7 @@ pub fn write(
                 .parent()
                 .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
             {
-                bail!(
+                crate::bail_usage!(
                     "cannot write {}: directory {} does not exist",
                     out.display(),
                     dir.display()
@@ -77,7 +77,7 @@ pub fn write(
         }
         Format::Markdown => {
             if out.exists() && !out.is_dir() {
-                bail!(
+                crate::bail_usage!(
                     "{} is a file; with --format markdown, -o names a directory (report.md and the SVG charts go in it)",
                     out.display()
                 );

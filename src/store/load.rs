@@ -2,7 +2,7 @@
 
 use super::{records, Store};
 use crate::record::{AnyRecord, RecordKind};
-use anyhow::bail;
+
 use std::path::Path;
 
 /// The record a selector names: a results file when the path exists, else a run in the store.
@@ -17,7 +17,7 @@ pub fn load(
         return Ok((selector.to_string(), crate::record::load_as(path, kind)?));
     }
     if selector.ends_with(".json") || selector.contains('/') {
-        bail!("cannot read {selector}: no such file");
+        crate::bail_usage!("cannot read {selector}: no such file");
     }
     let mut s = Store::open(spec)?;
     let id = s.resolve(selector, kind)?;

@@ -16,7 +16,7 @@ mod sqlite;
 
 use crate::record::RecordKind;
 pub use crate::record::RunStatus;
-use anyhow::{bail, Context};
+use anyhow::Context;
 use db::{Backend, Val};
 pub use load::load;
 pub use recorder::Recorder;
@@ -351,7 +351,7 @@ impl Store {
         let sql = format!("{SUMMARY_SQL} WHERE runs.id = $1");
         let rows = self.db.read(&sql, &[Val::text(id)])?;
         let Some(row) = rows.first() else {
-            bail!("no run {id} in {}", self.location());
+            crate::bail_usage!("no run {id} in {}", self.location());
         };
         let summary = summary(row)?;
         let header = self.db.read(
@@ -386,26 +386,37 @@ impl Store {
             .filter(|r| kind.is_none_or(|k| r.kind == k.store_kind()))
             .collect();
         let noun = kind.map_or("runs", RecordKind::plural);
-        let none = || anyhow::anyhow!("there are no {noun} in {} yet", self.db.location());
+        let none = || {
+            anyhow::Error::new(crate::exit::Usage(format!(
+                "there are no {noun} in {} yet",
+                self.db.location()
+            )))
+        };
         if let Some(rest) = selector.strip_prefix("latest") {
             let back: usize = match rest.strip_prefix('~') {
                 Some(n) => n
                     .parse()
-                    .with_context(|| format!("'{selector}': expected latest~N"))?,
+                    .map_err(|_| crate::exit::Usage(format!("'{selector}': expected latest~N")))?,
                 None if rest.is_empty() => 0,
-                None => bail!("'{selector}': expected latest or latest~N"),
+                None => crate::bail_usage!("'{selector}': expected latest or latest~N"),
             };
             return match runs.get(back) {
                 Some(r) => Ok(r.id.clone()),
                 None if runs.is_empty() => Err(none()),
-                None => bail!("'{selector}': the store has only {} {noun}", runs.len()),
+                None => {
+                    crate::bail_usage!("'{selector}': the store has only {} {noun}", runs.len())
+                }
             };
         }
         let by_env = |want: &dyn Fn(&RunSummary) -> bool, what: &str| {
             runs.iter()
                 .find(|r| r.status == RunStatus::Complete.as_str() && want(r))
                 .map(|r| r.id.clone())
-                .ok_or_else(|| anyhow::anyhow!("no complete {noun} with {what} in the store"))
+                .ok_or_else(|| {
+                    anyhow::Error::new(crate::exit::Usage(format!(
+                        "no complete {noun} with {what} in the store"
+                    )))
+                })
         };
         if let Some(h) = selector.strip_prefix("host:") {
             return by_env(&|r| r.host == h, &format!("host {h}"));
@@ -434,12 +445,12 @@ impl Store {
                 } else {
                     format!(" (did you mean {}?)", near.join(", "))
                 };
-                bail!(
+                crate::bail_usage!(
                     "no run '{selector}' among the {noun} in {}{hint}; `kembench runs` lists them",
                     self.db.location()
                 )
             }
-            many => bail!(
+            many => crate::bail_usage!(
                 "'{selector}' matches {} runs ({}); give more of the id",
                 many.len(),
                 many.iter()

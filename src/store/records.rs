@@ -126,7 +126,7 @@ where
     let row = run_row(&r)?;
     let results = result_rows(&r)?;
     if s.contains(&id)? {
-        anyhow::bail!("run {id} is already in {}; nothing imported", s.location());
+        crate::bail_usage!("run {id} is already in {}; nothing imported", s.location());
     }
     s.begin(&row)?;
     for stored in &results {

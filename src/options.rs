@@ -1,5 +1,5 @@
-//! What each measuring command was asked to do, validated: the command line is turned into
-//! these once (in [`crate::cli`]), and nothing below the commands sees a clap type.
+//! What each measuring command was asked to do, validated: the command line (clap) is turned
+//! into these once, and nothing below the commands sees a clap type.
 
 use crate::export::Format;
 use crate::measure::sampler::{Op, SamplerConfig};

@@ -16,7 +16,14 @@ fn dir(tag: &str) -> PathBuf {
 fn run_file(d: &std::path::Path) -> PathBuf {
     let f = d.join("r.json");
     kembench()
-        .args(["run", "--include-mock", "--impl", "mock/correct", "--no-store", "--json"])
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--no-store",
+            "--json",
+        ])
         .arg(&f)
         .args(FAST)
         .assert()
@@ -35,7 +42,13 @@ fn success_is_0_and_a_failed_check_is_1() {
         .assert()
         .code(1);
     kembench()
-        .args(["run", "--include-mock", "--impl", "mock/broken", "--no-store"])
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/broken",
+            "--no-store",
+        ])
         .args(FAST)
         .assert()
         .code(1);
@@ -43,9 +56,19 @@ fn success_is_0_and_a_failed_check_is_1() {
 
 #[test]
 fn bad_arguments_and_names_are_2() {
-    kembench().args(["list", "--alg", "ML-KEM-786"]).assert().code(2);
     kembench()
-        .args(["run", "--include-mock", "--impl", "mock/correct", "--time-budget", "-1"])
+        .args(["list", "--alg", "ML-KEM-786"])
+        .assert()
+        .code(2);
+    kembench()
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--time-budget",
+            "-1",
+        ])
         .assert()
         .code(2);
     kembench()
@@ -59,18 +82,32 @@ fn bad_arguments_and_names_are_2() {
         .args(FAST)
         .assert()
         .success();
-    kembench_at(&store).args(["show", "no-such-run"]).assert().code(2);
-    kembench_at(&store).args(["show", "latest~7"]).assert().code(2);
+    kembench_at(&store)
+        .args(["show", "no-such-run"])
+        .assert()
+        .code(2);
+    kembench_at(&store)
+        .args(["show", "latest~7"])
+        .assert()
+        .code(2);
     let not_a_record = d.join("x.json");
     std::fs::write(&not_a_record, "{\"kind\": \"something-else\"}").unwrap();
-    kembench_at(&store).arg("import").arg(&not_a_record).assert().code(2);
+    kembench_at(&store)
+        .arg("import")
+        .arg(&not_a_record)
+        .assert()
+        .code(2);
 }
 
 #[test]
 fn a_store_that_cannot_be_used_is_3() {
     let d = dir("store");
     let store = d.join("s.sqlite");
-    std::fs::write(&store, b"not a database at all, just some bytes".repeat(100)).unwrap();
+    std::fs::write(
+        &store,
+        b"not a database at all, just some bytes".repeat(100),
+    )
+    .unwrap();
     kembench_at(&store).arg("runs").assert().code(3);
     kembench_at(&store)
         .args(["run", "--include-mock", "--impl", "mock/correct"])

@@ -1,6 +1,7 @@
 //! `runs`, `show`, `export`, `import`: the results store from the command line.
 
-use crate::export::{write_atomic, Format};
+use crate::export::Format;
+use crate::files::write_atomic;
 use crate::record::{RecordKind, RunStatus};
 use crate::store::{records, Store};
 use anyhow::Context;

@@ -3,7 +3,8 @@
 //! file once more, atomically, when the run ends. So the bytes written grow with the run,
 //! not with its square, and the file is complete and readable after every benchmark.
 
-use super::{write_atomic, Exportable, Format};
+use super::{Exportable, Format};
+use crate::files::write_atomic;
 use crate::record::Record;
 use anyhow::Context;
 use std::fs::File;

@@ -3,9 +3,9 @@
 
 use super::{Exporter, Layout};
 use crate::measure::counters::Counters;
-use crate::output::units;
 use crate::record::run::{BenchResult, Run, RunRecord};
 use crate::record::throughput::{Capacity, Throughput, ThroughputRecord, ThroughputResult};
+use crate::units;
 use std::fmt::Write as _;
 
 /// GitHub-flavoured Markdown.

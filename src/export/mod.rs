@@ -16,7 +16,6 @@ pub mod markdown;
 use crate::record::run::Run;
 use crate::record::throughput::Throughput;
 use crate::record::{AnyRecord, Kind, Record};
-use std::path::Path;
 
 /// How one format lays out records of kind `K`: the file is the head, every result's part in
 /// order, and the tail.
@@ -130,20 +129,6 @@ impl PartialEq for Format {
 }
 
 impl Eq for Format {}
-
-/// Writes `bytes` to `path` through a temporary file and a rename, so a crash or Ctrl-C
-/// while writing never leaves a half-written file over the previous one.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use anyhow::Context;
-    let tmp = path.with_extension(format!(
-        "{}.tmp",
-        path.extension().and_then(|e| e.to_str()).unwrap_or("out")
-    ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
-    Ok(())
-}
 
 #[cfg(test)]
 pub(crate) mod fixture;

@@ -1,8 +1,9 @@
 //! The console table of `compare`.
 
-use super::{num, table, units};
+use super::{num, table};
 use crate::compare::Report;
 use crate::stats::Verdict;
+use crate::units;
 use comfy_table::{Cell, Color};
 
 /// The console table of a comparison: per operation, the ratio, its interval, p and the

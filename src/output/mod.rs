@@ -6,7 +6,7 @@ pub mod list;
 pub mod run;
 pub mod runs;
 pub mod throughput;
-pub mod units;
+
 pub mod verify;
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};

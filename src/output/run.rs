@@ -1,10 +1,11 @@
 //! The console tables of a latency run (`run`, `show`): one row per operation, then the
 //! notes on timers, counters, drift and operations cut short.
 
-use super::{num, table, units};
+use super::{num, table};
 use crate::measure::counters::Counters;
 use crate::measure::sampler::StopReason;
 use crate::record::run::{BenchResult, FailureKind, OperationResult, RunRecord, DRIFT};
+use crate::units;
 use comfy_table::{Cell, Color};
 
 fn note(o: &OperationResult) -> String {

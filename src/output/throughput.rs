@@ -1,7 +1,8 @@
 //! The console tables of a throughput run: rates per thread count, then TLS capacity.
 
-use super::{num, table, units};
+use super::{num, table};
 use crate::record::throughput::ThroughputRecord;
+use crate::units;
 use comfy_table::{Cell, Color};
 
 /// Cores with enough digits to tell 0.02 from 0.

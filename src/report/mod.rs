@@ -72,7 +72,7 @@ pub fn write(
                     dir.display()
                 );
             }
-            crate::export::write_atomic(out, html::render(&doc).as_bytes())?;
+            crate::files::write_atomic(out, html::render(&doc).as_bytes())?;
             Ok(vec![out.to_path_buf()])
         }
         Format::Markdown => {
@@ -87,11 +87,11 @@ pub fn write(
             let r = markdown::render(&doc);
             let mut written = Vec::with_capacity(r.files.len() + 1);
             let md = out.join(MARKDOWN_FILE);
-            crate::export::write_atomic(&md, r.text.as_bytes())?;
+            crate::files::write_atomic(&md, r.text.as_bytes())?;
             written.push(md);
             for (name, svg) in &r.files {
                 let p = out.join(name);
-                crate::export::write_atomic(&p, svg.as_bytes())?;
+                crate::files::write_atomic(&p, svg.as_bytes())?;
                 written.push(p);
             }
             Ok(written)

@@ -10,10 +10,10 @@ use super::summary;
 use crate::env::Environment;
 use crate::measure::counters::Counters;
 use crate::measure::sampler::{Op, StopReason};
-use crate::output::units;
 use crate::record::run::{BenchResult, OperationResult, RunRecord};
 use crate::record::throughput::ThroughputRecord;
 use crate::stats::Verdict;
+use crate::units;
 use crate::verify::Outcome;
 
 /// Round medians further apart than this are pointed out (as `kembench run` does).

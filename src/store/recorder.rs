@@ -2,7 +2,7 @@
 //! JSON file as the fallback when the store fails part-way.
 
 use super::{NewRun, RunStatus, Store, StoredResult};
-use crate::export::write_atomic;
+use crate::files::write_atomic;
 use std::path::Path;
 
 /// Writes a run's results into the store as they come. A store that fails part-way does not

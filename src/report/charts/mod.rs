@@ -13,7 +13,7 @@ pub mod size;
 pub mod throughput;
 
 use crate::measure::sampler::Op;
-use crate::output::units;
+use crate::units;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};

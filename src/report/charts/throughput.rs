@@ -7,10 +7,10 @@ use super::{
     draw_shape, err, label_style, legend, legend_width, op_color, tidy, LegendEntry, Shape, Ticked,
     FONT, MEDIUM, SMALL,
 };
-use crate::output::units;
 use crate::record::throughput::{OpThroughput, ThroughputRecord, ThroughputResult};
 use crate::report::data::Input;
 use crate::report::doc::{slug, Chart};
+use crate::units;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 

@@ -158,11 +158,8 @@ pub fn compare(old: &RunRecord, new: &RunRecord, noise_threshold: f64) -> Report
                 oa.operation.as_str()
             );
             let ob = new
-                .results
-                .iter()
-                .filter(|rb| rb.algorithm == ra.algorithm && rb.implementation == ra.implementation)
-                .flat_map(|rb| rb.operations.iter())
-                .find(|ob| ob.operation == oa.operation);
+                .result(&ra.algorithm, &ra.implementation)
+                .and_then(|rb| rb.op(oa.operation));
             match ob {
                 Some(ob) if !oa.raw_samples_ns.is_empty() && !ob.raw_samples_ns.is_empty() => {
                     let mut c = stats::compare(

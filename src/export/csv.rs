@@ -1,7 +1,7 @@
 //! CSV: one row per measurement, units in the column names: per (algorithm, implementation,
 //! operation) for latency runs, per (…, thread count) for throughput runs.
 
-use super::{Exporter, Layout};
+use super::Layout;
 use crate::measure::counters::Counters;
 use crate::record::run::{BenchResult, Run, RunRecord};
 use crate::record::throughput::{Throughput, ThroughputRecord, ThroughputResult};
@@ -209,23 +209,7 @@ impl Layout<Throughput> for Csv {
     }
 }
 
-impl Exporter for Csv {
-    fn name(&self) -> &'static str {
-        "csv"
-    }
-
-    fn about(&self) -> &'static str {
-        "one CSV row per measurement, for spreadsheets"
-    }
-
-    fn run(&self) -> &dyn Layout<Run> {
-        self
-    }
-
-    fn throughput(&self) -> &dyn Layout<Throughput> {
-        self
-    }
-}
+exporter!(Csv, "csv", "one CSV row per measurement, for spreadsheets");
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,7 @@
 //! JSON: the whole record, raw samples and environment included, pretty-printed. The same
 //! layout for every kind: the header's fields, then `results`.
 
-use super::{Exporter, Layout};
-use crate::record::run::Run;
-use crate::record::throughput::Throughput;
+use super::Layout;
 use crate::record::{Kind, Record};
 
 /// Pretty-printed JSON.
@@ -50,23 +48,11 @@ impl<K: Kind> Layout<K> for Json {
     }
 }
 
-impl Exporter for Json {
-    fn name(&self) -> &'static str {
-        "json"
-    }
-
-    fn about(&self) -> &'static str {
-        "every statistic, the raw samples and the environment, as JSON"
-    }
-
-    fn run(&self) -> &dyn Layout<Run> {
-        self
-    }
-
-    fn throughput(&self) -> &dyn Layout<Throughput> {
-        self
-    }
-}
+exporter!(
+    Json,
+    "json",
+    "every statistic, the raw samples and the environment, as JSON"
+);
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,7 @@
 //! Markdown: tables for papers and READMEs: a latency table with a line on the method for
 //! latency runs, the scaling and capacity tables for throughput runs.
 
-use super::{Exporter, Layout};
+use super::Layout;
 use crate::measure::counters::Counters;
 use crate::record::run::{BenchResult, Run, RunRecord};
 use crate::record::throughput::{Capacity, Throughput, ThroughputRecord, ThroughputResult};
@@ -201,23 +201,11 @@ impl Layout<Throughput> for Markdown {
     }
 }
 
-impl Exporter for Markdown {
-    fn name(&self) -> &'static str {
-        "markdown"
-    }
-
-    fn about(&self) -> &'static str {
-        "Markdown tables, for papers and READMEs"
-    }
-
-    fn run(&self) -> &dyn Layout<Run> {
-        self
-    }
-
-    fn throughput(&self) -> &dyn Layout<Throughput> {
-        self
-    }
-}
+exporter!(
+    Markdown,
+    "markdown",
+    "Markdown tables, for papers and READMEs"
+);
 
 #[cfg(test)]
 mod tests {

@@ -5,8 +5,35 @@
 //! ([`file::ResultFile`]), and the whole file once more at the end.
 //!
 //! Adding a format: a file here with a unit struct implementing [`Layout`] for each record
-//! kind and [`Exporter`], and one line in [`FORMATS`]. The command line derives from that list:
+//! kind and `exporter!(Type, "name", "about")`, and one entry in [`FORMATS`] (plus its `mod`
+//! line). The command line derives from that list:
 //! `run --NAME FILE`, `throughput --NAME FILE` and `export --format NAME`.
+
+/// Implements [`Exporter`] for a format type that implements [`Layout`] for every kind:
+/// `exporter!(Type, "name", "what --name FILE writes");`.
+macro_rules! exporter {
+    ($ty:ty, $name:literal, $about:literal) => {
+        impl $crate::export::Exporter for $ty {
+            fn name(&self) -> &'static str {
+                $name
+            }
+
+            fn about(&self) -> &'static str {
+                $about
+            }
+
+            fn run(&self) -> &dyn $crate::export::Layout<$crate::record::run::Run> {
+                self
+            }
+
+            fn throughput(
+                &self,
+            ) -> &dyn $crate::export::Layout<$crate::record::throughput::Throughput> {
+                self
+            }
+        }
+    };
+}
 
 mod csv;
 pub mod file;

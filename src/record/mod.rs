@@ -290,6 +290,13 @@ impl<K: Kind> Record<K> {
         serde_json::to_string(&self.without_results())
     }
 
+    /// The result of (`algorithm`, `implementation`), if the record has one.
+    pub fn result(&self, algorithm: &str, implementation: &str) -> Option<&K::Result> {
+        self.results
+            .iter()
+            .find(|x| x.algorithm() == algorithm && x.implementation() == implementation)
+    }
+
     /// Puts `r` in place of the result with the same label, or adds it.
     pub fn put(&mut self, r: K::Result) {
         let label = r.label();

@@ -246,12 +246,7 @@ impl Failure {
 impl BenchResult {
     /// Fills each operation's share of keygen + encaps + decaps.
     pub fn fill_shares(&mut self) {
-        let median = |op: Op| {
-            self.operations
-                .iter()
-                .find(|o| o.operation == op)
-                .map(|o| o.median_ns)
-        };
+        let median = |op: Op| self.op(op).map(|o| o.median_ns);
         if let (Some(k), Some(e), Some(d)) =
             (median(Op::Keygen), median(Op::Encaps), median(Op::Decaps))
         {

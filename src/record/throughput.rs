@@ -123,6 +123,13 @@ pub struct ThroughputConfig {
     pub planned: Vec<String>,
 }
 
+impl ThroughputResult {
+    /// The rates of one operation, if measured.
+    pub fn op(&self, op: Op) -> Option<&OpThroughput> {
+        self.operations.iter().find(|o| o.operation == op)
+    }
+}
+
 /// The throughput record kind: no state or measurement beside the common header.
 #[derive(Debug, Clone, Copy)]
 pub struct Throughput;

@@ -117,7 +117,7 @@ pub fn measure_one(
     // Capacity from the largest thread count not above the logical CPUs: per-core rates there
     // include what sharing the machine costs.
     let per_core = |op: Op| -> Option<(usize, f64)> {
-        let o = r.operations.iter().find(|o| o.operation == op)?;
+        let o = r.op(op)?;
         let p = o
             .points
             .iter()

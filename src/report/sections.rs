@@ -11,13 +11,11 @@ use crate::env::Environment;
 use crate::measure::counters::Counters;
 use crate::measure::sampler::{Op, StopReason};
 use crate::output::units;
-use crate::run::result::{BenchResult, OperationResult, RunRecord};
+use crate::run::result::{BenchResult, OperationResult, RunRecord, DRIFT};
 use crate::stats::Verdict;
+use crate::throughput::calc::{LATENCY_TOLERANCE, SUPERLINEAR_TOLERANCE};
 use crate::throughput::record::ThroughputRecord;
 use crate::verify::Outcome;
-
-/// Round medians further apart than this are pointed out (as `kembench run` does).
-pub const DRIFT: f64 = 0.05;
 
 /// Builds the whole document; `noise` is the comparison's noise threshold (a fraction).
 pub fn build(data: &Dataset, noise: f64) -> anyhow::Result<Document> {
@@ -70,16 +68,6 @@ fn level_sort(level: Option<u8>) -> f64 {
 
 fn tags(r: &BenchResult) -> Option<Tags> {
     Some(Tags::new(&r.family, r.nist_level, &r.implementation))
-}
-
-fn stop_text(s: StopReason) -> &'static str {
-    match s {
-        StopReason::Precision => "precision",
-        StopReason::Budget => "budget",
-        StopReason::MaxSamples => "sample cap",
-        StopReason::BelowMinimum => "below minimum",
-        StopReason::RoundsDisagree => "rounds disagree",
-    }
 }
 
 fn ns_cell(v: f64) -> Cell {
@@ -356,7 +344,7 @@ fn latency_section(
                 Counters::Measured(c) => Cell::num(units::count(c.cycles), c.cycles),
                 Counters::Unavailable(_) => Cell::text("n/a"),
             };
-            let stop = Cell::text(stop_text(o.stop_reason));
+            let stop = Cell::text(o.stop_reason.label());
             t.push(
                 vec![
                     Cell::text(&r.algorithm),
@@ -610,12 +598,14 @@ fn throughput_section(
     let charts = charts::throughput::charts(records)?;
     para(
         blocks,
-        vec![text(
+        vec![text(format!(
             "Total operations per second against the number of threads (or processes), each \
              with its ideal: the one-thread rate times the count, up to the logical CPUs, then \
-             flat. Points more than 5% above ideal, and one-thread rates more than 10% away \
-             from 1/median latency, are flagged as measurement problems.",
-        )],
+             flat. Points more than {:.0}% above ideal, and one-thread rates more than {:.0}% \
+             away from 1/median latency, are flagged as measurement problems.",
+            SUPERLINEAR_TOLERANCE * 100.0,
+            LATENCY_TOLERANCE * 100.0
+        ))],
     );
     blocks.push(Block::Charts {
         id: "chart-throughput".into(),
@@ -1280,7 +1270,7 @@ fn methodology_section(blocks: &mut Vec<Block>, data: &Dataset, noise: f64) {
             ] {
                 let n = ops.iter().filter(|o| o.stop_reason == reason).count();
                 if n > 0 {
-                    reasons.push(format!("{} {n}", stop_text(reason)));
+                    reasons.push(format!("{} {n}", reason.label()));
                 }
             }
             let spread = ops.iter().map(|o| o.round_spread).fold(0.0f64, f64::max);
@@ -1300,7 +1290,7 @@ fn methodology_section(blocks: &mut Vec<Block>, data: &Dataset, noise: f64) {
                 format!(
                     "largest {:.0}%; {} of {} operations above {:.0}%",
                     spread * 100.0,
-                    ops.iter().filter(|o| o.round_spread > DRIFT).count(),
+                    ops.iter().filter(|o| o.drifted()).count(),
                     ops.len(),
                     DRIFT * 100.0
                 ),
@@ -1323,7 +1313,7 @@ fn methodology_section(blocks: &mut Vec<Block>, data: &Dataset, noise: f64) {
         .folded();
         for b in &r.results {
             for o in &b.operations {
-                if o.stop_reason == StopReason::Precision && o.round_spread <= DRIFT {
+                if o.stop_reason == StopReason::Precision && !o.drifted() {
                     continue;
                 }
                 let rounds: Vec<String> =
@@ -1335,13 +1325,13 @@ fn methodology_section(blocks: &mut Vec<Block>, data: &Dataset, noise: f64) {
                         Cell::text(&b.implementation),
                         Cell::num(o.operation.as_str(), op_index(o.operation)),
                         Cell::num(o.samples.to_string(), o.samples as f64),
-                        Cell::text(stop_text(o.stop_reason)),
+                        Cell::text(o.stop_reason.label()),
                         Cell::num(
                             format!("±{:.1}%", o.achieved_precision * 100.0),
                             o.achieved_precision,
                         ),
                         Cell::text(rounds.join(", ")),
-                        if o.round_spread > DRIFT {
+                        if o.drifted() {
                             spread.marked(Mark::Warn)
                         } else {
                             spread
@@ -1361,10 +1351,11 @@ fn methodology_section(blocks: &mut Vec<Block>, data: &Dataset, noise: f64) {
         } else {
             para(
                 blocks,
-                vec![text(
+                vec![text(format!(
                     "Operations that stopped before the target precision, or whose round \
-                     medians are more than 5% apart:",
-                )],
+                     medians are more than {:.0}% apart:",
+                    DRIFT * 100.0
+                ))],
             );
             blocks.push(Block::Table(t));
         }

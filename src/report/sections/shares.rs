@@ -1,0 +1,64 @@
+//! Time distribution: the chart of each implementation's shares of the exchange ([`charts::shares`])
+//! and their table.
+
+use super::common::{pct_cell, single_chart, tags, timed};
+use super::{Context, Section};
+use crate::measure::sampler::Op;
+use crate::report::charts;
+use crate::report::doc::{Block, Cell, Table};
+use crate::run::result::OperationResult;
+
+/// The time-distribution section.
+pub struct Shares;
+
+impl Section for Shares {
+    fn id(&self) -> &'static str {
+        "shares"
+    }
+
+    fn title(&self) -> &'static str {
+        "Time distribution"
+    }
+
+    fn build(&self, ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
+        let Some(run) = single_chart(
+            ctx,
+            blocks,
+            charts::shares::chart,
+            "No implementation has keygen, encaps and decaps all measured.",
+        )?
+        else {
+            return Ok(());
+        };
+        let mut t = Table::new(
+            "table-shares",
+            &[
+                "algorithm",
+                "implementation",
+                "keygen#",
+                "encaps#",
+                "decaps#",
+            ],
+        );
+        for r in timed(run) {
+            let share = |op| r.op(op).and_then(|o: &OperationResult| o.share_of_exchange);
+            let (Some(k), Some(e), Some(d)) =
+                (share(Op::Keygen), share(Op::Encaps), share(Op::Decaps))
+            else {
+                continue;
+            };
+            t.push(
+                vec![
+                    Cell::text(&r.algorithm),
+                    Cell::text(&r.implementation),
+                    pct_cell(k),
+                    pct_cell(e),
+                    pct_cell(d),
+                ],
+                tags(r),
+            );
+        }
+        blocks.push(Block::Table(t));
+        Ok(())
+    }
+}

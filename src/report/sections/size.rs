@@ -1,0 +1,72 @@
+//! Speed against size: the chart ([`charts::size`]) and the sizes of each algorithm's fastest
+//! implementation.
+
+use super::common::{level_cell, ns_cell, single_chart, tags};
+use super::{Context, Section};
+use crate::output::units;
+use crate::report::charts;
+use crate::report::doc::{Block, Cell, Table};
+use crate::report::summary::fastest_implementations;
+
+/// The speed-against-size section.
+pub struct Size;
+
+impl Section for Size {
+    fn id(&self) -> &'static str {
+        "size"
+    }
+
+    fn title(&self) -> &'static str {
+        "Speed against size"
+    }
+
+    fn build(&self, ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
+        let Some(run) = single_chart(
+            ctx,
+            blocks,
+            charts::size::chart,
+            "No full-exchange measurements to plot.",
+        )?
+        else {
+            return Ok(());
+        };
+        let mut t = Table::new(
+            "table-sizes",
+            &[
+                "algorithm",
+                "family",
+                "level#",
+                "public key#",
+                "ciphertext#",
+                "secret key#",
+                "on the wire#",
+                "fastest exchange#",
+            ],
+        );
+        for f in fastest_implementations(run) {
+            let Some(r) = run
+                .results
+                .iter()
+                .find(|r| r.algorithm == f.algorithm && r.implementation == f.implementation)
+            else {
+                continue;
+            };
+            let b = |v: usize| Cell::num(units::bytes(v as u64), v as f64);
+            t.push(
+                vec![
+                    Cell::text(&r.algorithm),
+                    Cell::text(&r.family),
+                    level_cell(r.nist_level),
+                    b(r.pk_bytes),
+                    b(r.ct_bytes),
+                    b(r.sk_bytes),
+                    b(r.wire_bytes),
+                    ns_cell(f.exchange_ns),
+                ],
+                tags(r),
+            );
+        }
+        blocks.push(Block::Table(t));
+        Ok(())
+    }
+}

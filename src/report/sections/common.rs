@@ -72,7 +72,12 @@ pub fn run_heading(i: usize, input: &Input<RunRecord>) -> String {
     format!("run {} ({})", i + 1, input.label)
 }
 
-pub use crate::report::charts::latency::timed;
+/// The results that passed their check and have measurements: what charts and tables show.
+pub fn timed(run: &RunRecord) -> impl Iterator<Item = &BenchResult> {
+    run.results
+        .iter()
+        .filter(|r| !r.correctness.failed() && !r.operations.is_empty())
+}
 
 /// The primary run; when no latency run was given, a paragraph saying so and `None`.
 pub fn primary<'a>(ctx: &Context<'a>, blocks: &mut Vec<Block>) -> Option<&'a Input<RunRecord>> {

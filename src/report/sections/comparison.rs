@@ -1,10 +1,11 @@
 //! The comparison of runs: each run after the first against the first (the baseline), with
-//! what differs between them, the count of verdicts, the chart of ratios ([`charts::compare`]) and the
+//! what differs between them, the count of verdicts, the chart of ratios ([`chart`]) and the
 //! table of every operation.
+
+pub mod chart;
 
 use super::common::{h3, ns_cell, op_cell, para, say, tags};
 use super::{Context, Section};
-use crate::report::charts;
 use crate::report::data::Input;
 use crate::report::doc::{code, strong, text, Block, Cell, Mark, Table};
 use crate::run::result::RunRecord;
@@ -116,7 +117,7 @@ fn against(
         count(Verdict::WithinNoise)
     )));
     para(blocks, verdicts);
-    if let Some(c) = charts::compare::chart(number, &base.label, &input.label, &report)? {
+    if let Some(c) = chart::chart(number, &base.label, &input.label, &report)? {
         blocks.push(Block::Charts {
             id: String::new(),
             charts: vec![c],

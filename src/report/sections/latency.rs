@@ -1,12 +1,13 @@
-//! Latency: one chart per family ([`charts::latency`]) and the table of every statistic of every timed
+//! Latency: one chart per family ([`chart`]) and the table of every statistic of every timed
 //! operation of the primary run.
+
+pub mod chart;
 
 use super::common::{level_cell, ns_cell, op_cell, primary, say, tags, timed};
 use super::{Context, Section};
 use crate::measure::counters::Counters;
 use crate::measure::sampler::StopReason;
 use crate::output::units;
-use crate::report::charts;
 use crate::report::doc::{Block, Cell, Mark, Table};
 
 /// The latency section.
@@ -26,7 +27,7 @@ impl Section for Latency {
             return Ok(());
         };
         let run = &input.record;
-        let charts = charts::latency::charts(run)?;
+        let charts = chart::charts(run)?;
         if charts.is_empty() {
             say(blocks, "Nothing was timed.");
             return Ok(());

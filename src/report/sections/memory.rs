@@ -1,9 +1,10 @@
-//! Memory: the chart of peak heap and deepest stack ([`charts::memory`]), what the heap figures
+//! Memory: the chart of peak heap and deepest stack ([`chart`]), what the heap figures
 //! include, and the table of every operation's figures.
+
+pub mod chart;
 
 use super::common::{bytes_cell, op_cell, say, single_chart, tags, timed};
 use super::{Context, Section};
-use crate::report::charts;
 use crate::report::doc::{Block, Cell, Table};
 
 /// The memory section.
@@ -19,8 +20,7 @@ impl Section for Memory {
     }
 
     fn build(&self, ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-        let Some(run) = single_chart(ctx, blocks, charts::memory::chart, "Nothing was measured.")?
-        else {
+        let Some(run) = single_chart(ctx, blocks, chart::chart, "Nothing was measured.")? else {
             return Ok(());
         };
         say(

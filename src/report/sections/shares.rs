@@ -1,10 +1,11 @@
-//! Time distribution: the chart of each implementation's shares of the exchange ([`charts::shares`])
+//! Time distribution: the chart of each implementation's shares of the exchange ([`chart`])
 //! and their table.
+
+pub mod chart;
 
 use super::common::{pct_cell, single_chart, tags, timed};
 use super::{Context, Section};
 use crate::measure::sampler::Op;
-use crate::report::charts;
 use crate::report::doc::{Block, Cell, Table};
 use crate::run::result::OperationResult;
 
@@ -24,7 +25,7 @@ impl Section for Shares {
         let Some(run) = single_chart(
             ctx,
             blocks,
-            charts::shares::chart,
+            chart::chart,
             "No implementation has keygen, encaps and decaps all measured.",
         )?
         else {

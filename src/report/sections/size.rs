@@ -1,10 +1,11 @@
-//! Speed against size: the chart ([`charts::size`]) and the sizes of each algorithm's fastest
+//! Speed against size: the chart ([`chart`]) and the sizes of each algorithm's fastest
 //! implementation.
+
+pub mod chart;
 
 use super::common::{level_cell, ns_cell, single_chart, tags};
 use super::{Context, Section};
 use crate::output::units;
-use crate::report::charts;
 use crate::report::doc::{Block, Cell, Table};
 use crate::report::summary::fastest_implementations;
 
@@ -24,7 +25,7 @@ impl Section for Size {
         let Some(run) = single_chart(
             ctx,
             blocks,
-            charts::size::chart,
+            chart::chart,
             "No full-exchange measurements to plot.",
         )?
         else {

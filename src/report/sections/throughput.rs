@@ -1,11 +1,12 @@
 //! Throughput: one small chart per (algorithm, implementation) of each throughput file
-//! ([`charts::throughput`]), the table of every point, and the TLS 1.3 capacity derived from them.
+//! ([`chart`]), the table of every point, and the TLS 1.3 capacity derived from them.
+
+pub mod chart;
 
 use super::common::{h3, op_cell, pct_cell, say};
 use super::{Context, Section};
 use crate::kem::catalog;
 use crate::output::units;
-use crate::report::charts;
 use crate::report::doc::{Block, Cell, Mark, Table, Tags};
 use crate::throughput::calc::{LATENCY_TOLERANCE, SUPERLINEAR_TOLERANCE};
 use crate::throughput::record::ThroughputResult;
@@ -31,7 +32,7 @@ impl Section for Throughput {
             );
             return Ok(());
         }
-        let charts = charts::throughput::charts(records)?;
+        let charts = chart::charts(records)?;
         say(
             blocks,
             format!(

@@ -7,7 +7,7 @@ use crate::measure::sampler::Op;
 use crate::output::units;
 use crate::report::data::Input;
 use crate::report::doc::{level_text, text, Block, Cell, Chart, Para, Tags};
-use crate::run::result::{BenchResult, RunRecord};
+use crate::run::result::{BenchResult, OperationResult, RunRecord};
 
 /// Adds a heading of `level` (2 for a section, 3 within one) anchored at `id`.
 pub fn heading(blocks: &mut Vec<Block>, level: u8, id: &str, title: &str) {
@@ -54,6 +54,11 @@ pub fn ns_cell(v: f64) -> Cell {
     Cell::num(units::ns(v), v)
 }
 
+/// A whole number (a count of samples, threads, allocations).
+pub fn int_cell(v: u64) -> Cell {
+    Cell::num(v.to_string(), v as f64)
+}
+
 /// A size in bytes, with its unit; `n/a` when not measured.
 pub fn bytes_cell(v: Option<u64>) -> Cell {
     match v {
@@ -77,6 +82,11 @@ pub fn timed(run: &RunRecord) -> impl Iterator<Item = &BenchResult> {
     run.results
         .iter()
         .filter(|r| !r.correctness.failed() && !r.operations.is_empty())
+}
+
+/// Every operation of the [`timed`] results, with its result: one table row each.
+pub fn timed_ops(run: &RunRecord) -> impl Iterator<Item = (&BenchResult, &OperationResult)> {
+    timed(run).flat_map(|r| r.operations.iter().map(move |o| (r, o)))
 }
 
 /// The primary run; when no latency run was given, a paragraph saying so and `None`.

@@ -12,49 +12,39 @@ use crate::run::result::RunRecord;
 use crate::stats::Verdict;
 
 /// The comparison section.
-pub struct Comparison;
+pub const SECTION: Section = Section::new("comparison", "Comparison of runs", build);
 
-impl Section for Comparison {
-    fn id(&self) -> &'static str {
-        "comparison"
-    }
-
-    fn title(&self) -> &'static str {
-        "Comparison of runs"
-    }
-
-    fn build(&self, ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-        let Some((base, later)) = ctx.data.runs.split_first() else {
-            say(blocks, "No latency run given.");
-            return Ok(());
-        };
-        if later.is_empty() {
-            say(
-                blocks,
-                "One run given. Give two or more run files to compare them; the first is the \
-                 baseline.",
-            );
-            return Ok(());
-        }
-        para(
+fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
+    let Some((base, later)) = ctx.data.runs.split_first() else {
+        say(blocks, "No latency run given.");
+        return Ok(());
+    };
+    if later.is_empty() {
+        say(
             blocks,
-            vec![
-                text("Baseline: "),
-                code(&base.label),
-                text(format!(
-                    ". A ratio is the later run's median over the baseline's (below 1 is \
-                     faster), with a 95% bootstrap interval. The verdict is faster or slower \
-                     only when the change is significant (p < 0.05) and beyond ±{:.1}%; \
-                     otherwise within noise.",
-                    ctx.noise * 100.0
-                )),
-            ],
+            "One run given. Give two or more run files to compare them; the first is the \
+             baseline.",
         );
-        for (k, input) in later.iter().enumerate() {
-            against(blocks, base, input, k + 2, ctx.noise)?;
-        }
-        Ok(())
+        return Ok(());
     }
+    para(
+        blocks,
+        vec![
+            text("Baseline: "),
+            code(&base.label),
+            text(format!(
+                ". A ratio is the later run's median over the baseline's (below 1 is \
+                 faster), with a 95% bootstrap interval. The verdict is faster or slower \
+                 only when the change is significant (p < 0.05) and beyond ±{:.1}%; \
+                 otherwise within noise.",
+                ctx.noise * 100.0
+            )),
+        ],
+    );
+    for (k, input) in later.iter().enumerate() {
+        against(blocks, base, input, k + 2, ctx.noise)?;
+    }
+    Ok(())
 }
 
 /// The comparison of `input`, the `number`-th run given, with the baseline `base`.

@@ -7,77 +7,67 @@ use crate::output::units;
 use crate::report::doc::Block;
 
 /// The environment section.
-pub struct Environment;
+pub const SECTION: Section = Section::new("environment", "Environment", build);
 
-impl Section for Environment {
-    fn id(&self) -> &'static str {
-        "environment"
-    }
-
-    fn title(&self) -> &'static str {
-        "Environment"
-    }
-
-    fn build(&self, ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-        let data = ctx.data;
-        for (i, input) in data.runs.iter().enumerate() {
-            let r = &input.record;
-            h3(
-                blocks,
-                &format!("environment-run-{}", i + 1),
-                &run_heading(i, input),
-            );
-            let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
-            facts.extend([
-                (
-                    "selection".into(),
-                    format!(
-                        "{} ({} implementations)",
-                        r.config.selection,
-                        r.results.len()
-                    ),
-                ),
-                (
-                    "measuring thread".into(),
-                    r.config
-                        .pinned_cpu
-                        .map_or("not pinned".into(), |c| format!("pinned to CPU {c}")),
-                ),
-            ]);
-            facts.extend(machine(&r.environment));
-            blocks.push(Block::Facts(facts));
-        }
-        for (i, input) in data.throughputs.iter().enumerate() {
-            let r = &input.record;
-            h3(
-                blocks,
-                &format!("environment-throughput-{}", i + 1),
-                &format!("throughput ({})", input.label),
-            );
-            let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
-            facts.push((
-                "counts".into(),
+fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
+    let data = ctx.data;
+    for (i, input) in data.runs.iter().enumerate() {
+        let r = &input.record;
+        h3(
+            blocks,
+            &format!("environment-run-{}", i + 1),
+            &run_heading(i, input),
+        );
+        let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
+        facts.extend([
+            (
+                "selection".into(),
                 format!(
-                    "{} {:?}, {} per point, {} repeat(s){}",
-                    if r.config.processes {
-                        "processes"
-                    } else {
-                        "threads"
-                    },
-                    r.config.threads,
-                    units::ns(r.config.duration_s * 1e9),
-                    r.config.repeats,
-                    if r.config.pinned { ", pinned" } else { "" }
+                    "{} ({} implementations)",
+                    r.config.selection,
+                    r.results.len()
                 ),
-            ));
-            facts.extend(machine(&r.environment));
-            blocks.push(Block::Facts(facts));
-        }
-        if data.runs.is_empty() && data.throughputs.is_empty() {
-            say(blocks, "No files.");
-        }
-        Ok(())
+            ),
+            (
+                "measuring thread".into(),
+                r.config
+                    .pinned_cpu
+                    .map_or("not pinned".into(), |c| format!("pinned to CPU {c}")),
+            ),
+        ]);
+        facts.extend(machine(&r.environment));
+        blocks.push(Block::Facts(facts));
     }
+    for (i, input) in data.throughputs.iter().enumerate() {
+        let r = &input.record;
+        h3(
+            blocks,
+            &format!("environment-throughput-{}", i + 1),
+            &format!("throughput ({})", input.label),
+        );
+        let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
+        facts.push((
+            "counts".into(),
+            format!(
+                "{} {:?}, {} per point, {} repeat(s){}",
+                if r.config.processes {
+                    "processes"
+                } else {
+                    "threads"
+                },
+                r.config.threads,
+                units::ns(r.config.duration_s * 1e9),
+                r.config.repeats,
+                if r.config.pinned { ", pinned" } else { "" }
+            ),
+        ));
+        facts.extend(machine(&r.environment));
+        blocks.push(Block::Facts(facts));
+    }
+    if data.runs.is_empty() && data.throughputs.is_empty() {
+        say(blocks, "No files.");
+    }
+    Ok(())
 }
 
 /// When a record's run started and finished, and its command line.

@@ -3,63 +3,50 @@
 
 pub mod chart;
 
-use super::common::{bytes_cell, op_cell, say, single_chart, tags, timed};
+use super::common::{bytes_cell, int_cell, op_cell, say, single_chart, tags, timed_ops};
 use super::{Context, Section};
 use crate::report::doc::{Block, Cell, Table};
 
 /// The memory section.
-pub struct Memory;
+pub const SECTION: Section = Section::new("memory", "Memory", build);
 
-impl Section for Memory {
-    fn id(&self) -> &'static str {
-        "memory"
-    }
-
-    fn title(&self) -> &'static str {
-        "Memory"
-    }
-
-    fn build(&self, ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-        let Some(run) = single_chart(ctx, blocks, chart::chart, "Nothing was measured.")? else {
-            return Ok(());
-        };
-        say(
-            blocks,
-            if run.heap_includes_c_allocations {
-                "Heap figures include the C libraries' allocations (malloc is interposed)."
-            } else {
-                "Heap figures count Rust allocations only: the malloc interposer was not active."
-            },
-        );
-        let mut t = Table::new(
-            "table-memory",
-            &[
-                "algorithm",
-                "implementation",
-                "op",
-                "peak heap#",
-                "allocations#",
-                "max stack#",
+fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
+    let Some(run) = single_chart(ctx, blocks, chart::chart, "Nothing was measured.")? else {
+        return Ok(());
+    };
+    say(
+        blocks,
+        if run.heap_includes_c_allocations {
+            "Heap figures include the C libraries' allocations (malloc is interposed)."
+        } else {
+            "Heap figures count Rust allocations only: the malloc interposer was not active."
+        },
+    );
+    let mut t = Table::new(
+        "table-memory",
+        &[
+            "algorithm",
+            "implementation",
+            "op",
+            "peak heap#",
+            "allocations#",
+            "max stack#",
+        ],
+    )
+    .folded();
+    for (r, o) in timed_ops(run) {
+        t.push(
+            vec![
+                Cell::text(&r.algorithm),
+                Cell::text(&r.implementation),
+                op_cell(o.operation),
+                bytes_cell(o.peak_heap_bytes),
+                o.allocations.map_or(Cell::text("n/a"), int_cell),
+                bytes_cell(o.max_stack_bytes),
             ],
-        )
-        .folded();
-        for r in timed(run) {
-            for o in &r.operations {
-                t.push(
-                    vec![
-                        Cell::text(&r.algorithm),
-                        Cell::text(&r.implementation),
-                        op_cell(o.operation),
-                        bytes_cell(o.peak_heap_bytes),
-                        o.allocations
-                            .map_or(Cell::text("n/a"), |a| Cell::num(a.to_string(), a as f64)),
-                        bytes_cell(o.max_stack_bytes),
-                    ],
-                    tags(r),
-                );
-            }
-        }
-        blocks.push(Block::Table(t));
-        Ok(())
+            tags(r),
+        );
     }
+    blocks.push(Block::Table(t));
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //! comparison, throughput), then for every run its timers, sampling settings and the operations
 //! that stopped before the target precision or whose rounds disagree.
 
-use super::common::{h3, op_cell, para, pct_cell, run_heading, say, tags};
+use super::common::{h3, int_cell, op_cell, para, pct_cell, run_heading, say, tags};
 use super::{Context, Section};
 use crate::measure::sampler::StopReason;
 use crate::output::units;
@@ -11,107 +11,97 @@ use crate::report::doc::{strong, text, Block, Cell, Mark, Table};
 use crate::run::result::{OperationResult, RunRecord, DRIFT};
 
 /// The method section.
-pub struct Method;
+pub const SECTION: Section = Section::new("methodology", "Methodology", build);
 
-impl Section for Method {
-    fn id(&self) -> &'static str {
-        "methodology"
-    }
-
-    fn title(&self) -> &'static str {
-        "Methodology"
-    }
-
-    fn build(&self, ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-        let (data, noise) = (ctx.data, ctx.noise);
-        say(
+fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
+    let (data, noise) = (ctx.data, ctx.noise);
+    say(
+        blocks,
+        "Each (algorithm, implementation) is measured on one thread pinned to the last \
+         logical CPU (unless `--no-pin`), with a 64 MiB stack. Encapsulation cycles through \
+         16 distinct public keys and decapsulation through 16 (secret key, ciphertext) pairs \
+         (4 for Classic McEliece), prepared before timing; `exchange` is keygen + encaps + \
+         decaps of a fresh key as one unit.",
+    );
+    blocks.push(Block::List(vec![
+        vec![
+            strong("Timers. "),
+            text(
+                "Times are from the monotonic clock, in ns. On x86-64 the TSC is read as well, \
+                 with `lfence` on both sides. TSC ticks run at a constant nominal rate \
+                 (about the nominal GHz) whatever the core's actual frequency: they are a finer \
+                 clock, not core cycles. Cycles are core cycles counted by the hardware \
+                 (`perf_event_open`), in a separate phase so counter reads never sit inside a \
+                 timed sample; machines without a PMU (most VMs) say n/a. A sample times a \
+                 batch of calls when one call is shorter than 100× the timer's resolution or \
+                 read overhead.",
+            ),
+        ],
+        vec![
+            strong("Sample counts. "),
+            text(
+                "After a warm-up, samples are taken until the 95% confidence interval of the \
+                 median (order statistics) is within the target precision, or the time budget \
+                 is spent, never fewer than the minimum unless ten budgets pass first. The \
+                 stop reason of every operation is in the latency table; those that did not \
+                 stop on precision are listed below.",
+            ),
+        ],
+        vec![
+            strong("Rounds. "),
+            text(format!(
+                "Each budget is split into rounds; in every round all (implementation, \
+                 operation) pairs take their turn in a freshly shuffled order, so each median \
+                 spans the whole run. Each round's median is kept; their spread (slowest over \
+                 fastest, minus one) shows how much the machine's speed moved, and spreads \
+                 above {:.0}% are listed below.",
+                DRIFT * 100.0
+            )),
+        ],
+        vec![
+            strong("Statistics. "),
+            text(
+                "Medians with a 95% bootstrap interval (2000 resamples, fixed seed); Tukey \
+                 outliers are counted, never dropped; ops/s is from the median; shares are of \
+                 keygen + encaps + decaps medians.",
+            ),
+        ],
+        vec![
+            strong("Memory. "),
+            text(
+                "Heap: kembench interposes malloc and friends, so allocations inside the C \
+                 libraries count; the figure is the peak live bytes above the baseline in one \
+                 call (the largest of three). Stack: the call runs on a fresh thread whose \
+                 stack is painted; the deepest overwritten byte, minus the harness's own depth.",
+            ),
+        ],
+        vec![
+            strong("Comparison. "),
+            text(format!(
+                "Ratio of medians with a bootstrap interval; a verdict of faster or slower \
+                 needs significance (p < 0.05) and a change beyond ±{:.1}%.",
+                noise * 100.0
+            )),
+        ],
+    ]));
+    if !data.throughputs.is_empty() {
+        para(
             blocks,
-            "Each (algorithm, implementation) is measured on one thread pinned to the last \
-             logical CPU (unless `--no-pin`), with a 64 MiB stack. Encapsulation cycles through \
-             16 distinct public keys and decapsulation through 16 (secret key, ciphertext) pairs \
-             (4 for Classic McEliece), prepared before timing; `exchange` is keygen + encaps + \
-             decaps of a fresh key as one unit.",
+            vec![
+                strong("Throughput. "),
+                text(
+                    "Every thread prepares its own inputs and counts locally; all start \
+                     together after a barrier and stop on a flag after the window. Thread \
+                     counts are measured in rotation and the median repeat is reported. \
+                     Efficiency is the speed-up over min(threads, logical CPUs).",
+                ),
+            ],
         );
-        blocks.push(Block::List(vec![
-            vec![
-                strong("Timers. "),
-                text(
-                    "Times are from the monotonic clock, in ns. On x86-64 the TSC is read as well, \
-                     with `lfence` on both sides. TSC ticks run at a constant nominal rate \
-                     (about the nominal GHz) whatever the core's actual frequency: they are a finer \
-                     clock, not core cycles. Cycles are core cycles counted by the hardware \
-                     (`perf_event_open`), in a separate phase so counter reads never sit inside a \
-                     timed sample; machines without a PMU (most VMs) say n/a. A sample times a \
-                     batch of calls when one call is shorter than 100× the timer's resolution or \
-                     read overhead.",
-                ),
-            ],
-            vec![
-                strong("Sample counts. "),
-                text(
-                    "After a warm-up, samples are taken until the 95% confidence interval of the \
-                     median (order statistics) is within the target precision, or the time budget \
-                     is spent, never fewer than the minimum unless ten budgets pass first. The \
-                     stop reason of every operation is in the latency table; those that did not \
-                     stop on precision are listed below.",
-                ),
-            ],
-            vec![
-                strong("Rounds. "),
-                text(format!(
-                    "Each budget is split into rounds; in every round all (implementation, \
-                     operation) pairs take their turn in a freshly shuffled order, so each median \
-                     spans the whole run. Each round's median is kept; their spread (slowest over \
-                     fastest, minus one) shows how much the machine's speed moved, and spreads \
-                     above {:.0}% are listed below.",
-                    DRIFT * 100.0
-                )),
-            ],
-            vec![
-                strong("Statistics. "),
-                text(
-                    "Medians with a 95% bootstrap interval (2000 resamples, fixed seed); Tukey \
-                     outliers are counted, never dropped; ops/s is from the median; shares are of \
-                     keygen + encaps + decaps medians.",
-                ),
-            ],
-            vec![
-                strong("Memory. "),
-                text(
-                    "Heap: kembench interposes malloc and friends, so allocations inside the C \
-                     libraries count; the figure is the peak live bytes above the baseline in one \
-                     call (the largest of three). Stack: the call runs on a fresh thread whose \
-                     stack is painted; the deepest overwritten byte, minus the harness's own depth.",
-                ),
-            ],
-            vec![
-                strong("Comparison. "),
-                text(format!(
-                    "Ratio of medians with a bootstrap interval; a verdict of faster or slower \
-                     needs significance (p < 0.05) and a change beyond ±{:.1}%.",
-                    noise * 100.0
-                )),
-            ],
-        ]));
-        if !data.throughputs.is_empty() {
-            para(
-                blocks,
-                vec![
-                    strong("Throughput. "),
-                    text(
-                        "Every thread prepares its own inputs and counts locally; all start \
-                         together after a barrier and stop on a flag after the window. Thread \
-                         counts are measured in rotation and the median repeat is reported. \
-                         Efficiency is the speed-up over min(threads, logical CPUs).",
-                    ),
-                ],
-            );
-        }
-        for (i, input) in data.runs.iter().enumerate() {
-            run_method(blocks, i, input);
-        }
-        Ok(())
     }
+    for (i, input) in data.runs.iter().enumerate() {
+        run_method(blocks, i, input);
+    }
+    Ok(())
 }
 
 /// The timers, sampling settings and stopped or drifting operations of the `i`-th run.
@@ -237,7 +227,7 @@ fn run_method(blocks: &mut Vec<Block>, i: usize, input: &Input<RunRecord>) {
                     Cell::text(&b.algorithm),
                     Cell::text(&b.implementation),
                     op_cell(o.operation),
-                    Cell::num(o.samples.to_string(), o.samples as f64),
+                    int_cell(o.samples as u64),
                     Cell::text(o.stop_reason.label()),
                     Cell::num(
                         format!("±{:.1}%", o.achieved_precision * 100.0),

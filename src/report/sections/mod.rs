@@ -3,19 +3,21 @@
 //! correctness, environments and the method. Charts and tables describe the last run given; the
 //! comparison takes the first as its baseline.
 //!
-//! Every section is a unit struct implementing [`Section`]; [`SECTIONS`] is the one list that
-//! orders them. [`build`] writes each section's heading (its [`Section::id`] and
-//! [`Section::title`]) and then its body, and the table of contents of both formats is read from
-//! those headings ([`Document::sections`]), so it follows the same list.
+//! Each section file declares one [`Section`] (`pub const SECTION: Section = Section::new(id,
+//! title, build);`) and [`SECTIONS`] is the one list that orders them. [`build`] writes each
+//! section's heading (its `id` and `title`) and then its body; the table of contents of both
+//! formats is read from those headings ([`Document::sections`]), so it follows the same list.
 //!
 //! Adding a section takes one new file and two lines here:
-//! 1. `src/report/sections/<name>.rs`, with a unit struct implementing [`Section`] (its chart,
-//!    if it has one of its own, in `src/report/sections/<name>/chart.rs`);
+//! 1. `src/report/sections/<name>.rs`, declaring `pub const SECTION: Section` and its `build`
+//!    function (a chart of its own goes in `src/report/sections/<name>/chart.rs`, declared in
+//!    the section file with `pub mod chart;`);
 //! 2. `mod <name>;` among the section modules below;
-//! 3. `&<name>::<Struct>,` in [`SECTIONS`], where the section is to appear.
+//! 3. `<name>::SECTION,` in [`SECTIONS`], where the section is to appear.
 //!
-//! What sections share is in [`common`] (cells, headings, the primary run's opening) and
-//! [`crate::report::charts`] (how charts are drawn); what a section alone uses stays in its file.
+//! What sections share is in [`common`] (headings, cells, the primary run's opening) and
+//! [`crate::report::charts`] (how charts are drawn); what one section alone uses stays in its
+//! file.
 
 use super::data::{Dataset, Input};
 use super::doc::{Block, Document};
@@ -46,28 +48,39 @@ pub struct Context<'a> {
     pub noise: f64,
 }
 
-/// One section of the report.
-pub trait Section {
+/// One section of the report: its heading and what follows it.
+#[derive(Debug, Clone, Copy)]
+pub struct Section {
     /// The anchor of its heading (`latency`): the table of contents links to it.
-    fn id(&self) -> &'static str;
+    pub id: &'static str,
     /// Its heading (`Latency`).
-    fn title(&self) -> &'static str;
+    pub title: &'static str,
     /// Adds what follows the heading.
-    fn build(&self, ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()>;
+    pub build: Build,
+}
+
+/// How a section adds its body.
+pub type Build = fn(&Context<'_>, &mut Vec<Block>) -> anyhow::Result<()>;
+
+impl Section {
+    /// The section headed `title`, anchored at `id`, whose body `build` adds.
+    pub const fn new(id: &'static str, title: &'static str, build: Build) -> Section {
+        Section { id, title, build }
+    }
 }
 
 /// The sections, in the order the report shows them (and its table of contents lists them).
-pub const SECTIONS: &[&dyn Section] = &[
-    &summary::Summary,
-    &latency::Latency,
-    &size::Size,
-    &shares::Shares,
-    &memory::Memory,
-    &throughput::Throughput,
-    &comparison::Comparison,
-    &correctness::Correctness,
-    &environment::Environment,
-    &method::Method,
+pub const SECTIONS: &[Section] = &[
+    summary::SECTION,
+    latency::SECTION,
+    size::SECTION,
+    shares::SECTION,
+    memory::SECTION,
+    throughput::SECTION,
+    comparison::SECTION,
+    correctness::SECTION,
+    environment::SECTION,
+    method::SECTION,
 ];
 
 /// Builds the whole document; `noise` is the comparison's noise threshold (a fraction).
@@ -79,8 +92,8 @@ pub fn build(data: &Dataset, noise: f64) -> anyhow::Result<Document> {
     };
     let mut blocks = Vec::new();
     for section in SECTIONS {
-        common::heading(&mut blocks, 2, section.id(), section.title());
-        section.build(&ctx, &mut blocks)?;
+        common::heading(&mut blocks, 2, section.id, section.title);
+        (section.build)(&ctx, &mut blocks)?;
     }
     Ok(Document {
         title: "kembench report".into(),
@@ -103,10 +116,10 @@ mod tests {
         )]);
         for data in [data, Dataset::default()] {
             let doc = build(&data, 0.02).unwrap();
-            let listed: Vec<(&str, &str)> = SECTIONS.iter().map(|s| (s.id(), s.title())).collect();
+            let listed: Vec<(&str, &str)> = SECTIONS.iter().map(|s| (s.id, s.title)).collect();
             assert_eq!(doc.sections(), listed);
         }
-        let mut ids: Vec<&str> = SECTIONS.iter().map(|s| s.id()).collect();
+        let mut ids: Vec<&str> = SECTIONS.iter().map(|s| s.id).collect();
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), SECTIONS.len(), "section ids repeat");

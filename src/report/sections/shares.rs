@@ -10,56 +10,45 @@ use crate::report::doc::{Block, Cell, Table};
 use crate::run::result::OperationResult;
 
 /// The time-distribution section.
-pub struct Shares;
+pub const SECTION: Section = Section::new("shares", "Time distribution", build);
 
-impl Section for Shares {
-    fn id(&self) -> &'static str {
-        "shares"
-    }
-
-    fn title(&self) -> &'static str {
-        "Time distribution"
-    }
-
-    fn build(&self, ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-        let Some(run) = single_chart(
-            ctx,
-            blocks,
-            chart::chart,
-            "No implementation has keygen, encaps and decaps all measured.",
-        )?
+fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
+    let Some(run) = single_chart(
+        ctx,
+        blocks,
+        chart::chart,
+        "No implementation has keygen, encaps and decaps all measured.",
+    )?
+    else {
+        return Ok(());
+    };
+    let mut t = Table::new(
+        "table-shares",
+        &[
+            "algorithm",
+            "implementation",
+            "keygen#",
+            "encaps#",
+            "decaps#",
+        ],
+    );
+    for r in timed(run) {
+        let share = |op| r.op(op).and_then(|o: &OperationResult| o.share_of_exchange);
+        let (Some(k), Some(e), Some(d)) = (share(Op::Keygen), share(Op::Encaps), share(Op::Decaps))
         else {
-            return Ok(());
+            continue;
         };
-        let mut t = Table::new(
-            "table-shares",
-            &[
-                "algorithm",
-                "implementation",
-                "keygen#",
-                "encaps#",
-                "decaps#",
+        t.push(
+            vec![
+                Cell::text(&r.algorithm),
+                Cell::text(&r.implementation),
+                pct_cell(k),
+                pct_cell(e),
+                pct_cell(d),
             ],
+            tags(r),
         );
-        for r in timed(run) {
-            let share = |op| r.op(op).and_then(|o: &OperationResult| o.share_of_exchange);
-            let (Some(k), Some(e), Some(d)) =
-                (share(Op::Keygen), share(Op::Encaps), share(Op::Decaps))
-            else {
-                continue;
-            };
-            t.push(
-                vec![
-                    Cell::text(&r.algorithm),
-                    Cell::text(&r.implementation),
-                    pct_cell(k),
-                    pct_cell(e),
-                    pct_cell(d),
-                ],
-                tags(r),
-            );
-        }
-        blocks.push(Block::Table(t));
-        Ok(())
     }
+    blocks.push(Block::Table(t));
+    Ok(())
 }

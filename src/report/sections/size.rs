@@ -10,64 +10,54 @@ use crate::report::doc::{Block, Cell, Table};
 use crate::report::summary::fastest_implementations;
 
 /// The speed-against-size section.
-pub struct Size;
+pub const SECTION: Section = Section::new("size", "Speed against size", build);
 
-impl Section for Size {
-    fn id(&self) -> &'static str {
-        "size"
-    }
-
-    fn title(&self) -> &'static str {
-        "Speed against size"
-    }
-
-    fn build(&self, ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-        let Some(run) = single_chart(
-            ctx,
-            blocks,
-            chart::chart,
-            "No full-exchange measurements to plot.",
-        )?
+fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
+    let Some(run) = single_chart(
+        ctx,
+        blocks,
+        chart::chart,
+        "No full-exchange measurements to plot.",
+    )?
+    else {
+        return Ok(());
+    };
+    let mut t = Table::new(
+        "table-sizes",
+        &[
+            "algorithm",
+            "family",
+            "level#",
+            "public key#",
+            "ciphertext#",
+            "secret key#",
+            "on the wire#",
+            "fastest exchange#",
+        ],
+    );
+    for f in fastest_implementations(run) {
+        let Some(r) = run
+            .results
+            .iter()
+            .find(|r| r.algorithm == f.algorithm && r.implementation == f.implementation)
         else {
-            return Ok(());
+            continue;
         };
-        let mut t = Table::new(
-            "table-sizes",
-            &[
-                "algorithm",
-                "family",
-                "level#",
-                "public key#",
-                "ciphertext#",
-                "secret key#",
-                "on the wire#",
-                "fastest exchange#",
+        let b = |v: usize| Cell::num(units::bytes(v as u64), v as f64);
+        t.push(
+            vec![
+                Cell::text(&r.algorithm),
+                Cell::text(&r.family),
+                level_cell(r.nist_level),
+                b(r.pk_bytes),
+                b(r.ct_bytes),
+                b(r.sk_bytes),
+                b(r.wire_bytes),
+                ns_cell(f.exchange_ns),
             ],
+            tags(r),
         );
-        for f in fastest_implementations(run) {
-            let Some(r) = run
-                .results
-                .iter()
-                .find(|r| r.algorithm == f.algorithm && r.implementation == f.implementation)
-            else {
-                continue;
-            };
-            let b = |v: usize| Cell::num(units::bytes(v as u64), v as f64);
-            t.push(
-                vec![
-                    Cell::text(&r.algorithm),
-                    Cell::text(&r.family),
-                    level_cell(r.nist_level),
-                    b(r.pk_bytes),
-                    b(r.ct_bytes),
-                    b(r.sk_bytes),
-                    b(r.wire_bytes),
-                    ns_cell(f.exchange_ns),
-                ],
-                tags(r),
-            );
-        }
-        blocks.push(Block::Table(t));
-        Ok(())
     }
+    blocks.push(Block::Table(t));
+    Ok(())
 }

@@ -2,7 +2,7 @@
 //! exchange's median: the fastest algorithm at each NIST level with the classical baselines,
 //! and the fastest implementation of each algorithm.
 
-use super::common::{h3, level_cell, ns_cell, para, primary, say};
+use super::common::{h3, int_cell, level_cell, ns_cell, para, primary, say};
 use super::{Context, Section};
 use crate::output::units;
 use crate::report::doc::{code, strong, text, Block, Cell, Table, Tags};
@@ -10,46 +10,36 @@ use crate::report::summary::{baselines, fastest_implementations, fastest_per_lev
 use crate::run::result::{BenchResult, RunRecord};
 
 /// The summary section.
-pub struct Summary;
+pub const SECTION: Section = Section::new("summary", "Summary", build);
 
-impl Section for Summary {
-    fn id(&self) -> &'static str {
-        "summary"
-    }
-
-    fn title(&self) -> &'static str {
-        "Summary"
-    }
-
-    fn build(&self, ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-        let Some(input) = primary(ctx, blocks) else {
-            return Ok(());
-        };
-        let run = &input.record;
-        failures(run, blocks);
-        let fastest = fastest_implementations(run);
-        if fastest.is_empty() {
-            say(
-                blocks,
-                "No implementation has a full-exchange measurement, so there is no ranking.",
-            );
-            return Ok(());
-        }
-        para(
+fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
+    let Some(input) = primary(ctx, blocks) else {
+        return Ok(());
+    };
+    let run = &input.record;
+    failures(run, blocks);
+    let fastest = fastest_implementations(run);
+    if fastest.is_empty() {
+        say(
             blocks,
-            vec![
-                text(
-                    "Ranked by the median of the full exchange (keygen + encaps + decaps of a \
-                     fresh key), from ",
-                ),
-                code(&input.label),
-                text("."),
-            ],
+            "No implementation has a full-exchange measurement, so there is no ranking.",
         );
-        levels(run, &fastest, blocks);
-        implementations(&fastest, blocks);
-        Ok(())
+        return Ok(());
     }
+    para(
+        blocks,
+        vec![
+            text(
+                "Ranked by the median of the full exchange (keygen + encaps + decaps of a \
+                 fresh key), from ",
+            ),
+            code(&input.label),
+            text("."),
+        ],
+    );
+    levels(run, &fastest, blocks);
+    implementations(&fastest, blocks);
+    Ok(())
 }
 
 /// The implementations that failed the correctness check, if any.
@@ -120,7 +110,7 @@ fn levels(run: &RunRecord, fastest: &[Fastest], blocks: &mut Vec<Block>) {
     };
     for l in fastest_per_level(run) {
         let b = &l.best;
-        let count = Cell::num(l.algorithms.to_string(), l.algorithms as f64);
+        let count = int_cell(l.algorithms as u64);
         t.push(row(Some(l.level), b, count), fastest_tags(b));
     }
     for b in baselines(run) {

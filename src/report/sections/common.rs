@@ -1,5 +1,5 @@
-//! What the sections share: headings and paragraphs, the cells every table formats the same way
-//! (times, bytes, shares, levels, operations), a result's filter tags, and the opening of a
+//! What the sections share: sub-headings and paragraphs, the cells every table formats the same
+//! way (times, bytes, shares, levels, operations), a result's filter tags, and the opening of a
 //! section drawn from the primary run.
 
 use super::Context;
@@ -9,18 +9,14 @@ use crate::report::data::Input;
 use crate::report::doc::{level_text, text, Block, Cell, Chart, Para, Tags};
 use crate::run::result::{BenchResult, OperationResult, RunRecord};
 
-/// Adds a heading of `level` (2 for a section, 3 within one) anchored at `id`.
-pub fn heading(blocks: &mut Vec<Block>, level: u8, id: &str, title: &str) {
+/// Adds a sub-heading (level 3) anchored at `id`. Section headings (level 2) are written by
+/// [`super::build`] alone, from [`super::SECTIONS`].
+pub fn h3(blocks: &mut Vec<Block>, id: &str, title: &str) {
     blocks.push(Block::Heading {
-        level,
+        level: 3,
         id: id.into(),
         text: title.into(),
     });
-}
-
-/// Adds a sub-heading (level 3) anchored at `id`.
-pub fn h3(blocks: &mut Vec<Block>, id: &str, title: &str) {
-    heading(blocks, 3, id, title);
 }
 
 /// Adds a paragraph.

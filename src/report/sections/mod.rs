@@ -15,7 +15,7 @@
 //! 2. `mod <name>;` among the section modules below;
 //! 3. `<name>::SECTION,` in [`SECTIONS`], where the section is to appear.
 //!
-//! What sections share is in [`common`] (headings, cells, the primary run's opening) and
+//! What sections share is in `common.rs` (sub-headings, cells, the primary run's opening) and
 //! [`crate::report::charts`] (how charts are drawn); what one section alone uses stays in its
 //! file.
 
@@ -92,7 +92,11 @@ pub fn build(data: &Dataset, noise: f64) -> anyhow::Result<Document> {
     };
     let mut blocks = Vec::new();
     for section in SECTIONS {
-        common::heading(&mut blocks, 2, section.id, section.title);
+        blocks.push(Block::Heading {
+            level: 2,
+            id: section.id.into(),
+            text: section.title.into(),
+        });
         (section.build)(&ctx, &mut blocks)?;
     }
     Ok(Document {

@@ -48,10 +48,15 @@ impl Tags {
     pub fn new(family: &str, level: Option<u8>, implementation: &str) -> Tags {
         Tags {
             family: family.to_string(),
-            level: level.map_or("classical".into(), |l| l.to_string()),
+            level: level_text(level),
             implementation: implementation.to_string(),
         }
     }
+}
+
+/// How a NIST level is written: its number, or `classical` for none.
+pub fn level_text(level: Option<u8>) -> String {
+    level.map_or("classical".into(), |l| l.to_string())
 }
 
 /// How a cell or row is highlighted.

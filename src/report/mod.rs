@@ -3,11 +3,12 @@
 //!
 //! - [`data`] gathers the runs (records told apart by their `kind`, schema version checked);
 //! - [`summary`] ranks implementations and algorithms (pure functions of a run);
-//! - [`charts`] draws each chart with plotters into an SVG string;
-//! - [`sections`] assembles the [`doc::Document`], which [`html`] renders as one
-//!   self-contained page and [`markdown`] as `report.md` plus one SVG file per chart.
-
-#![warn(missing_docs)]
+//! - [`sections`] assembles the [`doc::Document`], one section per file in the order of
+//!   [`sections::SECTIONS`], each with its own tables and charts;
+//! - [`charts`] holds what the charts share (colours, legends, axes); each chart is drawn by
+//!   plotters into an SVG string;
+//! - [`html`] renders the document as one self-contained page and [`markdown`] as `report.md`
+//!   plus one SVG file per chart.
 
 pub mod charts;
 pub mod data;

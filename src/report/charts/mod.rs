@@ -1,16 +1,9 @@
-//! The report's charts, one module per chart, each drawn by plotters into an SVG string
-//! (`SVGBackend::with_string`), plus what they share: colours, marker shapes, legends and
-//! logarithmic ticks.
+//! What the report's charts share: colours, marker shapes, legends, axes and logarithmic
+//! ticks. Each chart lives beside the section that shows it (`sections/<name>/chart.rs`) and is
+//! drawn by plotters into an SVG string (`SVGBackend::with_string`).
 //!
 //! plotters escapes the text it writes into SVG (`<`, `>`, `&`, quotes), so names from the data
 //! can be drawn as they are; the tests check it.
-
-pub mod compare;
-pub mod latency;
-pub mod memory;
-pub mod shares;
-pub mod size;
-pub mod throughput;
 
 use crate::measure::sampler::Op;
 use crate::units;

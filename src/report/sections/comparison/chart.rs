@@ -3,12 +3,12 @@
 //! interval, on a log scale centred on 1, the noise band shaded. Filled markers are significant
 //! changes (verdict faster or slower), hollow ones within noise.
 
-use super::{
-    err, label_style, legend_row, op_color, pair_label, truncate, LegendEntry, Shape, Ticked, FONT,
-    MEDIUM, SMALL,
-};
 use crate::compare::Report;
 use crate::measure::sampler::Op;
+use crate::report::charts::{
+    self, err, label_style, legend_row, op_color, pair_label, truncate, LegendEntry, Shape, Ticked,
+    FONT, MEDIUM, SMALL,
+};
 use crate::report::doc::Chart;
 use crate::stats::Verdict;
 use plotters::prelude::*;
@@ -85,7 +85,7 @@ pub fn chart(
         .iter()
         .map(|(a, i)| truncate(&pair_label(a, i), 44))
         .collect();
-    let label_w = super::label_column_width(&labels);
+    let label_w = charts::label_column_width(&labels);
     let n = pairs.len();
     let height = (110 + n as i32 * ROW) as u32;
     let (lo, hi) = range(report);
@@ -99,7 +99,7 @@ pub fn chart(
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let mut keys: Vec<LegendEntry> = super::op_legend(&ops, Shape::Circle);
+        let mut keys: Vec<LegendEntry> = charts::op_legend(&ops, Shape::Circle);
         let grey = RGBColor(0x55, 0x55, 0x55);
         keys.push(LegendEntry::new("significant change", grey, Shape::Circle));
         keys.push(LegendEntry {
@@ -119,7 +119,7 @@ pub fn chart(
                 Ticked::new(0.0, n as f64, centres),
             )
             .map_err(err)?;
-        let row_label = |y: &f64| super::row_label(&labels, *y);
+        let row_label = |y: &f64| charts::row_label(&labels, *y);
         let times = |x: &f64| format!("{x}×");
         chart
             .configure_mesh()

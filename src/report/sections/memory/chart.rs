@@ -2,12 +2,12 @@
 //! deepest stack of one call, side by side, one row per (algorithm, implementation) with a bar
 //! per operation, log scale. Zero is written as `0` and an unmeasured value as `n/a`.
 
-use super::{
-    binary_bounds, binary_ticks, bytes_tick, err, label_style, legend_row, op_color, pair_label,
-    truncate, LegendEntry, Shape, Ticked, FONT, MEDIUM, SMALL,
-};
 use crate::measure::sampler::Op;
 use crate::record::run::{BenchResult, OperationResult, RunRecord};
+use crate::report::charts::{
+    self, binary_bounds, binary_ticks, bytes_tick, err, label_style, legend_row, op_color,
+    pair_label, truncate, LegendEntry, Shape, Ticked, FONT, MEDIUM, SMALL,
+};
 use crate::report::doc::Chart;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
@@ -34,7 +34,7 @@ pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
         .iter()
         .map(|r| truncate(&pair_label(&r.algorithm, &r.implementation), 40))
         .collect();
-    let label_w = super::label_column_width(&labels);
+    let label_w = charts::label_column_width(&labels);
     let n = rows.len();
     let height = (110 + n as i32 * ROW) as u32;
     let panel_w = (WIDTH as i32 - label_w) / 2;
@@ -43,7 +43,7 @@ pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let keys: Vec<LegendEntry> = super::op_legend(&OPS, Shape::Block);
+        let keys: Vec<LegendEntry> = charts::op_legend(&OPS, Shape::Block);
         legend_row(&root, (label_w + 14, 16), &keys)?;
         let (_, body) = root.split_vertically(30);
         let (left, right) = body.split_horizontally(label_w + panel_w);
@@ -78,7 +78,7 @@ pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
     }))
 }
 
-type Root<'a> = super::Root<'a>;
+type Root<'a> = charts::Root<'a>;
 
 fn panel(
     root: &Root,
@@ -117,7 +117,7 @@ fn panel(
             Ticked::new(0.0, n as f64, centres),
         )
         .map_err(err)?;
-    let row_label = |y: &f64| super::row_label(labels, *y);
+    let row_label = |y: &f64| charts::row_label(labels, *y);
     let bytes = |v: &f64| bytes_tick(*v);
     let mut mesh = chart.configure_mesh();
     mesh.disable_y_mesh()

@@ -3,13 +3,13 @@
 //! marker shape by claimed NIST level. Each algorithm is labelled once, at its fastest
 //! implementation, where the label does not collide with another label or a point.
 
-use super::{
+use crate::measure::sampler::Op;
+use crate::record::run::{BenchResult, RunRecord};
+use crate::report::charts::{
     binary_bounds, binary_ticks, bytes_tick, decades, draw_shape, err, family_color, label_style,
     legend, legend_width, level_shape, log_ticks, ns_tick, text_width, LegendEntry, Shape, FONT,
     LEGEND_LINE, MEDIUM, SMALL,
 };
-use crate::measure::sampler::Op;
-use crate::record::run::{BenchResult, RunRecord};
 use crate::report::doc::Chart;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;

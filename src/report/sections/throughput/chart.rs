@@ -3,11 +3,11 @@
 //! measured (solid) and ideal (dashed: the one-thread rate times the count, up to the logical
 //! CPUs, then flat).
 
-use super::{
+use crate::record::throughput::{OpThroughput, ThroughputRecord, ThroughputResult};
+use crate::report::charts::{
     draw_shape, err, label_style, legend, legend_width, op_color, tidy, LegendEntry, Shape, Ticked,
     FONT, MEDIUM, SMALL,
 };
-use crate::record::throughput::{OpThroughput, ThroughputRecord, ThroughputResult};
 use crate::report::data::Input;
 use crate::report::doc::{slug, Chart};
 use crate::units;

@@ -2,13 +2,14 @@
 //! (algorithm, implementation), the median per call on a logarithmic axis, with whiskers from
 //! the median's 95% bootstrap confidence interval.
 
-use super::{
+use crate::measure::sampler::Op;
+use crate::record::run::{BenchResult, RunRecord};
+use crate::report::charts::{
     decades, err, legend, legend_width, log_ticks, ns_tick, pair_label, series_color, truncate,
     LegendEntry, Shape, Ticked, FONT, LEGEND_LINE, MEDIUM, SMALL,
 };
-use crate::measure::sampler::Op;
-use crate::record::run::{BenchResult, RunRecord};
 use crate::report::doc::{slug, Chart};
+use crate::report::sections::common::timed;
 use plotters::prelude::*;
 
 /// Width of every latency chart, in pixels.
@@ -23,13 +24,6 @@ pub fn families(run: &RunRecord) -> Vec<String> {
         }
     }
     out
-}
-
-/// The results that passed their check and have measurements.
-pub fn timed(run: &RunRecord) -> impl Iterator<Item = &BenchResult> {
-    run.results
-        .iter()
-        .filter(|r| !r.correctness.failed() && !r.operations.is_empty())
 }
 
 /// One chart per family of the run (none for a run with nothing timed).

@@ -1,12 +1,12 @@
 //! Where the time of an exchange goes: one stacked bar per (algorithm, implementation), the
 //! shares of keygen, encaps and decaps in keygen + encaps + decaps (`share_of_exchange`).
 
-use super::{
-    err, label_style, legend_row, op_color, pair_label, truncate, LegendEntry, Shape, Ticked, FONT,
-    MEDIUM, SMALL,
-};
 use crate::measure::sampler::Op;
 use crate::record::run::{BenchResult, RunRecord};
+use crate::report::charts::{
+    self, err, label_style, legend_row, op_color, pair_label, truncate, LegendEntry, Shape, Ticked,
+    FONT, MEDIUM, SMALL,
+};
 use crate::report::doc::Chart;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
@@ -38,7 +38,7 @@ pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
         .iter()
         .map(|(r, _)| truncate(&pair_label(&r.algorithm, &r.implementation), 44))
         .collect();
-    let label_w = super::label_column_width(&labels);
+    let label_w = charts::label_column_width(&labels);
     let n = rows.len();
     let height = (96 + n as i32 * ROW) as u32;
 
@@ -46,7 +46,7 @@ pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(err)?;
-        let keys: Vec<LegendEntry> = super::op_legend(&PARTS, Shape::Block);
+        let keys: Vec<LegendEntry> = charts::op_legend(&PARTS, Shape::Block);
         legend_row(&root, (label_w + 14, 16), &keys)?;
         let (_, plot) = root.split_vertically(30);
         let centres: Vec<f64> = (0..n).map(|i| i as f64 + 0.5).collect();
@@ -61,7 +61,7 @@ pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
             )
             .map_err(err)?;
         // Row i is drawn at n - 1 - i so that the first result is on top.
-        let row_label = |y: &f64| super::row_label(&labels, *y);
+        let row_label = |y: &f64| charts::row_label(&labels, *y);
         let pct = |x: &f64| format!("{x:.0}%");
         chart
             .configure_mesh()

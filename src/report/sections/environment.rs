@@ -1,0 +1,151 @@
+//! Environments: for every run and throughput file, when it ran, how it was called, and the
+//! machine, build and providers it ran on.
+
+use super::common::{h3, run_heading, say};
+use super::{Context, Section};
+use crate::report::doc::Block;
+use crate::units;
+
+/// The environment section.
+pub const SECTION: Section = Section::new("environment", "Environment", build);
+
+fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
+    let data = ctx.data;
+    for (i, input) in data.runs.iter().enumerate() {
+        let r = &input.record;
+        h3(
+            blocks,
+            &format!("environment-run-{}", i + 1),
+            &run_heading(i, input),
+        );
+        let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
+        facts.extend([
+            (
+                "selection".into(),
+                format!(
+                    "{} ({} implementations)",
+                    r.config.selection,
+                    r.results.len()
+                ),
+            ),
+            (
+                "measuring thread".into(),
+                r.config
+                    .pinned_cpu
+                    .map_or("not pinned".into(), |c| format!("pinned to CPU {c}")),
+            ),
+        ]);
+        facts.extend(machine(&r.environment));
+        blocks.push(Block::Facts(facts));
+    }
+    for (i, input) in data.throughputs.iter().enumerate() {
+        let r = &input.record;
+        h3(
+            blocks,
+            &format!("environment-throughput-{}", i + 1),
+            &format!("throughput ({})", input.label),
+        );
+        let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
+        facts.push((
+            "counts".into(),
+            format!(
+                "{} {:?}, {} per point, {} repeat(s){}",
+                if r.config.processes {
+                    "processes"
+                } else {
+                    "threads"
+                },
+                r.config.threads,
+                units::ns(r.config.duration_s * 1e9),
+                r.config.repeats,
+                if r.config.pinned { ", pinned" } else { "" }
+            ),
+        ));
+        facts.extend(machine(&r.environment));
+        blocks.push(Block::Facts(facts));
+    }
+    if data.runs.is_empty() && data.throughputs.is_empty() {
+        say(blocks, "No files.");
+    }
+    Ok(())
+}
+
+/// When a record's run started and finished, and its command line.
+fn when_and_how(
+    started: &str,
+    finished: Option<&str>,
+    command: &[String],
+) -> Vec<(String, String)> {
+    vec![
+        (
+            "started / finished".to_string(),
+            format!("{started} / {}", finished.unwrap_or("interrupted")),
+        ),
+        ("command".into(), command.join(" ")),
+    ]
+}
+
+/// The machine, build and providers of an environment.
+fn machine(e: &crate::env::Environment) -> Vec<(String, String)> {
+    let opt = |v: Option<String>| v.unwrap_or_else(|| "n/a".into());
+    let mut f = vec![
+        ("host".to_string(), e.hostname.clone()),
+        ("CPU".into(), format!("{} ({})", e.cpu.model, e.cpu.vendor)),
+        (
+            "cores".into(),
+            format!(
+                "{} logical, {} physical, SMT {}",
+                e.cpu.logical_cpus,
+                e.cpu.physical_cores,
+                if e.cpu.smt { "on" } else { "off" }
+            ),
+        ),
+        ("CPU flags".into(), e.cpu.flags.join(" ")),
+        (
+            "frequency".into(),
+            format!(
+                "{} MHz (snapshot); governor {}; turbo {}",
+                e.cpu
+                    .nominal_mhz
+                    .map_or("n/a".into(), |m| format!("{m:.0}")),
+                opt(e.cpu.governor.clone()),
+                e.cpu
+                    .turbo
+                    .map_or("n/a".into(), |t| if t { "on" } else { "off" }.to_string())
+            ),
+        ),
+        (
+            "perf_event_paranoid".into(),
+            opt(e.cpu.perf_event_paranoid.map(|p| p.to_string())),
+        ),
+        ("memory".into(), units::bytes(e.memory_bytes)),
+        (
+            "hypervisor".into(),
+            e.hypervisor
+                .clone()
+                .unwrap_or_else(|| "none detected".into()),
+        ),
+        (
+            "OS".into(),
+            format!("{} (kernel {}, {})", e.os, e.kernel, e.arch),
+        ),
+        (
+            "kembench".into(),
+            format!(
+                "{} ({}), {} profile, opt-level {}, {}",
+                e.build.kembench_version,
+                e.build.git_commit,
+                e.build.profile,
+                e.build.opt_level,
+                e.build.target
+            ),
+        ),
+        ("target features".into(), e.build.target_features.join(" ")),
+        ("rustc".into(), e.build.rustc.clone()),
+        ("C compiler".into(), e.build.cc.clone()),
+    ];
+    for p in &e.providers {
+        f.push((format!("provider {}", p.implementation), p.version.clone()));
+    }
+    f
+}

@@ -1,0 +1,168 @@
+//! The summary: implementations that failed their check, then the ranking by the full
+//! exchange's median: the fastest algorithm at each NIST level with the classical baselines,
+//! and the fastest implementation of each algorithm.
+
+use super::common::{h3, int_cell, level_cell, ns_cell, para, primary, say};
+use super::{Context, Section};
+use crate::record::run::{BenchResult, RunRecord};
+use crate::report::doc::{code, strong, text, Block, Cell, Table, Tags};
+use crate::report::summary::{baselines, fastest_implementations, fastest_per_level, Fastest};
+use crate::units;
+
+/// The summary section.
+pub const SECTION: Section = Section::new("summary", "Summary", build);
+
+fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
+    let Some(input) = primary(ctx, blocks) else {
+        return Ok(());
+    };
+    let run = &input.record;
+    failures(run, blocks);
+    let fastest = fastest_implementations(run);
+    if fastest.is_empty() {
+        say(
+            blocks,
+            "No implementation has a full-exchange measurement, so there is no ranking.",
+        );
+        return Ok(());
+    }
+    para(
+        blocks,
+        vec![
+            text(
+                "Ranked by the median of the full exchange (keygen + encaps + decaps of a \
+                 fresh key), from ",
+            ),
+            code(&input.label),
+            text("."),
+        ],
+    );
+    levels(run, &fastest, blocks);
+    implementations(&fastest, blocks);
+    Ok(())
+}
+
+/// The implementations that failed the correctness check, if any.
+fn failures(run: &RunRecord, blocks: &mut Vec<Block>) {
+    let failed: Vec<&BenchResult> = run
+        .results
+        .iter()
+        .filter(|r| r.correctness.failed())
+        .collect();
+    if failed.is_empty() {
+        return;
+    }
+    let mut p = vec![strong(format!(
+        "{} implementation{} failed the correctness check and {} not timed: ",
+        failed.len(),
+        if failed.len() == 1 { "" } else { "s" },
+        if failed.len() == 1 { "was" } else { "were" }
+    ))];
+    for (i, r) in failed.iter().enumerate() {
+        if i > 0 {
+            p.push(text(", "));
+        }
+        p.push(code(format!("{}@{}", r.algorithm, r.implementation)));
+    }
+    p.push(text(" (see Correctness)."));
+    para(blocks, p);
+}
+
+/// The fastest algorithm at each NIST level, then the classical baselines.
+fn levels(run: &RunRecord, fastest: &[Fastest], blocks: &mut Vec<Block>) {
+    let x25519 = fastest
+        .iter()
+        .find(|f| f.algorithm.eq_ignore_ascii_case("X25519"))
+        .map(|f| f.exchange_ns);
+    h3(
+        blocks,
+        "summary-levels",
+        "Fastest algorithm at each NIST level, and the classical baselines",
+    );
+    let mut t = Table::new(
+        "table-levels",
+        &[
+            "NIST level",
+            "algorithm",
+            "implementation",
+            "exchange median#",
+            "× X25519#",
+            "bytes on the wire#",
+            "algorithms at this level#",
+        ],
+    );
+    let row = |level: Option<u8>, b: &Fastest, last: Cell| {
+        let ratio = match x25519 {
+            Some(x) if x > 0.0 => {
+                Cell::num(format!("{:.2}×", b.exchange_ns / x), b.exchange_ns / x)
+            }
+            _ => Cell::text("-"),
+        };
+        vec![
+            level_cell(level),
+            Cell::text(&b.algorithm),
+            Cell::text(&b.implementation),
+            ns_cell(b.exchange_ns),
+            ratio,
+            Cell::num(units::bytes(b.wire_bytes as u64), b.wire_bytes as f64),
+            last,
+        ]
+    };
+    for l in fastest_per_level(run) {
+        let b = &l.best;
+        let count = int_cell(l.algorithms as u64);
+        t.push(row(Some(l.level), b, count), fastest_tags(b));
+    }
+    for b in baselines(run) {
+        t.push(row(None, &b, Cell::text("baseline")), fastest_tags(&b));
+    }
+    blocks.push(Block::Table(t));
+}
+
+/// The fastest implementation of each algorithm, with the others' medians.
+fn implementations(fastest: &[Fastest], blocks: &mut Vec<Block>) {
+    h3(
+        blocks,
+        "summary-implementations",
+        "Fastest implementation of each algorithm",
+    );
+    let mut t = Table::new(
+        "table-fastest",
+        &[
+            "algorithm",
+            "family",
+            "NIST level#",
+            "fastest implementation",
+            "exchange median#",
+            "others (exchange median, × fastest)",
+        ],
+    );
+    for f in fastest {
+        let others: Vec<String> = f
+            .others
+            .iter()
+            .map(|(i, ns)| format!("{i}: {} ({:.2}×)", units::ns(*ns), ns / f.exchange_ns))
+            .collect();
+        t.push(
+            vec![
+                Cell::text(&f.algorithm),
+                Cell::text(&f.family),
+                level_cell(f.nist_level),
+                Cell::text(&f.implementation),
+                ns_cell(f.exchange_ns),
+                Cell::text(if others.is_empty() {
+                    "-".to_string()
+                } else {
+                    others.join("; ")
+                }),
+            ],
+            fastest_tags(f),
+        );
+    }
+    blocks.push(Block::Table(t));
+}
+
+/// The filter tags of a ranked implementation.
+fn fastest_tags(f: &Fastest) -> Option<Tags> {
+    Some(Tags::new(&f.family, f.nist_level, &f.implementation))
+}

@@ -194,7 +194,18 @@ fn throughput_runs_and_show_work_on_postgres() {
 fn a_newer_schema_on_the_server_is_refused() {
     let mut s = Schema::new("newer");
     let url = s.url();
-    assert!(runs(&url).is_empty());
+    // A read command creates nothing: a store comes from a run.
+    kembench_at(&url)
+        .arg("runs")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no kembench store"));
+    kembench_at(&url)
+        .args(MOCK_THROUGHPUT)
+        .args(["--threads", "1", "--duration", "0.05", "--repeats", "1"])
+        .assert()
+        .success();
+    assert_eq!(runs(&url).len(), 1);
     let name = s.name.clone();
     s.client
         .batch_execute(&format!("UPDATE {name}.kembench_schema SET version = 99"))

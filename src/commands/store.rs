@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 /// Runs `runs`.
 pub fn runs(spec: &str, json: bool, limit: usize) -> anyhow::Result<ExitCode> {
-    let mut s = Store::open(spec)?;
+    let mut s = Store::open_existing(spec)?;
     let mut all = s.runs()?;
     let total = all.len();
     all.truncate(limit);
@@ -24,7 +24,7 @@ pub fn runs(spec: &str, json: bool, limit: usize) -> anyhow::Result<ExitCode> {
 
 /// Runs `show`.
 pub fn show(spec: &str, selector: &str) -> anyhow::Result<ExitCode> {
-    let mut s = Store::open(spec)?;
+    let mut s = Store::open_existing(spec)?;
     let id = s.resolve(selector, None)?;
     let stored = s.load(&id)?;
     let sum = &stored.summary;
@@ -55,7 +55,7 @@ pub fn export(
     format: Format,
     output: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
-    let mut s = Store::open(spec)?;
+    let mut s = Store::open_existing(spec)?;
     let id = s.resolve(selector, None)?;
     let bytes = format.serialize_any(&records::record(&s.load(&id)?)?)?;
     match output {

@@ -19,7 +19,7 @@ pub fn load(
     if selector.ends_with(".json") || selector.contains('/') {
         crate::bail_usage!("cannot read {selector}: no such file");
     }
-    let mut s = Store::open(spec)?;
+    let mut s = Store::open_existing(spec)?;
     let id = s.resolve(selector, kind)?;
     let r = records::record(&s.load(&id)?)?;
     Ok((format!("run {id}"), r))

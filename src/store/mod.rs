@@ -12,6 +12,7 @@ mod pg;
 mod recorder;
 pub mod records;
 pub mod schema;
+mod spec;
 mod sqlite;
 
 use crate::record::RecordKind;
@@ -21,6 +22,7 @@ use db::{Backend, Val};
 pub use load::load;
 pub use recorder::Recorder;
 pub use schema::OpRow;
+pub use spec::{is_postgres, redact, Spec};
 use std::path::PathBuf;
 
 /// Where runs go when neither `--store` nor `KEMBENCH_STORE` says otherwise:
@@ -38,35 +40,16 @@ pub fn default_path() -> PathBuf {
     base.join("kembench").join("results.sqlite")
 }
 
-/// Whether `spec` names a PostgreSQL server rather than an SQLite file.
-pub fn is_postgres(spec: &str) -> bool {
-    spec.starts_with("postgres://") || spec.starts_with("postgresql://")
-}
-
-/// `spec` as it may be shown: passwords replaced by `***`.
-pub fn redact(spec: &str) -> String {
-    if is_postgres(spec) {
-        pg::redact(spec)
-    } else {
-        spec.to_string()
-    }
-}
-
 /// This process's command line as it may be recorded and shown: any store URL's password
 /// (`--store postgres://user:pass@...`) replaced by `***`.
 pub fn recorded_command_line() -> Vec<String> {
     redact_args(std::env::args())
 }
 
-/// `args` with every password in a PostgreSQL URL replaced by `***`, whether the URL stands
-/// alone or as `--store=URL`.
+/// `args` with every password in a URL replaced by `***`, whether the URL stands alone or as
+/// `--store=URL`, and whatever its scheme (a misspelled one included).
 pub fn redact_args(args: impl IntoIterator<Item = String>) -> Vec<String> {
-    args.into_iter()
-        .map(|a| match a.find("postgres") {
-            Some(i) if is_postgres(&a[i..]) => format!("{}{}", &a[..i], redact(&a[i..])),
-            _ => a,
-        })
-        .collect()
+    args.into_iter().map(|a| redact(&a)).collect()
 }
 
 /// A new run's row.
@@ -195,13 +178,35 @@ impl Store {
         Self::open_at(spec, schema::LATEST)
     }
 
+    /// Opens a store that must exist already, for commands that only read: a missing SQLite
+    /// file (or a PostgreSQL database with no kembench tables) is an error, and nothing is
+    /// created.
+    pub fn open_existing(spec: &str) -> anyhow::Result<Store> {
+        match Spec::parse(spec)? {
+            Spec::Sqlite(path) if !path.exists() => crate::bail_usage!(
+                "no store at {}: `kembench run` records one there (--store or KEMBENCH_STORE \
+                 names another)",
+                path.display()
+            ),
+            Spec::Sqlite(_) => {}
+            Spec::Postgres(url) => {
+                let mut db = pg::Pg::open(&url)?;
+                if !db.has_schema_table()? {
+                    crate::bail_usage!(
+                        "no kembench store in {}: `kembench run --store URL` records one there",
+                        db.location()
+                    );
+                }
+            }
+        }
+        Self::open(spec)
+    }
+
     /// Opens the store and brings its schema to `version` (tests build older stores).
     pub(crate) fn open_at(spec: &str, version: i64) -> anyhow::Result<Store> {
-        let mut db: Box<dyn Backend> = if is_postgres(spec) {
-            Box::new(pg::Pg::open(spec)?)
-        } else {
-            let path = spec.strip_prefix("sqlite:").unwrap_or(spec);
-            Box::new(sqlite::Sqlite::open(std::path::Path::new(path))?)
+        let mut db: Box<dyn Backend> = match Spec::parse(spec)? {
+            Spec::Postgres(url) => Box::new(pg::Pg::open(&url)?),
+            Spec::Sqlite(path) => Box::new(sqlite::Sqlite::open(&path)?),
         };
         let location = db.location();
         schema::migrate(db.as_mut(), version)

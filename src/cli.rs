@@ -275,19 +275,20 @@ impl OutputArgs {
         self.files.clone()
     }
 
-    /// Fails before any measuring when a file's directory does not exist.
+    /// Fails before any measuring when an output is a directory, its directory does not
+    /// exist, or two outputs name the same file.
     pub fn check_dirs(&self) -> anyhow::Result<()> {
+        let mut seen = Vec::new();
         for (_, p) in self.files() {
-            if let Some(dir) = p
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty() && !d.is_dir())
-            {
+            crate::files::target(&p)?;
+            let real = crate::files::real(&p);
+            if p.as_os_str() != "-" && seen.contains(&real) {
                 crate::bail_usage!(
-                    "cannot write {}: directory {} does not exist",
-                    p.display(),
-                    dir.display()
+                    "{} is given for two outputs; give each its own file",
+                    p.display()
                 );
             }
+            seen.push(real);
         }
         Ok(())
     }

@@ -1,17 +1,215 @@
-//! Writing files so that a crash or Ctrl-C never leaves a half-written file behind.
+//! Writing output files without ever losing data: never over the results store or an input
+//! of the same command (compared by real path, symbolic links and relative paths resolved),
+//! atomically for regular files (a temporary file renamed over the old one, removed again
+//! when writing fails), in place for special files (a FIFO, `/dev/stdout`), to standard
+//! output for `-`, and never into a directory.
 
-use std::path::Path;
+use crate::exit::Usage;
+use anyhow::Context;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
-/// Writes `bytes` to `path` through a temporary file and a rename, so a crash or Ctrl-C
-/// while writing never leaves a half-written file over the previous one.
+/// Where an output goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Standard output (`-`).
+    Stdout,
+    /// A regular file (or one to be created), symbolic links resolved: written atomically.
+    Regular(PathBuf),
+    /// A FIFO, a character device or a socket: written in place, never replaced.
+    Special(PathBuf),
+}
+
+/// What `path` names as an output: `-` is standard output, a symbolic link is followed, a
+/// directory is an error.
+pub fn target(path: &Path) -> Result<Target, Usage> {
+    if path.as_os_str() == "-" {
+        return Ok(Target::Stdout);
+    }
+    let resolved = match std::fs::canonicalize(path) {
+        Ok(p) => p,
+        // Not there yet (or a dangling link): where it will be created.
+        Err(_) => real(path),
+    };
+    match std::fs::metadata(&resolved) {
+        Ok(m) if m.is_dir() => Err(Usage(format!(
+            "{} is a directory; give a file to write",
+            path.display()
+        ))),
+        Ok(m) if !m.is_file() => Ok(Target::Special(resolved)),
+        _ => {
+            if let Some(dir) = resolved.parent().filter(|d| !d.is_dir()) {
+                return Err(Usage(format!(
+                    "cannot write {}: directory {} does not exist",
+                    path.display(),
+                    dir.display()
+                )));
+            }
+            Ok(Target::Regular(resolved))
+        }
+    }
+}
+
+/// `path` made absolute with its existing part's symbolic links resolved, for comparing.
+pub fn real(path: &Path) -> PathBuf {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return p;
+    }
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    match (abs.parent(), abs.file_name()) {
+        (Some(dir), Some(name)) => real(dir).join(name),
+        _ => abs,
+    }
+}
+
+/// A file an output must never replace, and what it is (for the message).
+#[derive(Debug, Clone)]
+pub struct Protected {
+    /// What the file is: `the results store`, `an input of this command`.
+    pub what: String,
+    /// The file.
+    pub path: PathBuf,
+}
+
+impl Protected {
+    /// `path`, which is `what`.
+    pub fn new(what: impl Into<String>, path: impl Into<PathBuf>) -> Protected {
+        Protected {
+            what: what.into(),
+            path: path.into(),
+        }
+    }
+}
+
+/// Refuses an output `out` that is (by real path) one of `protected`.
+pub fn refuse_overwrite(out: &Path, protected: &[Protected]) -> Result<(), Usage> {
+    if out.as_os_str() == "-" {
+        return Ok(());
+    }
+    let o = real(out);
+    for p in protected {
+        if real(&p.path) == o {
+            return Err(Usage(format!(
+                "refusing to write {} over {} ({}); give another output path",
+                out.display(),
+                p.what,
+                p.path.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` as its [`Target`] calls for.
+pub fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    match target(path)? {
+        Target::Stdout => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(bytes)?;
+            out.flush()?;
+            Ok(())
+        }
+        Target::Special(p) => {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&p)
+                .with_context(|| format!("opening {}", p.display()))?;
+            f.write_all(bytes)
+                .with_context(|| format!("writing {}", p.display()))
+        }
+        Target::Regular(p) => write_atomic(&p, bytes),
+    }
+}
+
+/// Writes `bytes` to the regular file `path` through a temporary file and a rename, so a
+/// crash or Ctrl-C while writing never leaves a half-written file over the previous one; the
+/// temporary file is removed when writing fails.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use anyhow::Context;
     let tmp = path.with_extension(format!(
         "{}.tmp",
         path.extension().and_then(|e| e.to_str()).unwrap_or("out")
     ));
-    std::fs::write(&tmp, bytes).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))?;
-    Ok(())
+    let written = std::fs::write(&tmp, bytes)
+        .with_context(|| format!("writing {}", tmp.display()))
+        .and_then(|()| {
+            std::fs::rename(&tmp, path)
+                .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
+        });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dir(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("kembench-files-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn targets() {
+        let d = dir("targets");
+        assert_eq!(target(Path::new("-")).unwrap(), Target::Stdout);
+        assert!(target(&d).is_err());
+        let f = d.join("new.json");
+        assert_eq!(target(&f).unwrap(), Target::Regular(real(&f)));
+        assert!(target(&d.join("missing/x.json")).is_err());
+        let regular = d.join("a.json");
+        std::fs::write(&regular, "old").unwrap();
+        let link = d.join("link.json");
+        std::os::unix::fs::symlink(&regular, &link).unwrap();
+        assert_eq!(target(&link).unwrap(), Target::Regular(real(&regular)));
+        assert!(matches!(
+            target(Path::new("/dev/null")).unwrap(),
+            Target::Special(_)
+        ));
+    }
+
+    #[test]
+    fn a_symlink_is_followed_and_stays_a_symlink() {
+        let d = dir("symlink");
+        let regular = d.join("a.json");
+        std::fs::write(&regular, "old").unwrap();
+        let link = d.join("link.json");
+        std::os::unix::fs::symlink(&regular, &link).unwrap();
+        write_output(&link, b"new").unwrap();
+        assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(&regular).unwrap(), b"new");
+        assert_eq!(
+            std::fs::read_dir(&d).unwrap().count(),
+            2,
+            "no stray temporary file"
+        );
+    }
+
+    #[test]
+    fn outputs_over_protected_files_are_refused_by_real_path() {
+        let d = dir("protect");
+        let store = d.join("s.sqlite");
+        std::fs::write(&store, "db").unwrap();
+        let p = [Protected::new("the results store", &store)];
+        let relative = d.join("sub/../s.sqlite");
+        std::fs::create_dir_all(d.join("sub")).unwrap();
+        assert!(refuse_overwrite(&relative, &p).is_err());
+        let link = d.join("l");
+        std::os::unix::fs::symlink(&store, &link).unwrap();
+        assert!(refuse_overwrite(&link, &p).is_err());
+        assert!(refuse_overwrite(&d.join("other.json"), &p).is_ok());
+        assert!(refuse_overwrite(Path::new("-"), &p).is_ok());
+    }
+
+    #[test]
+    fn a_failed_write_leaves_no_temporary_file() {
+        let d = dir("fail");
+        let target = d.join("out.json");
+        std::fs::create_dir_all(&target).unwrap(); // rename over a directory fails
+        assert!(write_atomic(&target, b"x").is_err());
+        assert!(!d.join("out.json.tmp").exists());
+    }
 }

@@ -130,3 +130,126 @@ fn read_commands_create_no_store() {
     assert!(store.is_file());
     in_dir(&d, s).arg("runs").assert().success();
 }
+
+/// The sha256 of a file, to show it did not change.
+fn digest(p: &Path) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(std::fs::read(p).unwrap()))
+}
+
+#[test]
+fn no_output_is_ever_written_over_the_store_or_an_input() {
+    let d = dir("overwrite");
+    let store = d.join("s.sqlite");
+    let s = store.to_str().unwrap();
+    let input = d.join("r.json");
+    in_dir(&d, s)
+        .args(mock_run())
+        .args(FAST)
+        .arg("--json")
+        .arg(&input)
+        .assert()
+        .success();
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    let before = (digest(&store), digest(&input));
+    let refuse = |args: &[&str]| {
+        in_dir(&d, s)
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("refusing to write"));
+    };
+    refuse(&["export", "latest", "-o", s]);
+    refuse(&["export", "latest", "-o", "./sub/../s.sqlite"]);
+    refuse(&["report", "latest", "-o", s]);
+    refuse(&["report", "r.json", "-o", "r.json"]);
+    let mut run = mock_run().to_vec();
+    run.extend(FAST);
+    run.extend(["--json", s]);
+    refuse(&run);
+    let mut tp = vec!["throughput", "--include-mock", "--impl", "mock/correct"];
+    tp.extend([
+        "--threads",
+        "1",
+        "--duration",
+        "0.05",
+        "--repeats",
+        "1",
+        "--csv",
+        s,
+    ]);
+    refuse(&tp);
+    std::os::unix::fs::symlink(&store, d.join("link")).unwrap();
+    refuse(&["export", "latest", "-o", "link"]);
+    assert_eq!((digest(&store), digest(&input)), before);
+    // The store still reads.
+    in_dir(&d, s).arg("runs").assert().success();
+}
+
+#[test]
+fn outputs_follow_symlinks_write_fifos_in_place_and_dash_is_stdout() {
+    let d = dir("targets");
+    let store = d.join("s.sqlite");
+    let s = store.to_str().unwrap();
+    in_dir(&d, s).args(mock_run()).args(FAST).assert().success();
+    // A symlink stays a symlink; the file it names gets the export.
+    std::fs::write(d.join("real.json"), "old").unwrap();
+    std::os::unix::fs::symlink(d.join("real.json"), d.join("link.json")).unwrap();
+    in_dir(&d, s)
+        .args(["export", "latest", "-o", "link.json"])
+        .assert()
+        .success();
+    assert!(d
+        .join("link.json")
+        .symlink_metadata()
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read_to_string(d.join("real.json"))
+        .unwrap()
+        .contains("kembench-run"));
+    // `-o -` is standard output.
+    in_dir(&d, s)
+        .args(["export", "latest", "--format", "csv", "-o", "-"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("algorithm,"));
+    // A FIFO is written in place, not replaced by a regular file.
+    let fifo = d.join("fifo");
+    assert!(std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo).unwrap())
+    };
+    in_dir(&d, s)
+        .args(["export", "latest", "-o", "fifo"])
+        .assert()
+        .success();
+    assert!(reader.join().unwrap().contains("kembench-run"));
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    // A directory is refused before anything is measured; no stray temporary file anywhere.
+    std::fs::create_dir_all(d.join("adir")).unwrap();
+    in_dir(&d, s)
+        .args(mock_run())
+        .args(FAST)
+        .args(["--json", "adir"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("is a directory"));
+    in_dir(&d, s)
+        .args(["export", "latest", "-o", "adir"])
+        .assert()
+        .code(2);
+    assert!(
+        !files(&d)
+            .iter()
+            .any(|p| p.to_string_lossy().ends_with(".tmp")),
+        "{:?}",
+        files(&d)
+    );
+}

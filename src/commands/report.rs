@@ -1,5 +1,6 @@
 //! `kembench report RUN...`: an HTML (or Markdown) report from stored runs or result files.
 
+use crate::files::Protected;
 use crate::report::{self, data::Dataset, Format};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,14 +13,23 @@ pub fn run(
     format: Format,
     noise: f64,
 ) -> anyhow::Result<ExitCode> {
+    let mut protected = crate::store::protected(spec);
+    for i in inputs.iter().filter(|i| Path::new(i).is_file()) {
+        protected.push(Protected::new("an input of this report", i));
+    }
+    let out = output.map_or_else(|| format.default_output(), Path::to_path_buf);
+    if format == Format::Html {
+        // Checked before anything is read: a bad output is the first thing said.
+        crate::files::target(&out)?;
+        crate::files::refuse_overwrite(&out, &protected)?;
+    }
     let mut records = Vec::with_capacity(inputs.len());
     for i in inputs {
         let (name, r) = crate::store::load(spec, i, None)?;
         records.push((PathBuf::from(name), r));
     }
     let data = Dataset::from_records(records);
-    let out = output.map_or_else(|| format.default_output(), Path::to_path_buf);
-    let written = report::write(&data, format, &out, noise)?;
+    let written = report::write(&data, format, &out, noise, &protected)?;
     println!(
         "Report from {} run{} and {} throughput run{}: {}",
         data.runs.len(),

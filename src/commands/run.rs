@@ -43,6 +43,7 @@ fn install_ctrl_c() {
 
 /// Runs `run`.
 pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
+    store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
     if let Some(sel) = &o.resume {
         return resume(sel, o, store_spec);
     }

@@ -1,9 +1,9 @@
 //! `runs`, `show`, `export`, `import`: the results store from the command line.
 
 use crate::export::Format;
-use crate::files::write_atomic;
+use crate::files;
 use crate::record::{RecordKind, RunStatus};
-use crate::store::{records, Store};
+use crate::store::{self, records, Store};
 use anyhow::Context;
 use std::path::Path;
 use std::process::ExitCode;
@@ -55,18 +55,16 @@ pub fn export(
     format: Format,
     output: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
+    let out = output.unwrap_or(Path::new("-"));
+    // Checked before the store is read: a bad output is the first thing said.
+    files::target(out)?;
+    files::refuse_overwrite(out, &store::protected(spec))?;
     let mut s = Store::open_existing(spec)?;
     let id = s.resolve(selector, None)?;
     let bytes = format.serialize_any(&records::record(&s.load(&id)?)?)?;
-    match output {
-        Some(p) => {
-            write_atomic(p, &bytes)?;
-            eprintln!("wrote run {id} to {}", p.display());
-        }
-        None => {
-            use std::io::Write;
-            std::io::stdout().write_all(&bytes)?;
-        }
+    files::write_output(out, &bytes)?;
+    if out.as_os_str() != "-" {
+        eprintln!("wrote run {id} to {}", out.display());
     }
     Ok(ExitCode::SUCCESS)
 }

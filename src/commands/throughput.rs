@@ -15,6 +15,7 @@ use std::process::ExitCode;
 
 /// Runs `throughput`.
 pub fn run(o: &ThroughputOptions, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
+    store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
     let registry = Registry::new(o.include_mock);
     let impls = measure::select(&registry, &o.filter)?;
     let run_id = store::new_run_id();

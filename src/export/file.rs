@@ -4,7 +4,7 @@
 //! not with its square, and the file is complete and readable after every benchmark.
 
 use super::{Exportable, Format};
-use crate::files::write_atomic;
+use crate::files::{self, Target};
 use crate::record::Record;
 use anyhow::Context;
 use std::fs::File;
@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 pub struct ResultFile {
     format: Format,
     path: PathBuf,
-    file: File,
+    /// The file appended to; `None` for standard output and special files (a FIFO, a
+    /// device), which get the whole file once, at the end.
+    file: Option<File>,
     /// Where the tail starts: the next result goes here.
     tail_at: u64,
     /// Results written.
@@ -24,30 +26,38 @@ pub struct ResultFile {
 
 impl ResultFile {
     /// Creates (or replaces) `path` with `r`'s head, its results so far and the tail.
+    /// Standard output (`-`) and special files are written once, at the end; a symbolic link
+    /// is followed to the file it names.
     pub fn create<K: Exportable>(
         format: Format,
         path: &Path,
         r: &Record<K>,
     ) -> anyhow::Result<Self> {
+        let mut f = ResultFile {
+            format,
+            path: path.to_path_buf(),
+            file: None,
+            tail_at: 0,
+            count: r.results.len(),
+        };
+        let Target::Regular(real) = files::target(path)? else {
+            return Ok(f);
+        };
         let layout = K::layout(format);
         let mut head = layout.head(r)?;
         for (i, item) in r.results.iter().enumerate() {
             head.extend(layout.item(r, i, item)?);
         }
-        let file = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-        let mut f = ResultFile {
-            format,
-            path: path.to_path_buf(),
-            file,
-            tail_at: 0,
-            count: r.results.len(),
-        };
+        f.file = Some(File::create(&real).with_context(|| format!("creating {}", path.display()))?);
         f.write_at_tail(&head, &layout.tail(r, f.count)?)?;
         Ok(f)
     }
 
     /// Appends `item`, the newest result of `r`, and rewrites the tail after it.
     pub fn append<K: Exportable>(&mut self, r: &Record<K>, item: &K::Result) -> anyhow::Result<()> {
+        if self.file.is_none() {
+            return Ok(());
+        }
         let layout = K::layout(self.format);
         let bytes = layout.item(r, self.count, item)?;
         self.count += 1;
@@ -56,7 +66,9 @@ impl ResultFile {
 
     /// Writes `bytes` where the tail was, then `tail` after them, and cuts the file there.
     fn write_at_tail(&mut self, bytes: &[u8], tail: &[u8]) -> anyhow::Result<()> {
-        let f = &mut self.file;
+        let Some(f) = self.file.as_mut() else {
+            return Ok(());
+        };
         let path = &self.path;
         let io = |e: std::io::Error| {
             anyhow::Error::new(e).context(format!("writing {}", path.display()))
@@ -73,7 +85,7 @@ impl ResultFile {
     /// over the one written so far.
     pub fn finish<K: Exportable>(self, r: &Record<K>) -> anyhow::Result<PathBuf> {
         drop(self.file);
-        write_atomic(&self.path, &self.format.serialize(r)?)?;
+        files::write_output(&self.path, &self.format.serialize(r)?)?;
         Ok(self.path)
     }
 

@@ -44,14 +44,16 @@ impl Format {
 /// The name of the Markdown report inside its directory.
 pub const MARKDOWN_FILE: &str = "report.md";
 
-/// Builds the report of `data` and writes it to `out` (a file for HTML, a directory for
-/// Markdown, created if missing); `noise` is the comparison's noise threshold as a fraction.
-/// Returns the files written.
+/// Builds the report of `data` and writes it to `out` (a file for HTML, `-` for standard
+/// output, a directory for Markdown, created if missing), never over one of `protected` (the
+/// store, the inputs); `noise` is the comparison's noise threshold as a fraction. Returns the
+/// files written.
 pub fn write(
     data: &Dataset,
     format: Format,
     out: &Path,
     noise: f64,
+    protected: &[crate::files::Protected],
 ) -> anyhow::Result<Vec<PathBuf>> {
     let doc = sections::build(data, noise)?;
     match format {
@@ -73,7 +75,9 @@ pub fn write(
                     dir.display()
                 );
             }
-            crate::files::write_atomic(out, html::render(&doc).as_bytes())?;
+            crate::files::target(out)?;
+            crate::files::refuse_overwrite(out, protected)?;
+            crate::files::write_output(out, html::render(&doc).as_bytes())?;
             Ok(vec![out.to_path_buf()])
         }
         Format::Markdown => {
@@ -83,19 +87,25 @@ pub fn write(
                     out.display()
                 );
             }
+            let r = markdown::render(&doc);
+            let files: Vec<(PathBuf, &str)> =
+                std::iter::once((out.join(MARKDOWN_FILE), r.text.as_str()))
+                    .chain(
+                        r.files
+                            .iter()
+                            .map(|(name, svg)| (out.join(name), svg.as_str())),
+                    )
+                    .collect();
+            // Every file is checked before the first is written.
+            for (p, _) in &files {
+                crate::files::refuse_overwrite(p, protected)?;
+            }
             std::fs::create_dir_all(out)
                 .with_context(|| format!("creating directory {}", out.display()))?;
-            let r = markdown::render(&doc);
-            let mut written = Vec::with_capacity(r.files.len() + 1);
-            let md = out.join(MARKDOWN_FILE);
-            crate::files::write_atomic(&md, r.text.as_bytes())?;
-            written.push(md);
-            for (name, svg) in &r.files {
-                let p = out.join(name);
-                crate::files::write_atomic(&p, svg.as_bytes())?;
-                written.push(p);
+            for (p, text) in &files {
+                crate::files::write_atomic(p, text.as_bytes())?;
             }
-            Ok(written)
+            Ok(files.into_iter().map(|(p, _)| p).collect())
         }
     }
 }

@@ -40,6 +40,33 @@ pub fn default_path() -> PathBuf {
     base.join("kembench").join("results.sqlite")
 }
 
+/// The files of the store `spec` names (the SQLite file and its journals), which no output
+/// may replace; none for PostgreSQL or a setting that does not parse.
+pub fn protected(spec: &str) -> Vec<crate::files::Protected> {
+    match Spec::parse(spec) {
+        Ok(Spec::Sqlite(path)) => ["", "-journal", "-wal", "-shm"]
+            .iter()
+            .map(|suffix| {
+                let mut p = path.clone().into_os_string();
+                p.push(suffix);
+                crate::files::Protected::new("the results store", PathBuf::from(p))
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Refuses any of `outputs` that would replace a file of the store `spec` names.
+pub fn refuse_over_store<'a>(
+    outputs: impl IntoIterator<Item = &'a std::path::Path>,
+    spec: &str,
+) -> Result<(), crate::exit::Usage> {
+    let protected = protected(spec);
+    outputs
+        .into_iter()
+        .try_for_each(|out| crate::files::refuse_overwrite(out, &protected))
+}
+
 /// This process's command line as it may be recorded and shown: any store URL's password
 /// (`--store postgres://user:pass@...`) replaced by `***`.
 pub fn recorded_command_line() -> Vec<String> {

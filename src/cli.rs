@@ -79,8 +79,9 @@ pub enum Command {
         /// Changes smaller than this percentage are called noise.
         #[arg(long, default_value_t = 2.0)]
         noise: f64,
-        /// Exit 1 when any operation is slower by more than this percentage, significantly.
-        #[arg(long, value_name = "PCT")]
+        /// Exit 1 when any operation is slower by more than this percentage, significantly
+        /// (zero or more).
+        #[arg(long, value_name = "PCT", value_parser = non_negative_pct)]
         fail_on_regression: Option<f64>,
         /// Print JSON instead of a table.
         #[arg(long)]
@@ -92,8 +93,8 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
-        /// Show at most this many runs.
-        #[arg(long, default_value_t = 50)]
+        /// Show at most this many runs (1 or more).
+        #[arg(long, default_value_t = 50, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         limit: usize,
     },
     /// Show one stored run: its environment, configuration and table.
@@ -375,6 +376,17 @@ fn positive_seconds(flag: &str, v: f64) -> anyhow::Result<f64> {
         Ok(v)
     } else {
         crate::bail_usage!("{flag} must be a positive number of seconds, got {v}")
+    }
+}
+
+/// A percentage of zero or more (`--fail-on-regression`).
+fn non_negative_pct(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v >= 0.0 && v.is_finite() => Ok(v),
+        Ok(v) => Err(format!(
+            "{v} is not a percentage of zero or more (a slowdown of more than PCT%)"
+        )),
+        Err(e) => Err(e.to_string()),
     }
 }
 

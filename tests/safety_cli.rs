@@ -253,3 +253,59 @@ fn outputs_follow_symlinks_write_fifos_in_place_and_dash_is_stdout() {
         files(&d)
     );
 }
+
+#[test]
+fn compare_says_when_there_is_nothing_to_compare() {
+    let d = dir("compare");
+    let store = d.join("s.sqlite");
+    let s = store.to_str().unwrap();
+    in_dir(&d, s)
+        .args(mock_run())
+        .args(FAST)
+        .args(["--json", "a.json"])
+        .assert()
+        .success();
+    in_dir(&d, s)
+        .args(["run", "--include-mock", "--impl", "mock/broken"])
+        .args(FAST)
+        .args(["--json", "b.json"])
+        .assert()
+        .code(1);
+    for extra in [&[][..], &["--fail-on-regression", "5"]] {
+        in_dir(&d, s)
+            .args(["compare", "a.json", "b.json"])
+            .args(extra)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains("share no"))
+            .stderr(predicate::str::contains("MockKEM@mock/correct"));
+    }
+    in_dir(&d, s)
+        .args(["compare", "a.json", "a.json"])
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("compared with itself"));
+    in_dir(&d, s)
+        .args(["compare", "a.json", "a.json", "--fail-on-regression=-5"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("zero or more"));
+}
+
+#[test]
+fn runs_limit_0_is_refused() {
+    let d = dir("limit");
+    let store = d.join("s.sqlite");
+    let s = store.to_str().unwrap();
+    in_dir(&d, s).args(mock_run()).args(FAST).assert().success();
+    in_dir(&d, s)
+        .args(["runs", "--limit", "0"])
+        .assert()
+        .code(2)
+        .stdout(predicate::str::contains("No runs yet").not());
+    in_dir(&d, s)
+        .args(["runs", "--limit", "1"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("complete"));
+}

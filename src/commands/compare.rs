@@ -17,6 +17,21 @@ fn load_run(spec: &str, selector: &str) -> anyhow::Result<(String, RunRecord)> {
     }
 }
 
+/// What a run measured, for messages: `ML-KEM-768@liboqs, X25519@aws-lc` (or `nothing`).
+fn measured(r: &RunRecord) -> String {
+    let labels: Vec<String> = r
+        .results
+        .iter()
+        .filter(|b| !b.operations.is_empty())
+        .map(|b| format!("{}@{}", b.algorithm, b.implementation))
+        .collect();
+    if labels.is_empty() {
+        "nothing measured".into()
+    } else {
+        labels.join(", ")
+    }
+}
+
 /// Runs `compare`.
 pub fn run(
     spec: &str,
@@ -27,7 +42,17 @@ pub fn run(
     json: bool,
 ) -> anyhow::Result<ExitCode> {
     let ((old, a), (new, b)) = (load_run(spec, old)?, load_run(spec, new)?);
+    if old == new || (a.run_id.is_some() && a.run_id == b.run_id) {
+        eprintln!("warning: {old} is compared with itself: every ratio is 1 by construction");
+    }
     let report = compare::compare(&a, &b, noise);
+    if report.rows.is_empty() {
+        crate::bail_usage!(
+            "{old} and {new} share no (algorithm, implementation, operation) to compare: {old} has {}; {new} has {}",
+            measured(&a),
+            measured(&b)
+        );
+    }
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

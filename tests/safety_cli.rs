@@ -309,3 +309,56 @@ fn runs_limit_0_is_refused() {
         .success()
         .stdout(predicate::str::contains("complete"));
 }
+
+/// `run` of the correct mock with a store that fails after `writes` writes.
+fn failing_store_run(cwd: &Path, store: &str, writes: &str) -> Command {
+    let mut c = in_dir(cwd, store);
+    c.args(mock_run())
+        .args(FAST)
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .env("KEMBENCH_MOCK_STORE_FAILS_AFTER", writes);
+    c
+}
+
+#[test]
+fn a_failed_store_never_loses_the_results_silently() {
+    let d = dir("storefail");
+    let store = d.join("s.sqlite");
+    let s = store.to_str().unwrap();
+    // The store takes the run's row, then fails: the results go to a file in the current
+    // directory, which imports.
+    failing_store_run(&d, s, "1")
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("everything measured is in"));
+    let saved: Vec<PathBuf> = files(&d)
+        .into_iter()
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("kembench-")
+        })
+        .collect();
+    assert_eq!(saved.len(), 1, "{:?}", files(&d));
+    // A store that fails at once is never said to record the run.
+    failing_store_run(&d, s, "0")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("recorded in").not())
+        .stdout(predicate::str::contains("is not recorded there"));
+    // Neither the current directory nor the temporary directory takes the file: exit 3.
+    failing_store_run(Path::new("/proc"), s, "1")
+        .env("TMPDIR", "/proc/kembench-no-such-dir")
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("lost"));
+    // Otherwise the temporary directory does.
+    let tmp = d.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    failing_store_run(Path::new("/proc"), s, "1")
+        .env("TMPDIR", &tmp)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 1);
+}

@@ -90,9 +90,7 @@ pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
         },
     );
     recorder.begin(records::run_row(&record));
-    if let Some(at) = recorder.location() {
-        println!("Run {run_id}, recorded in {at}");
-    }
+    recorder.announce(&run_id);
     let plan = run::Plan {
         impls,
         ops: o.ops.clone(),
@@ -248,9 +246,12 @@ fn execute(
         record.finished_at.as_deref(),
         record.header_json().map_err(Into::into),
     );
-    if !recorder.ok() {
-        recorder.rescue(&Format::JSON.serialize(&*record)?);
-    }
+    // A store that failed and a fallback file that could not be written either: the
+    // results are lost, and the exit code says so (after the table, which shows them).
+    let lost = recorder
+        .rescue(&Format::JSON.serialize(&*record)?)
+        .map_err(|e| eprintln!("error: {e:#}"))
+        .is_err();
     for file in files {
         println!("wrote {}", file.finish(&*record)?.display());
     }
@@ -260,6 +261,9 @@ fn execute(
     crate::output::run::print_table(&record.results);
     crate::output::run::print_footer(record);
     let id = record.run_id.as_deref().unwrap_or("?");
+    if lost {
+        return Ok(ExitCode::from(crate::exit::IO));
+    }
     if interrupted {
         println!(
             "Interrupted: {} of {} benchmarks finished.{}",

@@ -39,9 +39,7 @@ pub fn run(o: &ThroughputOptions, cpus: usize, store_spec: &str) -> anyhow::Resu
         Nothing {},
     );
     recorder.begin(records::run_row(&record));
-    if let Some(at) = recorder.location() {
-        println!("Run {run_id}, recorded in {at}");
-    }
+    recorder.announce(&run_id);
     let mut files = Vec::with_capacity(o.outputs.len());
     for (format, path) in &o.outputs {
         files.push(ResultFile::create(*format, path, &record)?);
@@ -64,14 +62,19 @@ pub fn run(o: &ThroughputOptions, cpus: usize, store_spec: &str) -> anyhow::Resu
         record.finished_at.as_deref(),
         record.header_json().map_err(Into::into),
     );
-    if !recorder.ok() {
-        recorder.rescue(&Format::JSON.serialize(&record)?);
-    }
+    // A store that failed and a fallback file that could not be written either: the
+    // results are lost, and the exit code says so (after the table, which shows them).
+    let lost = recorder
+        .rescue(&Format::JSON.serialize(&record)?)
+        .map_err(|e| eprintln!("error: {e:#}"))
+        .is_err();
     for file in files {
         file.finish(&record)?;
     }
     crate::output::throughput::print(&record);
-    Ok(if failed {
+    Ok(if lost {
+        ExitCode::from(crate::exit::IO)
+    } else if failed {
         ExitCode::from(crate::exit::FAILED)
     } else {
         ExitCode::SUCCESS

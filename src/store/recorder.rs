@@ -3,7 +3,7 @@
 
 use super::{NewRun, RunStatus, Store, StoredResult};
 use crate::files::write_atomic;
-use std::path::Path;
+use std::path::PathBuf;
 
 /// Writes a run's results into the store as they come. A store that fails part-way does not
 /// stop the run: the failure is reported and the caller saves a JSON file instead.
@@ -11,6 +11,22 @@ pub struct Recorder {
     store: Option<Store>,
     run_id: String,
     failed: Option<String>,
+    /// Writes that reached the store.
+    writes: usize,
+}
+
+/// A test hook: with `KEMBENCH_MOCK_FAULTS=1`, `KEMBENCH_MOCK_STORE_FAILS_AFTER=N` makes every
+/// store write after the first N fail, as a store that fills its disk or loses its server
+/// would.
+fn injected_failure(writes: usize) -> Option<String> {
+    if std::env::var("KEMBENCH_MOCK_FAULTS").ok()? != "1" {
+        return None;
+    }
+    let after: usize = std::env::var("KEMBENCH_MOCK_STORE_FAILS_AFTER")
+        .ok()?
+        .parse()
+        .ok()?;
+    (writes >= after).then(|| "injected failure (KEMBENCH_MOCK_STORE_FAILS_AFTER)".to_string())
 }
 
 impl Recorder {
@@ -26,6 +42,7 @@ impl Recorder {
             store,
             run_id: run_id.to_string(),
             failed: None,
+            writes: 0,
         })
     }
 
@@ -35,6 +52,7 @@ impl Recorder {
             store: Some(store),
             run_id: run_id.to_string(),
             failed: None,
+            writes: 0,
         }
     }
 
@@ -48,9 +66,16 @@ impl Recorder {
             return;
         }
         if let Some(s) = self.store.as_mut() {
-            if let Err(e) = f(s, &self.run_id) {
-                eprintln!("warning: the results store failed: {e:#}");
-                self.failed = Some(format!("{e:#}"));
+            let result = match injected_failure(self.writes) {
+                Some(why) => Err(anyhow::anyhow!(why)),
+                None => f(s, &self.run_id),
+            };
+            match result {
+                Ok(()) => self.writes += 1,
+                Err(e) => {
+                    eprintln!("warning: the results store failed: {e:#}");
+                    self.failed = Some(format!("{e:#}"));
+                }
             }
         }
     }
@@ -80,17 +105,46 @@ impl Recorder {
         self.failed.is_none()
     }
 
-    /// After a store failure: saves `json` where `kembench import` can load it later.
-    pub fn rescue(&self, json: &[u8]) {
-        if self.failed.is_none() || self.store.is_none() {
-            return;
-        }
-        let path = format!("kembench-{}.json", self.run_id);
-        match write_atomic(Path::new(&path), json) {
-            Ok(()) => eprintln!(
-                "The store missed part of this run; everything measured is in {path}. `kembench import {path}` loads it once the store works."
+    /// Says on the console where run `run_id` is recorded, or that the store failed at once.
+    pub fn announce(&self, run_id: &str) {
+        match (&self.store, &self.failed) {
+            (Some(s), None) => println!("Run {run_id}, recorded in {}", s.location()),
+            (Some(s), Some(_)) => println!(
+                "Run {run_id}: the store {} failed, so this run is not recorded there; what is \
+                 measured is saved as kembench-{run_id}.json at the end",
+                s.location()
             ),
-            Err(e) => eprintln!("error: the store failed and {path} could not be written either: {e:#}"),
+            (None, _) => {}
         }
+    }
+
+    /// After a store failure: saves `json` where `kembench import` can load it later, in the
+    /// current directory or else the system's temporary directory. Returns the file written,
+    /// or an error when neither could be written (the results are then lost). Nothing to do,
+    /// `Ok(None)`, when the store took every write.
+    pub fn rescue(&self, json: &[u8]) -> anyhow::Result<Option<PathBuf>> {
+        if self.failed.is_none() || self.store.is_none() {
+            return Ok(None);
+        }
+        let name = format!("kembench-{}.json", self.run_id);
+        let mut tried = Vec::new();
+        for dir in [PathBuf::from("."), std::env::temp_dir()] {
+            let path = dir.join(&name);
+            match write_atomic(&path, json) {
+                Ok(()) => {
+                    eprintln!(
+                        "The store missed part of this run; everything measured is in {}. `kembench import {}` loads it once the store works.",
+                        path.display(),
+                        path.display()
+                    );
+                    return Ok(Some(path));
+                }
+                Err(e) => tried.push(format!("{e:#}")),
+            }
+        }
+        anyhow::bail!(
+            "the store failed and the results could not be saved either ({}); what this run measured is lost",
+            tried.join("; ")
+        )
     }
 }

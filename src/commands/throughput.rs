@@ -69,7 +69,7 @@ pub fn run(o: &ThroughputOptions, cpus: usize, store_spec: &str) -> anyhow::Resu
     for file in files {
         file.finish(&record)?;
     }
-    crate::output::throughput::print(&record);
+    print!("{}", crate::output::throughput::tables(&record, o.layout));
     Ok(if failed {
         ExitCode::from(1)
     } else {

@@ -131,8 +131,8 @@ pub enum Command {
     Report {
         /// Runs in the store (id or a unique part, `latest`, `latest~N`, `host:NAME`,
         /// `cpu:TEXT`) or result files (`run --json`, `throughput --json`), in any mix; runs
-        /// are compared in the order given.
-        #[arg(required = true, value_name = "RUN|FILE")]
+        /// are compared in the order given. Default: the latest run in the store.
+        #[arg(value_name = "RUN|FILE")]
         files: Vec<String>,
         /// Where to write: the HTML file (default report.html), or with `--format markdown` a
         /// directory for report.md and the SVG charts (default report/; created if missing).

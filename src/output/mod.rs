@@ -76,14 +76,38 @@ pub fn num(v: impl ToString) -> Cell {
 /// counted, not bytes: every character kembench prints (µ, ±, –, box drawing) is one column
 /// wide.
 pub fn wrap(text: &str, indent: usize) -> String {
+    fill(words(text), indent, "")
+}
+
+/// A command line in lines of at most [`WIDTH`] characters, broken only before an option
+/// (so that `--store URL` stays together) and continued shell-style with ` \`.
+pub fn command_line(args: &[String]) -> String {
+    let mut groups: Vec<String> = Vec::new();
+    for a in args {
+        match groups.last_mut() {
+            Some(g) if !a.starts_with('-') => {
+                g.push(' ');
+                g.push_str(a);
+            }
+            _ => groups.push(a.clone()),
+        }
+    }
+    fill(groups, 2, " \\")
+}
+
+/// `words` joined by spaces into lines of at most [`WIDTH`] characters, `tail` included at
+/// the end of every line but the last, later lines indented by `indent`.
+fn fill(words: Vec<String>, indent: usize, tail: &str) -> String {
+    let width = WIDTH - tail.chars().count();
     let mut out = String::new();
     let mut line = String::new();
     let mut len = 0;
     let mut has_word = false;
-    for word in words(text) {
+    for word in words {
         let n = word.chars().count();
-        if has_word && len + 1 + n > WIDTH {
+        if has_word && len + 1 + n > width {
             out.push_str(&line);
+            out.push_str(tail);
             out.push('\n');
             line = " ".repeat(indent);
             len = indent;
@@ -167,7 +191,12 @@ impl Grouped {
 /// notes (`elsewhere`: where the full detail of a summarised latency run is).
 pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]) -> String {
     use crate::record::AnyRecord;
-    let mut out = prose(layout, &format!("Command: {}", r.command_line().join(" ")));
+    let mut line = vec!["Command:".to_string()];
+    line.extend(r.command_line().iter().cloned());
+    let mut out = match layout {
+        Layout::Fit => command_line(&line),
+        Layout::Wide => format!("{}\n", line.join(" ")),
+    };
     out.push_str(&environment(r.environment(), layout));
     match r {
         AnyRecord::Run(r) => {
@@ -226,6 +255,32 @@ mod tests {
             wrap(&format!("a {long} b"), 2),
             format!("a\n  {long}\n  b\n")
         );
+    }
+
+    #[test]
+    fn command_lines_break_before_options_only() {
+        let args: Vec<String> = ["kembench", "--store", &"p".repeat(70), "run", "--impl"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["mock/correct".into(), "--ops".into(), "keygen".into()])
+            .chain((0..6).map(|i| format!("--flag-{i}")))
+            .collect();
+        let text = command_line(&args);
+        assert!(text.lines().count() > 1, "{text}");
+        for l in text.lines() {
+            assert!(l.chars().count() <= WIDTH, "{l}");
+        }
+        assert!(
+            text.contains(&format!("--store {} run", "p".repeat(70))),
+            "{text}"
+        );
+        assert!(text.contains("--impl mock/correct"), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[..lines.len() - 1].iter().all(|l| l.ends_with(" \\")));
+        assert!(lines[1..].iter().all(|l| l.starts_with("  --")), "{text}");
+        // Joined back, the words are the command's.
+        let joined = text.replace(" \\\n", " ");
+        assert_eq!(joined.split_whitespace().collect::<Vec<_>>(), args);
     }
 
     #[test]

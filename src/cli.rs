@@ -4,6 +4,7 @@
 use crate::export::{Format, FORMATS};
 use crate::measure::sampler::{Op, SamplerConfig};
 use crate::options::{Outputs, RunOptions, ThroughputOptions};
+use crate::output::Layout;
 use clap::{Args, Parser, Subcommand};
 
 /// Benchmark and profile KEMs and key exchange across implementations.
@@ -101,6 +102,10 @@ pub enum Command {
     Show {
         /// Run id (or a unique part), `latest`, `latest~N`, `host:NAME`, `cpu:TEXT`.
         run: String,
+        /// Every column (TSC ticks, cycles, quartiles, allocations, share, samples) and every
+        /// note in full, instead of a table that fits 120 columns.
+        #[arg(long)]
+        wide: bool,
     },
     /// Write one stored run as JSON (the `run --json` layout, raw samples included), CSV or
     /// Markdown.
@@ -126,8 +131,8 @@ pub enum Command {
     Report {
         /// Runs in the store (id or a unique part, `latest`, `latest~N`, `host:NAME`,
         /// `cpu:TEXT`) or result files (`run --json`, `throughput --json`), in any mix; runs
-        /// are compared in the order given.
-        #[arg(required = true, value_name = "RUN|FILE")]
+        /// are compared in the order given. Default: the latest run in the store.
+        #[arg(value_name = "RUN|FILE")]
         files: Vec<String>,
         /// Where to write: the HTML file (default report.html), or with `--format markdown` a
         /// directory for report.md and the SVG charts (default report/; created if missing).
@@ -222,6 +227,10 @@ pub struct RunArgs {
     /// Target half-width of the median's 95% confidence interval, in percent.
     #[arg(long, default_value_t = 1.0)]
     pub precision: f64,
+    /// Every column (TSC ticks, cycles, quartiles, allocations, share, samples) and every
+    /// note in full, instead of a table that fits 120 columns.
+    #[arg(long)]
+    pub wide: bool,
     /// Result files.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -323,6 +332,10 @@ pub struct ThroughputArgs {
     /// Do not record the run in the results store.
     #[arg(long)]
     pub no_store: bool,
+    /// Every figure (the per-thread range) and every flag in its row, instead of tables that
+    /// fit 120 columns.
+    #[arg(long)]
+    pub wide: bool,
     /// Result files.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -450,6 +463,7 @@ impl RunArgs {
             resume: self.resume.clone(),
             store: !self.no_store,
             outputs: self.output.files(),
+            layout: Layout::wide_if(self.wide),
         })
     }
 }
@@ -493,6 +507,7 @@ impl ThroughputArgs {
             },
             store: !self.no_store,
             outputs: self.output.files(),
+            layout: Layout::wide_if(self.wide),
         })
     }
 }

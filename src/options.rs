@@ -3,6 +3,7 @@
 
 use crate::export::Format;
 use crate::measure::sampler::{Op, SamplerConfig};
+use crate::output::Layout;
 use crate::providers::Filter;
 use std::path::PathBuf;
 
@@ -32,6 +33,8 @@ pub struct RunOptions {
     pub store: bool,
     /// Result files.
     pub outputs: Outputs,
+    /// How much the console tables show.
+    pub layout: Layout,
 }
 
 /// `kembench throughput`, validated.
@@ -59,4 +62,6 @@ pub struct ThroughputOptions {
     pub store: bool,
     /// Result files.
     pub outputs: Outputs,
+    /// How much the console tables show.
+    pub layout: Layout,
 }

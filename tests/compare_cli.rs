@@ -71,7 +71,10 @@ fn a_run_against_itself_is_within_noise_and_a_slowed_copy_is_a_regression() {
         .stdout(predicate::str::contains("within noise"))
         .stdout(predicate::str::contains("Same environment"));
     let slow = d.join("slow.json");
-    scaled(&a, &slow, 1.25);
+    // This project's VMs change speed by up to 1.5-2x between rounds (README, "How run
+    // measures"), so a 1.25x slowdown of a short run is sometimes rightly within noise for the
+    // rounds test; 2.5x is beyond what the machine's drift can hide.
+    scaled(&a, &slow, 2.5);
     kembench()
         .arg("compare")
         .arg(&a)

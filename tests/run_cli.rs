@@ -63,12 +63,14 @@ fn counters_say_why_they_are_unavailable() {
             "mock/correct",
             "--ops",
             "keygen",
+            "--wide",
         ])
         .args(FAST)
         .assert()
         .success();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
-    // On a machine with a PMU the cycles column has figures; without, one line says why.
+    // On a machine with a PMU the cycles column (in --wide) has figures; without, one line
+    // says why.
     let has_line = stdout
         .contains("Hardware counters (cycles, instructions, branch and cache misses) unavailable:");
     let has_cycles = !stdout.contains("n/a ┆");
@@ -108,6 +110,109 @@ fn bad_run_options_are_refused() {
             .code(2)
             .stderr(predicate::str::contains(msg));
     }
+}
+
+/// The longest line of `text`, in characters (display columns for what kembench prints: µ,
+/// ± and the box-drawing characters are one column but several bytes).
+fn widest_line(text: &str) -> usize {
+    text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+#[test]
+fn the_default_table_fits_120_columns_with_failures_under_it() {
+    let dir = tempdir();
+    let json = dir.join("fit.json");
+    let out = kembench()
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/correct,mock/broken,mock/crash",
+        ])
+        .args(FAST)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .code(1);
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(widest_line(&stdout) <= 120, "{stdout}");
+    assert!(!stdout.contains("TSC ticks"), "{stdout}");
+    assert!(stdout.contains("median ±CI95"), "{stdout}");
+    // The failures' rows point to their messages, which follow the table in full.
+    assert!(stdout.contains("NOT TIMED"), "{stdout}");
+    assert!(
+        stdout.contains("] MockKEM@mock/broken NOT TIMED: correctness check failed"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("] MockKEM@mock/crash CRASHED:"), "{stdout}");
+    assert!(stdout.contains("SIGSEGV"), "{stdout}");
+    // MockKEM is named once, on its first row.
+    assert_eq!(stdout.matches("│ MockKEM ").count(), 1, "{stdout}");
+    // Where the rest is: the stored run and the JSON file.
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    let id = serde_json::from_slice::<Value>(&std::fs::read(&json).unwrap()).unwrap()["run_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        flat.contains(&format!(
+            "Every column and the full lists: `kembench show {id} --wide`, `kembench report {id}`, {}.",
+            json.display()
+        )),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn notes_summarise_by_default_and_list_everything_with_wide() {
+    // Three samples never give a 95% interval: every operation stops on the sample cap.
+    let capped = [
+        "--time-budget",
+        "0.05",
+        "--warmup",
+        "0.01",
+        "--max-samples",
+        "3",
+        "--min-samples",
+        "3",
+        "--no-store",
+    ];
+    let run = |wide: bool| {
+        let mut c = kembench();
+        c.args(["run", "--include-mock", "--impl", "mock/correct"])
+            .args(capped);
+        if wide {
+            c.arg("--wide");
+        }
+        let out = c.assert().success();
+        String::from_utf8_lossy(&out.get_output().stdout).to_string()
+    };
+    let fit = run(false);
+    let flat = fit.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("Imprecise: 4 of 4 operations stopped before the median's 95% interval reached ±1.0%; the least precise:"),
+        "{fit}"
+    );
+    assert_eq!(flat.matches("(sample cap, 3 samples)").count(), 3, "{fit}");
+    assert!(
+        flat.contains("This run is not stored: `--wide` shows every column"),
+        "{fit}"
+    );
+    assert!(widest_line(&fit) <= 120, "{fit}");
+
+    let wide = run(true);
+    for column in ["TSC ticks", "cycles", "p25 – p75", "allocs", "share"] {
+        assert!(wide.contains(column), "{column}: {wide}");
+    }
+    assert!(
+        wide.contains(
+            "Stopped before the median's 95% interval reached ±1.0% (4 of the operations):"
+        ),
+        "{wide}"
+    );
+    assert_eq!(wide.matches(": 3 samples, ±").count(), 4, "{wide}");
+    assert!(!wide.contains("Every column and the full lists"), "{wide}");
 }
 
 fn tempdir() -> std::path::PathBuf {

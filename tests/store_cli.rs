@@ -201,6 +201,69 @@ fn a_corrupt_store_is_a_clear_error_and_stays_as_it_was() {
 }
 
 #[test]
+fn report_without_a_run_reports_the_latest_and_show_wide_has_every_column() {
+    let d = dir("latest");
+    let store = d.join("s.sqlite");
+    let page = d.join("report.html");
+    kembench(&store)
+        .args(["report", "-o"])
+        .arg(&page)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no RUN given"))
+        .stderr(predicate::str::contains("there are no runs"));
+    for (imp, code) in [("mock/broken", 1), ("mock/correct", 0)] {
+        kembench(&store)
+            .args(["run", "--include-mock", "--impl", imp, "--ops", "keygen"])
+            .args(FAST)
+            .assert()
+            .code(code);
+    }
+    // Runs started within the same second are ordered by id: either may be the latest.
+    let latest = &runs(&store)[0];
+    let id = latest["id"].as_str().unwrap().to_string();
+    let (shown_impl, other) = if latest["selection"] == "--impl mock/correct" {
+        ("mock/correct", "mock/broken")
+    } else {
+        ("mock/broken", "mock/correct")
+    };
+    let out = kembench(&store)
+        .args(["report", "-o"])
+        .arg(&page)
+        .assert()
+        .success();
+    let said = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    let flat = said.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!(
+            "No RUN given: reporting the latest run in {}: {id} (run, complete",
+            store.display()
+        )),
+        "{said}"
+    );
+    assert!(
+        flat.contains("Report from 1 run and 0 throughput runs"),
+        "{said}"
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains(shown_impl));
+    assert!(
+        !html.contains(other),
+        "the report is of the latest run only"
+    );
+    kembench(&store)
+        .args(["show", &id, "--wide"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("TSC ticks"))
+        .stdout(predicate::str::contains("cycles"));
+    let out = kembench(&store).args(["show", &id]).assert().success();
+    let shown = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(!shown.contains("TSC ticks"), "{shown}");
+    assert!(shown.lines().all(|l| l.chars().count() <= 120), "{shown}");
+}
+
+#[test]
 fn a_crashing_and_a_hanging_implementation_do_not_take_the_run_down() {
     let d = dir("faults");
     let store = d.join("s.sqlite");

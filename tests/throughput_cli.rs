@@ -108,3 +108,27 @@ fn a_broken_implementation_is_not_measured() {
         .code(1)
         .stdout(predicate::str::contains("correctness check failed"));
 }
+
+#[test]
+fn the_default_tables_fit_120_columns_and_wide_shows_the_per_thread_range() {
+    let run = |wide: bool| {
+        let mut c = kembench();
+        c.args(["throughput", "--include-mock", "--impl", "mock/*"])
+            .args(["--threads", "1,2", "--duration", "0.02", "--repeats", "1"]);
+        if wide {
+            c.arg("--wide");
+        }
+        let out = c.assert().code(1);
+        String::from_utf8_lossy(&out.get_output().stdout).to_string()
+    };
+    let fit = run(false);
+    assert!(fit.lines().all(|l| l.chars().count() <= 120), "{fit}");
+    assert!(fit.contains("spread"), "{fit}");
+    assert!(
+        fit.contains("] MockKEM@mock/broken: not measured: correctness check failed"),
+        "{fit}"
+    );
+    let wide = run(true);
+    assert!(wide.contains("per-thread min – max"), "{wide}");
+    assert!(wide.contains("correctness check failed"), "{wide}");
+}

@@ -35,7 +35,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
         ),
         Command::Runs { json, limit } => store::runs(&spec, json, limit),
-        Command::Show { run } => store::show(&spec, &run),
+        Command::Show { run, wide } => {
+            store::show(&spec, &run, crate::output::Layout::wide_if(wide))
+        }
         Command::Export {
             run,
             format,

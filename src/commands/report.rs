@@ -1,7 +1,10 @@
-//! `kembench report RUN...`: an HTML (or Markdown) report from stored runs or result files.
+//! `kembench report [RUN|FILE...]`: an HTML (or Markdown) report from stored runs or result
+//! files; with none given, from the latest run in the store.
 
 use crate::files::Protected;
 use crate::report::{self, data::Dataset, Format};
+use crate::store::Store;
+use anyhow::Context;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -13,6 +16,13 @@ pub fn run(
     format: Format,
     noise: f64,
 ) -> anyhow::Result<ExitCode> {
+    let latest;
+    let inputs = if inputs.is_empty() {
+        latest = [latest_run(spec)?];
+        &latest[..]
+    } else {
+        inputs
+    };
     let mut protected = crate::store::protected(spec);
     for i in inputs.iter().filter(|i| Path::new(i).is_file()) {
         protected.push(Protected::new("an input of this report", i));
@@ -46,4 +56,28 @@ pub fn run(
         }
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// The id of the newest run in the store, of either kind, said on stdout.
+fn latest_run(spec: &str) -> anyhow::Result<String> {
+    let mut s = Store::open(spec)?;
+    let id = s
+        .resolve("latest", None)
+        .context("no RUN given, so the report would be of the latest run in the store")?;
+    let run = s.load(&id)?.summary;
+    print!(
+        "{}",
+        crate::output::wrap(
+            &format!(
+                "No RUN given: reporting the latest run in {}: {id} ({}, {}, host {}, started {}).",
+                s.location(),
+                run.kind,
+                run.status,
+                run.host,
+                run.started_at
+            ),
+            2
+        )
+    );
+    Ok(id)
 }

@@ -7,7 +7,8 @@ use crate::export::Format;
 use crate::measure::counters::Pmu;
 use crate::measure::heap;
 use crate::measure::timer::Timers;
-use crate::options::{Outputs, RunOptions};
+use crate::options::RunOptions;
+use crate::output;
 use crate::providers::Registry;
 use crate::record::run::{RunConfig, RunMeasured};
 use crate::record::{
@@ -54,9 +55,7 @@ pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
     let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
 
     let environment = Environment::for_implementations(&impls);
-    for l in environment.summary_lines() {
-        println!("{l}");
-    }
+    print!("{}", output::environment(&environment, o.layout));
     let pinned_cpu = if o.pin {
         std::thread::available_parallelism()
             .ok()
@@ -101,7 +100,7 @@ pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
         step_timeout: Duration::from_secs_f64(o.step_timeout_s),
         exe: std::env::current_exe().context("locating the kembench binary for its workers")?,
     };
-    execute(&mut record, &plan, &mut recorder, &o.outputs)
+    execute(&mut record, &plan, &mut recorder, o)
 }
 
 /// Whether `here` is the machine and build a run was made on; the first difference if not.
@@ -184,7 +183,7 @@ fn resume(selector: &str, o: &RunOptions, store_spec: &str) -> anyhow::Result<Ex
         exe: std::env::current_exe().context("locating the kembench binary for its workers")?,
     };
     let mut recorder = Recorder::with(st, &id);
-    execute(&mut record, &plan, &mut recorder, &o.outputs)
+    execute(&mut record, &plan, &mut recorder, o)
 }
 
 /// Measures `plan` into `record`, storing each benchmark and appending it to the result
@@ -193,8 +192,9 @@ fn execute(
     record: &mut RunRecord,
     plan: &run::Plan,
     recorder: &mut Recorder,
-    outputs: &Outputs,
+    o: &RunOptions,
 ) -> anyhow::Result<ExitCode> {
+    let outputs = &o.outputs;
     install_ctrl_c();
     let rounds = plan.cfg.rounds.max(1) as u64;
     let total = plan.impls.len() as u64 * (2 + rounds * plan.ops.len() as u64);
@@ -258,9 +258,21 @@ fn execute(
     if let Some(e) = write_error {
         eprintln!("warning: a result file could not be written part-way: {e:#}");
     }
-    crate::output::run::print_table(&record.results);
-    crate::output::run::print_footer(record);
     let id = record.run_id.as_deref().unwrap_or("?");
+    let stored = recorder.location().is_some() && recorder.ok();
+    let json = outputs
+        .iter()
+        .find(|(f, _)| *f == Format::JSON)
+        .map(|(_, p)| p.as_path());
+    print!("{}", output::run::table(&record.results, o.layout));
+    print!(
+        "{}",
+        output::run::notes(
+            record,
+            o.layout,
+            &output::run::elsewhere(stored.then_some(id), json)
+        )
+    );
     if lost {
         return Ok(ExitCode::from(crate::exit::IO));
     }

@@ -2,6 +2,7 @@
 
 use crate::export::Format;
 use crate::files;
+use crate::output::{run, Layout};
 use crate::record::{RecordKind, RunStatus};
 use crate::store::{self, records, Store};
 use anyhow::Context;
@@ -23,12 +24,12 @@ pub fn runs(spec: &str, json: bool, limit: usize) -> anyhow::Result<ExitCode> {
 }
 
 /// Runs `show`.
-pub fn show(spec: &str, selector: &str) -> anyhow::Result<ExitCode> {
+pub fn show(spec: &str, selector: &str, layout: Layout) -> anyhow::Result<ExitCode> {
     let mut s = Store::open_existing(spec)?;
     let id = s.resolve(selector, None)?;
     let stored = s.load(&id)?;
     let sum = &stored.summary;
-    println!(
+    let head = format!(
         "Run {} ({}, {}): started {}, finished {}; {} benchmarks, {} not ok",
         sum.id,
         sum.kind,
@@ -38,8 +39,12 @@ pub fn show(spec: &str, selector: &str) -> anyhow::Result<ExitCode> {
         sum.results,
         sum.not_ok
     );
+    print!("{}", crate::output::prose(layout, &head));
     let record = records::record(&stored)?;
-    crate::output::print_record(&record);
+    print!(
+        "{}",
+        crate::output::record(&record, layout, &run::elsewhere(Some(&id), None))
+    );
     if record.kind() == RecordKind::Run
         && RunStatus::parse(&sum.status) == Some(RunStatus::Interrupted)
     {

@@ -71,7 +71,7 @@ pub fn run(o: &ThroughputOptions, cpus: usize, store_spec: &str) -> anyhow::Resu
     for file in files {
         file.finish(&record)?;
     }
-    crate::output::throughput::print(&record);
+    print!("{}", crate::output::throughput::tables(&record, o.layout));
     Ok(if lost {
         ExitCode::from(crate::exit::IO)
     } else if failed {

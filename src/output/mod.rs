@@ -1,5 +1,10 @@
 //! Console rendering: every command's tables (one module each), the table printer and unit
-//! formatting they share. Tables go to stdout; progress and warnings to stderr.
+//! formatting they share. The renderers return Strings; the commands print them, tables to
+//! stdout and progress and warnings to stderr.
+//!
+//! `run`, `show` and `throughput` have two layouts: [`Layout::Fit`], the default, keeps every
+//! line within [`WIDTH`] columns (the headline columns only, long messages moved under the
+//! table); [`Layout::Wide`] (`--wide`) shows every column and every message in place.
 
 pub mod compare;
 pub mod list;
@@ -9,7 +14,33 @@ pub mod throughput;
 
 pub mod verify;
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
+use comfy_table::{
+    presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table,
+};
+
+/// The terminal width the default tables and notes fit in.
+pub const WIDTH: usize = 120;
+
+/// How much a table shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Layout {
+    /// The headline columns, every line within [`WIDTH`] columns, notes summarised.
+    #[default]
+    Fit,
+    /// Every column, every note and message in full (`--wide`).
+    Wide,
+}
+
+impl Layout {
+    /// [`Layout::Wide`] when `--wide` was given.
+    pub fn wide_if(wide: bool) -> Layout {
+        if wide {
+            Layout::Wide
+        } else {
+            Layout::Fit
+        }
+    }
+}
 
 /// A table with kembench's look: condensed borders, no wrapping.
 pub fn table(header: &[&str]) -> Table {
@@ -20,23 +51,254 @@ pub fn table(header: &[&str]) -> Table {
     t
 }
 
+/// A table that stays within [`WIDTH`] columns whatever the terminal: every column is as wide
+/// as its content except column `flexible`, which wraps its words into what is left.
+pub fn fit_table(header: &[&str], flexible: usize) -> Table {
+    let mut t = table(header);
+    t.set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(WIDTH as u16);
+    for (i, c) in t.column_iter_mut().enumerate() {
+        if i != flexible {
+            c.set_constraint(ColumnConstraint::ContentWidth);
+        }
+    }
+    t
+}
+
 /// A right-aligned cell, for numbers.
 pub fn num(v: impl ToString) -> Cell {
     Cell::new(v.to_string()).set_alignment(CellAlignment::Right)
 }
 
-/// A stored record as `show` prints it: the command line, the environment, the tables.
-pub fn print_record(r: &crate::record::AnyRecord) {
-    use crate::record::AnyRecord;
-    println!("Command: {}", r.command_line().join(" "));
-    for l in r.environment().summary_lines() {
-        println!("{l}");
+/// `text` broken at spaces into lines of at most [`WIDTH`] characters, every line after the
+/// first indented by `indent` spaces, each line ending in a newline. A command in backticks
+/// is never broken, and a word longer than a line (a path) stays whole. Characters are
+/// counted, not bytes: every character kembench prints (µ, ±, –, box drawing) is one column
+/// wide.
+pub fn wrap(text: &str, indent: usize) -> String {
+    fill(words(text), indent, "")
+}
+
+/// A command line in lines of at most [`WIDTH`] characters, broken only before an option
+/// (so that `--store URL` stays together) and continued shell-style with ` \`.
+pub fn command_line(args: &[String]) -> String {
+    let mut groups: Vec<String> = Vec::new();
+    for a in args {
+        match groups.last_mut() {
+            Some(g) if !a.starts_with('-') => {
+                g.push(' ');
+                g.push_str(a);
+            }
+            _ => groups.push(a.clone()),
+        }
     }
+    fill(groups, 2, " \\")
+}
+
+/// `words` joined by spaces into lines of at most [`WIDTH`] characters, `tail` included at
+/// the end of every line but the last, later lines indented by `indent`.
+fn fill(words: Vec<String>, indent: usize, tail: &str) -> String {
+    let width = WIDTH - tail.chars().count();
+    let mut out = String::new();
+    let mut line = String::new();
+    let mut len = 0;
+    let mut has_word = false;
+    for word in words {
+        let n = word.chars().count();
+        if has_word && len + 1 + n > width {
+            out.push_str(&line);
+            out.push_str(tail);
+            out.push('\n');
+            line = " ".repeat(indent);
+            len = indent;
+            has_word = false;
+        }
+        if has_word {
+            line.push(' ');
+            len += 1;
+        }
+        line.push_str(&word);
+        len += n;
+        has_word = true;
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+/// The words of `text` for [`wrap`]: split at spaces, except inside backticks.
+fn words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut open = false;
+    for w in text.split(' ').filter(|w| !w.is_empty()) {
+        match out.last_mut() {
+            Some(last) if open => {
+                last.push(' ');
+                last.push_str(w);
+            }
+            _ => out.push(w.to_string()),
+        }
+        open ^= w.matches('`').count() % 2 == 1;
+    }
+    out
+}
+
+/// Long messages taken out of a table's rows so that the table fits: the row shows `[n]`, and
+/// the messages follow the table, numbered.
+#[derive(Debug, Default)]
+pub struct Footnotes(Vec<String>);
+
+impl Footnotes {
+    /// Keeps `text` and returns its marker, `[n]`.
+    pub fn add(&mut self, text: String) -> String {
+        self.0.push(text);
+        format!("[{}]", self.0.len())
+    }
+
+    /// The messages, one wrapped paragraph each, in the order added.
+    pub fn render(&self) -> String {
+        self.0
+            .iter()
+            .enumerate()
+            .map(|(i, t)| wrap(&format!("[{}] {t}", i + 1), 4))
+            .collect()
+    }
+}
+
+/// Names repeated from the row above, blanked: each name is shown only when it, or a name to
+/// its left, differs from the previous row's (an algorithm is named once for its rows).
+#[derive(Debug, Default)]
+pub struct Grouped(Vec<String>);
+
+impl Grouped {
+    /// The cells for this row's `names`.
+    pub fn cells(&mut self, names: &[&str]) -> Vec<Cell> {
+        let mut same = true;
+        let cells = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                same = same && self.0.get(i).is_some_and(|l| l == n);
+                Cell::new(if same { "" } else { *n })
+            })
+            .collect();
+        self.0 = names.iter().map(|n| n.to_string()).collect();
+        cells
+    }
+}
+
+/// A stored record as `show` prints it: the command line, the environment, the tables, the
+/// notes (`elsewhere`: where the full detail of a summarised latency run is).
+pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]) -> String {
+    use crate::record::AnyRecord;
+    let mut line = vec!["Command:".to_string()];
+    line.extend(r.command_line().iter().cloned());
+    let mut out = match layout {
+        Layout::Fit => command_line(&line),
+        Layout::Wide => format!("{}\n", line.join(" ")),
+    };
+    out.push_str(&environment(r.environment(), layout));
     match r {
         AnyRecord::Run(r) => {
-            run::print_table(&r.results);
-            run::print_footer(r);
+            out.push_str(&run::table(&r.results, layout));
+            out.push_str(&run::notes(r, layout, elsewhere));
         }
-        AnyRecord::Throughput(t) => throughput::print(t),
+        AnyRecord::Throughput(t) => out.push_str(&throughput::tables(t, layout)),
+    }
+    out
+}
+
+/// The environment's summary lines, as printed above a run's table.
+pub fn environment(e: &crate::env::Environment, layout: Layout) -> String {
+    e.summary_lines().iter().map(|l| prose(layout, l)).collect()
+}
+
+/// One line of prose: wrapped to [`WIDTH`] in [`Layout::Fit`], whole in [`Layout::Wide`].
+pub fn prose(layout: Layout, text: &str) -> String {
+    match layout {
+        Layout::Fit => wrap(text, 2),
+        Layout::Wide => format!("{text}\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrap_keeps_lines_within_the_width_and_every_word() {
+        let text = "word ".repeat(60) + "µ±–";
+        let w = wrap(&text, 2);
+        assert!(w.lines().count() > 1);
+        for l in w.lines() {
+            assert!(l.chars().count() <= WIDTH, "{l}");
+        }
+        for l in w.lines().skip(1) {
+            assert!(l.starts_with("  ") && !l.starts_with("   "), "{l:?}");
+        }
+        let words: Vec<&str> = w.split_whitespace().collect();
+        assert_eq!(words, text.split_whitespace().collect::<Vec<_>>());
+        assert_eq!(wrap("short line", 2), "short line\n");
+        let cmd = format!(
+            "{} `kembench show 20261123-193239-b4df30e4 --wide`, x",
+            "y".repeat(90)
+        );
+        assert_eq!(
+            wrap(&cmd, 2),
+            format!(
+                "{}\n  `kembench show 20261123-193239-b4df30e4 --wide`, x\n",
+                "y".repeat(90)
+            )
+        );
+        let long = "x".repeat(WIDTH + 5);
+        assert_eq!(
+            wrap(&format!("a {long} b"), 2),
+            format!("a\n  {long}\n  b\n")
+        );
+    }
+
+    #[test]
+    fn command_lines_break_before_options_only() {
+        let args: Vec<String> = ["kembench", "--store", &"p".repeat(70), "run", "--impl"]
+            .iter()
+            .map(|s| s.to_string())
+            .chain(["mock/correct".into(), "--ops".into(), "keygen".into()])
+            .chain((0..6).map(|i| format!("--flag-{i}")))
+            .collect();
+        let text = command_line(&args);
+        assert!(text.lines().count() > 1, "{text}");
+        for l in text.lines() {
+            assert!(l.chars().count() <= WIDTH, "{l}");
+        }
+        assert!(
+            text.contains(&format!("--store {} run", "p".repeat(70))),
+            "{text}"
+        );
+        assert!(text.contains("--impl mock/correct"), "{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[..lines.len() - 1].iter().all(|l| l.ends_with(" \\")));
+        assert!(lines[1..].iter().all(|l| l.starts_with("  --")), "{text}");
+        // Joined back, the words are the command's.
+        let joined = text.replace(" \\\n", " ");
+        assert_eq!(joined.split_whitespace().collect::<Vec<_>>(), args);
+    }
+
+    #[test]
+    fn footnotes_are_numbered_in_order() {
+        let mut f = Footnotes::default();
+        assert_eq!(f.add("first".into()), "[1]");
+        assert_eq!(f.add("second".into()), "[2]");
+        assert_eq!(f.render(), "[1] first\n[2] second\n");
+    }
+
+    #[test]
+    fn grouped_names_are_shown_once_per_group() {
+        let mut g = Grouped::default();
+        let text =
+            |cells: Vec<Cell>| -> Vec<String> { cells.iter().map(|c| c.content()).collect() };
+        assert_eq!(text(g.cells(&["A", "x"])), ["A", "x"]);
+        assert_eq!(text(g.cells(&["A", "x"])), ["", ""]);
+        assert_eq!(text(g.cells(&["A", "y"])), ["", "y"]);
+        assert_eq!(text(g.cells(&["B", "y"])), ["B", "y"]);
     }
 }

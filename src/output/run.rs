@@ -1,20 +1,35 @@
 //! The console tables of a latency run (`run`, `show`): one row per operation, then the
 //! notes on timers, counters, drift and operations cut short.
+//!
+//! [`Layout::Fit`] shows the headline columns (median with its interval, ops/s, heap, stack, a
+//! short note) within [`super::WIDTH`] columns, moves failure messages under the table and
+//! summarises the notes with the worst few; [`Layout::Wide`] shows every column and lists
+//! every note in full.
 
-use super::{num, table};
+use super::{fit_table, num, prose, wrap, Footnotes, Grouped, Layout};
 use crate::measure::counters::Counters;
 use crate::measure::sampler::StopReason;
 use crate::record::run::{BenchResult, FailureKind, OperationResult, RunRecord, DRIFT};
+use crate::record::Benchmark;
 use crate::units;
 use comfy_table::{Cell, Color};
+use std::path::Path;
 
-fn note(o: &OperationResult) -> String {
-    let mut n = Vec::new();
+/// How many drifting or imprecise operations [`Layout::Fit`] names.
+const WORST: usize = 3;
+
+/// Why sampling stopped, when it was not the target precision.
+fn stop_note(o: &OperationResult) -> Option<String> {
     match o.stop_reason {
-        StopReason::Precision => {}
-        StopReason::BelowMinimum => n.push("BELOW MIN SAMPLES".to_string()),
-        other => n.push(other.label().to_string()),
+        StopReason::Precision => None,
+        StopReason::BelowMinimum => Some("BELOW MIN SAMPLES".to_string()),
+        other => Some(other.label().to_string()),
     }
+}
+
+/// The note of [`Layout::Wide`]: stop reason, drift with the best round, batch size.
+fn wide_note(o: &OperationResult) -> String {
+    let mut n: Vec<String> = stop_note(o).into_iter().collect();
     if o.drifted() {
         n.push(format!(
             "rounds differ {:.0}%{}",
@@ -29,9 +44,76 @@ fn note(o: &OperationResult) -> String {
     n.join(", ")
 }
 
-/// The console table of a run's results.
-pub fn print_table(results: &[BenchResult]) {
-    let mut t = table(&[
+/// The note of [`Layout::Fit`], in words short enough that it takes two lines at most in a
+/// narrow column: why sampling stopped short, and drift. Rounds that disagree because the
+/// machine drifted are said once, as the drift.
+fn short_note(o: &OperationResult) -> String {
+    let stop = match o.stop_reason {
+        StopReason::Precision => None,
+        StopReason::RoundsDisagree if o.drifted() => None,
+        StopReason::RoundsDisagree => Some("rounds vary"),
+        StopReason::Budget => Some("budget"),
+        StopReason::MaxSamples => Some("sample cap"),
+        StopReason::BelowMinimum => Some("few samples"),
+    };
+    let drift = o
+        .drifted()
+        .then(|| format!("drift {:.0}%", o.round_spread * 100.0));
+    stop.map(str::to_string)
+        .into_iter()
+        .chain(drift)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The median's 95% interval as a percentage of the median, either side.
+fn half_interval_pct(o: &OperationResult) -> f64 {
+    (o.median_ci95_high_ns - o.median_ci95_low_ns) / 2.0 / o.median_ns * 100.0
+}
+
+/// How a benchmark ended badly, as rows after its operations (or instead of them): a word for
+/// the row (`CRASHED`) and the detail.
+fn problems(r: &BenchResult) -> Vec<(&'static str, String)> {
+    let failure = r.failure.as_ref().map(|f| {
+        let word = match f.kind {
+            FailureKind::Crashed => "CRASHED",
+            FailureKind::TimedOut => "TIMED OUT",
+            FailureKind::Interrupted => "INTERRUPTED",
+        };
+        (word, f.detail.clone())
+    });
+    if r.operations.is_empty() {
+        let why = match (&r.correctness, failure) {
+            (crate::verify::Outcome::Fail(w), _) => {
+                ("NOT TIMED", format!("correctness check failed: {w}"))
+            }
+            (_, Some(f)) => f,
+            _ => (
+                "NOT MEASURED",
+                r.error.clone().unwrap_or_else(|| "unknown".into()),
+            ),
+        };
+        return vec![why];
+    }
+    r.error
+        .iter()
+        .map(|e| ("STOPPED", e.clone()))
+        .chain(failure)
+        .collect()
+}
+
+/// The console table of a run's results, with a newline after it (and in [`Layout::Fit`],
+/// the failure messages its rows point to).
+pub fn table(results: &[BenchResult], layout: Layout) -> String {
+    match layout {
+        Layout::Fit => fit(results),
+        Layout::Wide => format!("{}\n", wide(results)),
+    }
+}
+
+/// Every column, every message in its row.
+fn wide(results: &[BenchResult]) -> comfy_table::Table {
+    let mut t = super::table(&[
         "algorithm",
         "implementation",
         "op",
@@ -49,31 +131,7 @@ pub fn print_table(results: &[BenchResult]) {
         "note",
     ]);
     for r in results {
-        let failure = r.failure.as_ref().map(|f| {
-            let what = match f.kind {
-                FailureKind::Crashed => "CRASHED",
-                FailureKind::TimedOut => "TIMED OUT",
-                FailureKind::Interrupted => "INTERRUPTED",
-            };
-            format!("{what}: {}", f.detail)
-        });
-        if r.operations.is_empty() {
-            let why = match (&r.correctness, &failure) {
-                (crate::verify::Outcome::Fail(w), _) => {
-                    format!("NOT TIMED: correctness check failed: {w}")
-                }
-                (_, Some(f)) => f.clone(),
-                _ => format!("NOT MEASURED: {}", r.error.as_deref().unwrap_or("unknown")),
-            };
-            t.add_row(vec![
-                Cell::new(&r.algorithm),
-                Cell::new(&r.implementation),
-                Cell::new(why).fg(Color::Red),
-            ]);
-            continue;
-        }
         for o in &r.operations {
-            let half = (o.median_ci95_high_ns - o.median_ci95_low_ns) / 2.0 / o.median_ns * 100.0;
             let cycles = match &o.counters {
                 Counters::Measured(c) => units::count(c.cycles),
                 Counters::Unavailable(_) => "n/a".into(),
@@ -83,7 +141,7 @@ pub fn print_table(results: &[BenchResult]) {
                 Cell::new(&r.implementation),
                 Cell::new(o.operation.as_str()),
                 num(units::ns(o.median_ns)),
-                num(format!("{half:.1}%")),
+                num(format!("{:.1}%", half_interval_pct(o))),
                 num(format!("{} – {}", units::ns(o.p25_ns), units::ns(o.p75_ns))),
                 num(units::count(o.ops_per_sec)),
                 num(o.tsc_median_ticks.map_or("-".into(), units::count)),
@@ -95,74 +153,191 @@ pub fn print_table(results: &[BenchResult]) {
                     .share_of_exchange
                     .map_or("-".into(), |x| format!("{:.0}%", x * 100.0))),
                 num(o.samples),
-                Cell::new(note(o)),
+                Cell::new(wide_note(o)),
             ]);
         }
-        if let Some(e) = &r.error {
+        for (word, detail) in problems(r) {
             t.add_row(vec![
                 Cell::new(&r.algorithm),
                 Cell::new(&r.implementation),
-                Cell::new(format!("STOPPED: {e}")).fg(Color::Red),
-            ]);
-        }
-        if let Some(f) = failure {
-            t.add_row(vec![
-                Cell::new(&r.algorithm),
-                Cell::new(&r.implementation),
-                Cell::new(f).fg(Color::Red),
+                Cell::new(format!("{word}: {detail}")).fg(Color::Red),
             ]);
         }
     }
-    println!("{t}");
+    t
 }
 
-/// `algorithm@implementation operation: detail` for every operation that `pick` selects.
-fn describe_ops(
+/// The headline columns within [`super::WIDTH`]; an algorithm (and an implementation) named
+/// once for consecutive rows; failure messages as numbered notes under the table.
+fn fit(results: &[BenchResult]) -> String {
+    let mut t = fit_table(
+        &[
+            "algorithm",
+            "implementation",
+            "op",
+            "median ±CI95",
+            "ops/s",
+            "heap",
+            "stack",
+            "note",
+        ],
+        7,
+    );
+    let mut notes = Footnotes::default();
+    let mut names = Grouped::default();
+    for r in results {
+        for o in &r.operations {
+            let half = half_interval_pct(o);
+            let interval = if half < 9.95 {
+                format!("±{half:.1}%")
+            } else {
+                format!("±{half:.0}%")
+            };
+            let mut row = names.cells(&[&r.algorithm, &r.implementation]);
+            row.extend([
+                Cell::new(o.operation.as_str()),
+                num(format!("{} {interval}", units::ns(o.median_ns))),
+                num(units::count(o.ops_per_sec)),
+                num(o.peak_heap_bytes.map_or("n/a".into(), units::bytes)),
+                num(o.max_stack_bytes.map_or("n/a".into(), units::bytes)),
+                Cell::new(short_note(o)),
+            ]);
+            t.add_row(row);
+        }
+        for (word, detail) in problems(r) {
+            let mark = notes.add(format!("{} {word}: {detail}", r.label()));
+            let mut row = names.cells(&[&r.algorithm, &r.implementation]);
+            row.extend([
+                Cell::new(""),
+                Cell::new(word).fg(Color::Red),
+                Cell::new(""),
+                Cell::new(""),
+                Cell::new(""),
+                Cell::new(mark),
+            ]);
+            t.add_row(row);
+        }
+    }
+    format!("{t}\n{}", notes.render())
+}
+
+/// Every operation that `pick` selects, as `algorithm@implementation operation`, in table
+/// order.
+fn picked(
     record: &RunRecord,
     pick: impl Fn(&OperationResult) -> bool,
-    detail: impl Fn(&OperationResult) -> String,
-) -> Vec<String> {
+) -> Vec<(String, &OperationResult)> {
     let mut out = Vec::new();
     for r in &record.results {
         for o in r.operations.iter().filter(|o| pick(o)) {
-            out.push(format!(
-                "{}@{} {}: {}",
-                r.algorithm,
-                r.implementation,
-                o.operation.as_str(),
-                detail(o)
-            ));
+            out.push((format!("{} {}", r.label(), o.operation.as_str()), o));
         }
     }
     out
 }
 
-/// Timers, counters, heap, drift and cut-short notes below the table.
-pub fn print_footer(record: &RunRecord) {
+/// `label: detail` for every operation in `ops`, for [`Layout::Wide`].
+fn all_of(
+    ops: &[(String, &OperationResult)],
+    detail: impl Fn(&OperationResult) -> String,
+) -> Vec<String> {
+    ops.iter()
+        .map(|(label, o)| format!("{label}: {}", detail(o)))
+        .collect()
+}
+
+/// `label detail` for the [`WORST`] operations of `ops` by `key`, largest first, for
+/// [`Layout::Fit`].
+fn worst_of(
+    ops: &[(String, &OperationResult)],
+    key: impl Fn(&OperationResult) -> f64,
+    detail: impl Fn(&OperationResult) -> String,
+) -> String {
+    let mut v: Vec<&(String, &OperationResult)> = ops.iter().collect();
+    v.sort_by(|a, b| key(b.1).total_cmp(&key(a.1)));
+    v.iter()
+        .take(WORST)
+        .map(|(label, o)| format!("{label} {}", detail(o)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Where a run's full detail can be read: `show --wide` and `report` when it is in the store
+/// (`stored_id`), and its JSON file when one was written.
+pub fn elsewhere(stored_id: Option<&str>, json: Option<&Path>) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(id) = stored_id {
+        v.push(format!("`kembench show {id} --wide`"));
+        v.push(format!("`kembench report {id}`"));
+    }
+    if let Some(p) = json {
+        v.push(p.display().to_string());
+    }
+    v
+}
+
+/// Timers, counters, heap, drift and cut-short notes below the table. [`Layout::Fit`]
+/// counts the drifting and imprecise operations, names the worst few and ends with where the
+/// full detail is (`elsewhere`, from [`elsewhere`]); [`Layout::Wide`] lists them all.
+pub fn notes(record: &RunRecord, layout: Layout, elsewhere: &[String]) -> String {
     let t = &record.measured.timers;
-    println!(
-        "Timers: clock resolution {} / read {}{}.",
-        units::ns(t.clock.resolution),
-        units::ns(t.clock.overhead),
-        match (t.tsc, t.tsc_ticks_per_ns) {
-            (Some(p), Some(r)) => format!(
-                "; TSC resolution {:.0} / read {:.0} ticks at {:.3} ticks/ns (TSC ticks are not core cycles)",
-                p.resolution, p.overhead, r
-            ),
-            _ => String::new(),
-        }
+    let tsc = match (t.tsc, t.tsc_ticks_per_ns) {
+        (Some(p), Some(r)) => format!(
+            "; TSC resolution {:.0} / read {:.0} ticks at {:.3} ticks/ns{}",
+            p.resolution,
+            p.overhead,
+            r,
+            // Said beside the TSC column, which only the wide table has.
+            if layout == Layout::Wide {
+                " (TSC ticks are not core cycles)"
+            } else {
+                ""
+            }
+        ),
+        _ => String::new(),
+    };
+    let mut out = prose(
+        layout,
+        &format!(
+            "Timers: clock resolution {} / read {}{tsc}.",
+            units::ns(t.clock.resolution),
+            units::ns(t.clock.overhead),
+        ),
     );
     if let Some(why) = &record.measured.counters_unavailable {
-        println!(
-            "Hardware counters (cycles, instructions, branch and cache misses) unavailable: {why}."
-        );
+        out.push_str(&prose(
+            layout,
+            &format!("Hardware counters (cycles, instructions, branch and cache misses) unavailable: {why}."),
+        ));
     }
     if !record.measured.heap_includes_c_allocations {
-        println!("Heap figures unavailable: the malloc interposer is not active in this binary.");
+        out.push_str(
+            "Heap figures unavailable: the malloc interposer is not active in this binary.\n",
+        );
     }
-    let cut = describe_ops(
-        record,
-        |o| o.stop_reason != StopReason::Precision,
+    out.push_str(&match layout {
+        Layout::Wide => lists(record),
+        Layout::Fit => summary(record, elsewhere),
+    });
+    out
+}
+
+/// [`Layout::Wide`]: every drifting and every imprecise operation.
+fn lists(record: &RunRecord) -> String {
+    let mut out = String::new();
+    let drifted = all_of(&picked(record, OperationResult::drifted), |o| {
+        format!("rounds {:.0}% apart", o.round_spread * 100.0)
+    });
+    if !drifted.is_empty() {
+        out.push_str(&format!(
+            "Round medians more than {:.0}% apart, so the machine's speed changed during the run ({} operations): {}\n",
+            DRIFT * 100.0,
+            drifted.len(),
+            drifted.join(", ")
+        ));
+    }
+    let cut = all_of(
+        &picked(record, |o| o.stop_reason != StopReason::Precision),
         |o| {
             format!(
                 "{} samples, ±{:.1}% ({})",
@@ -172,27 +347,220 @@ pub fn print_footer(record: &RunRecord) {
             )
         },
     );
-    let drifted = describe_ops(
-        record,
-        |o| o.drifted(),
-        |o| format!("rounds {:.0}% apart", o.round_spread * 100.0),
-    );
-    if !drifted.is_empty() {
-        println!(
-            "Round medians more than {:.0}% apart, so the machine's speed changed during the run ({} operations): {}",
-            DRIFT * 100.0,
-            drifted.len(),
-            drifted.join(", ")
-        );
-    }
     if !cut.is_empty() {
-        println!(
-            "Stopped before the median's 95% interval reached ±{:.1}% ({} of the operations):",
+        out.push_str(&format!(
+            "Stopped before the median's 95% interval reached ±{:.1}% ({} of the operations):\n",
             record.config.sampler.target_precision * 100.0,
             cut.len()
-        );
+        ));
         for c in cut {
-            println!("  {c}");
+            out.push_str(&format!("  {c}\n"));
         }
+    }
+    out
+}
+
+/// [`Layout::Fit`]: how many operations drifted or stopped short, the worst few of each, and
+/// where the rest is.
+fn summary(record: &RunRecord, elsewhere: &[String]) -> String {
+    let mut out = String::new();
+    let total: usize = record.results.iter().map(|r| r.operations.len()).sum();
+    let drifted = picked(record, OperationResult::drifted);
+    if !drifted.is_empty() {
+        out.push_str(&wrap(
+            &format!(
+                "Drift: in {} of {total} operations the round medians are more than {:.0}% apart, so the machine's speed changed during the run{}: {}.",
+                drifted.len(),
+                DRIFT * 100.0,
+                if drifted.len() > WORST { "; the widest" } else { "" },
+                worst_of(&drifted, |o| o.round_spread, |o| format!("{:.0}%", o.round_spread * 100.0)),
+            ),
+            2,
+        ));
+    }
+    let cut = picked(record, |o| o.stop_reason != StopReason::Precision);
+    if !cut.is_empty() {
+        out.push_str(&wrap(
+            &format!(
+                "Imprecise: {} of {total} operations stopped before the median's 95% interval reached ±{:.1}%{}: {}.",
+                cut.len(),
+                record.config.sampler.target_precision * 100.0,
+                if cut.len() > WORST { "; the least precise" } else { "" },
+                worst_of(&cut, |o| o.achieved_precision, |o| format!(
+                    "±{:.1}% ({}, {} samples)",
+                    o.achieved_precision * 100.0,
+                    o.stop_reason.label(),
+                    o.samples
+                )),
+            ),
+            2,
+        ));
+    }
+    out.push_str(&wrap(
+        &if elsewhere.is_empty() {
+            "This run is not stored: `--wide` shows every column and every note, `--json FILE` keeps every figure.".to_string()
+        } else {
+            format!("Every column and the full lists: {}.", elsewhere.join(", "))
+        },
+        2,
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::fixture;
+    use crate::output::WIDTH;
+    use crate::record::run::Failure;
+
+    /// The fixture under the longest real names, with a crash, a failed check and a stopped
+    /// benchmark whose messages are long, and `drifted` operations with growing spreads.
+    fn record(drifted: usize) -> RunRecord {
+        let mut r = fixture::run();
+        let good = r.results[0].clone();
+        let named = |alg: &str, imp: &str| BenchResult {
+            algorithm: alg.into(),
+            implementation: imp.into(),
+            ..good.clone()
+        };
+        let long =
+            "the worker's last words were a very long explanation that goes on and on about \
+                    what it was doing when it died, far beyond any terminal's width";
+        let mut crashed = named("Classic-McEliece-6688128", "libcrux/portable");
+        crashed.operations.truncate(1);
+        crashed.failure = Some(Failure {
+            kind: FailureKind::Crashed,
+            signal: Some(11),
+            signal_name: Some("SIGSEGV".into()),
+            exit_code: None,
+            during: "encaps round 3/5".into(),
+            detail: format!("killed by SIGSEGV during encaps round 3/5: {long}"),
+        });
+        let mut broken = named("X25519MLKEM768", "openssl");
+        broken.operations.clear();
+        broken.correctness = crate::verify::Outcome::Fail(long.into());
+        let mut stopped = named("ntruhps4096821", "pqclean/avx2");
+        stopped.error = Some(long.into());
+        r.results = vec![
+            named("Classic-McEliece-6688128", "liboqs"),
+            crashed,
+            broken,
+            stopped,
+        ];
+        let mut k = 0;
+        for b in &mut r.results {
+            for o in &mut b.operations {
+                if k < drifted {
+                    o.round_spread = 0.06 + k as f64 / 100.0;
+                    o.stop_reason = StopReason::RoundsDisagree;
+                    o.achieved_precision = 0.011 + k as f64 / 1000.0;
+                }
+                k += 1;
+            }
+        }
+        r
+    }
+
+    fn widest(text: &str) -> usize {
+        text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+    }
+
+    #[test]
+    fn the_default_table_fits_and_names_each_algorithm_once() {
+        let r = record(6);
+        let text = table(&r.results, Layout::Fit);
+        assert!(widest(&text) <= WIDTH, "{text}");
+        assert_eq!(
+            text.matches("Classic-McEliece-6688128").count(),
+            2,
+            "{text}"
+        );
+        assert!(
+            !text.contains("TSC ticks") && !text.contains("cycles"),
+            "{text}"
+        );
+        for word in ["CRASHED", "NOT TIMED", "STOPPED"] {
+            assert!(text.contains(word), "{word}: {text}");
+        }
+        // The messages follow the table whole, wrapped.
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(words(&text).contains(
+            "[1] Classic-McEliece-6688128@libcrux/portable CRASHED: killed by SIGSEGV during encaps round 3/5: the worker's"
+        ), "{text}");
+        assert!(
+            words(&text).contains("far beyond any terminal's width"),
+            "{text}"
+        );
+        assert!(text.contains("drift 6%"), "{text}");
+        assert!(text.contains("µs ±"), "{text}");
+    }
+
+    #[test]
+    fn the_wide_table_has_every_column_and_every_message_in_its_row() {
+        let r = record(1);
+        let text = table(&r.results, Layout::Wide);
+        for col in [
+            "TSC ticks",
+            "cycles",
+            "p25 – p75",
+            "allocs",
+            "share",
+            "±CI95",
+        ] {
+            assert!(text.contains(col), "{col}: {text}");
+        }
+        assert!(text.lines().any(|l| l
+            .contains("NOT TIMED: correctness check failed: the worker's")
+            && l.contains("far beyond any terminal's width")));
+        assert!(text.contains("rounds differ 6%, best round"), "{text}");
+        assert!(widest(&text) > WIDTH);
+    }
+
+    #[test]
+    fn default_notes_count_and_name_the_worst_three() {
+        let r = record(7);
+        let where_ = elsewhere(Some("20261123-193239-b4df30e4"), Some(Path::new("r.json")));
+        let text = notes(&r, Layout::Fit, &where_);
+        assert!(widest(&text) <= WIDTH, "{text}");
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("Drift: in 7 of 9 operations"), "{flat}");
+        assert!(flat.contains("the widest: ntruhps4096821@pqclean/avx2 encaps 12%, ntruhps4096821@pqclean/avx2 keygen 11%, Classic-McEliece-6688128@libcrux/portable keygen 10%."), "{flat}");
+        assert!(flat.contains("Imprecise: 8 of 9 operations"), "{flat}");
+        assert!(
+            flat.contains("±1.7% (rounds disagree, 40 samples)"),
+            "{flat}"
+        );
+        assert!(flat.contains(
+            "`kembench show 20261123-193239-b4df30e4 --wide`, `kembench report 20261123-193239-b4df30e4`, r.json."
+        ), "{flat}");
+        assert_eq!(flat.matches("@").count(), 6, "three of each: {flat}");
+        // Nothing stored, nothing written: say how to see the rest.
+        assert!(notes(&r, Layout::Fit, &[]).contains("`--wide` shows every column"));
+    }
+
+    #[test]
+    fn wide_notes_list_every_operation() {
+        let r = record(7);
+        let text = notes(&r, Layout::Wide, &[]);
+        assert!(text.contains("(7 operations)"), "{text}");
+        assert!(text.contains("(8 of the operations)"), "{text}");
+        assert_eq!(text.matches(": rounds ").count(), 7, "{text}");
+        assert_eq!(text.matches(" samples, ±").count(), 8, "{text}");
+        assert!(text.contains("(TSC ticks are not core cycles)"));
+        assert!(!text.contains("kembench show"));
+    }
+
+    #[test]
+    fn short_notes_name_the_stop_once() {
+        let mut o = fixture::run().results[0].operations[3].clone();
+        assert_eq!(o.stop_reason, StopReason::Budget);
+        assert_eq!(short_note(&o), "budget");
+        o.round_spread = 0.2;
+        assert_eq!(short_note(&o), "budget, drift 20%");
+        o.stop_reason = StopReason::RoundsDisagree;
+        assert_eq!(short_note(&o), "drift 20%");
+        o.round_spread = 0.01;
+        assert_eq!(short_note(&o), "rounds vary");
     }
 }

@@ -362,3 +362,61 @@ fn a_failed_store_never_loses_the_results_silently() {
         .success();
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 1);
 }
+
+#[test]
+fn sigterm_on_run_keeps_what_was_measured_and_the_run_resumes() {
+    use std::time::{Duration, Instant};
+    let d = dir("sigterm");
+    let store = d.join("s.sqlite");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kembench"))
+        .env("KEMBENCH_STORE", &store)
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .args(["run", "--include-mock", "--impl", "mock/slow,mock/correct"])
+        .args([
+            "--ops",
+            "keygen",
+            "--min-samples",
+            "3000",
+            "--warmup",
+            "0.01",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the run is in the store and measuring.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(store.exists() && !common::runs(&store).is_empty()) {
+        assert!(Instant::now() < deadline, "the run never started");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY: kill(2) with a live child's pid and a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed = common::runs(&store);
+    assert_eq!(listed[0]["status"], "interrupted");
+    let id = listed[0]["id"].as_str().unwrap().to_string();
+    let partial = common::export_json(&store, &id);
+    let slow = partial["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["implementation"] == "mock/slow")
+        .unwrap()
+        .clone();
+    let n = slow["operations"][0]["samples"].as_u64().unwrap();
+    assert!(n > 0 && n < 3000, "{n}");
+    kembench_at(&store)
+        .args(["run", "--resume", &id])
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .assert()
+        .success();
+    assert_eq!(common::runs(&store)[0]["status"], "complete");
+}

@@ -24,17 +24,17 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-/// Ctrl-C presses during this process's run: one stops after the step in progress, two stop
-/// at once.
+/// Ctrl-C presses (SIGINT) and SIGTERM or SIGHUP signals during this process's run: one
+/// stops after the step in progress, two stop at once.
 static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
 
 fn install_ctrl_c() {
     let r = ctrlc::set_handler(|| {
         let n = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
         if n == 1 {
-            eprintln!("\nCtrl-C: stopping after the step in progress and keeping everything measured (Ctrl-C again to stop at once)");
+            eprintln!("\nCtrl-C (or SIGTERM): stopping after the step in progress and keeping everything measured (Ctrl-C again to stop at once)");
         } else {
-            eprintln!("\nCtrl-C again: stopping now");
+            eprintln!("\nCtrl-C (or SIGTERM) again: stopping now");
         }
     });
     if let Err(e) = r {

@@ -468,6 +468,9 @@ impl RunArgs {
     }
 }
 
+/// The most threads (or processes) `throughput` starts per logical CPU.
+pub const MAX_THREADS_PER_CPU: usize = 64;
+
 impl ThroughputArgs {
     /// The validated options of `throughput`; `cpus` (the logical CPUs) sets the default
     /// thread counts.
@@ -485,6 +488,14 @@ impl ThroughputArgs {
         } else {
             self.threads.clone()
         };
+        let most = MAX_THREADS_PER_CPU * cpus.max(1);
+        if let Some(&n) = threads.iter().find(|&&n| n > most) {
+            crate::bail_usage!(
+                "--threads {n} is more than {MAX_THREADS_PER_CPU} threads per logical CPU ({most} \
+                 on this machine's {cpus}): such a run measures the scheduler, not the KEM, and \
+                 takes minutes per point; the useful range ends at a few times the CPUs"
+            );
+        }
         if !threads.contains(&1) {
             crate::bail_usage!(
                 "--threads must include 1: efficiency is measured against one thread"

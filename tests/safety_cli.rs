@@ -420,3 +420,22 @@ fn sigterm_on_run_keeps_what_was_measured_and_the_run_resumes() {
         .success();
     assert_eq!(common::runs(&store)[0]["status"], "complete");
 }
+
+#[test]
+fn throughput_refuses_absurd_thread_counts_at_once() {
+    let d = dir("threads");
+    let s = d.join("s.sqlite");
+    kembench_at(&s)
+        .args([
+            "throughput",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--threads",
+            "1,4096",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("threads per logical CPU"));
+    assert!(!s.exists(), "nothing was recorded");
+}

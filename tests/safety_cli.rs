@@ -413,6 +413,16 @@ fn sigterm_on_run_keeps_what_was_measured_and_the_run_resumes() {
         .clone();
     let n = slow["operations"][0]["samples"].as_u64().unwrap();
     assert!(n > 0 && n < 3000, "{n}");
+    // mock/slow exists only with KEMBENCH_MOCK_FAULTS=1: without it the resume says so and
+    // the run stays resumable, never "complete" with a benchmark missing.
+    kembench_at(&store)
+        .args(["run", "--resume", &id])
+        .env_remove("KEMBENCH_MOCK_FAULTS")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("KEMBENCH_MOCK_FAULTS=1"))
+        .stderr(predicate::str::contains("mock/slow"));
+    assert_eq!(common::runs(&store)[0]["status"], "interrupted");
     kembench_at(&store)
         .args(["run", "--resume", &id])
         .env("KEMBENCH_MOCK_FAULTS", "1")

@@ -153,6 +153,7 @@ fn resume(selector: &str, o: &RunOptions, store_spec: &str) -> anyhow::Result<Ex
         .collect();
     let registry = Registry::new(record.config.include_mock);
     let mut impls = Vec::new();
+    let mut missing = Vec::new();
     for label in record
         .config
         .planned
@@ -161,8 +162,23 @@ fn resume(selector: &str, o: &RunOptions, store_spec: &str) -> anyhow::Result<Ex
     {
         match registry.get(label) {
             Some(k) => impls.push(k),
-            None => eprintln!("warning: {label} is not in this build; it stays unmeasured"),
+            None => missing.push(label.clone()),
         }
+    }
+    if !missing.is_empty() {
+        // Measuring the others and calling the run complete would lose these for good.
+        let hint = if missing.iter().any(|l| l.contains("@mock/")) {
+            " They are fault-injecting mock implementations: the run was started with \
+             KEMBENCH_MOCK_FAULTS=1 in the environment; set it again to resume."
+        } else {
+            " This kembench build or this CPU does not offer them."
+        };
+        crate::bail_usage!(
+            "run {id} cannot be resumed here: {} planned benchmark(s) are not available: {}.{hint} \
+             The run stays resumable.",
+            missing.len(),
+            missing.join(", ")
+        );
     }
     println!(
         "Resuming run {id}: {} of {} benchmarks to measure ({} already finished)",

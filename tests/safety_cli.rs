@@ -449,3 +449,84 @@ fn throughput_refuses_absurd_thread_counts_at_once() {
         .stderr(predicate::str::contains("threads per logical CPU"));
     assert!(!s.exists(), "nothing was recorded");
 }
+
+#[test]
+fn import_checks_what_it_stores_and_nothing_printed_can_drive_the_terminal() {
+    let d = dir("import");
+    let store = d.join("s.sqlite");
+    let s = store.to_str().unwrap();
+    let good = d.join("good.json");
+    kembench_at(d.join("other.sqlite").to_str().unwrap())
+        .args(mock_run())
+        .args(FAST)
+        .arg("--json")
+        .arg(&good)
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&good).unwrap()).unwrap();
+    in_dir(&d, s).args(mock_run()).args(FAST).assert().success();
+    let before = digest(&store);
+    let bad = |tag: &str, edit: &dyn Fn(&mut serde_json::Value), says: &str| {
+        let mut b = v.clone();
+        edit(&mut b);
+        let p = d.join(format!("{tag}.json"));
+        std::fs::write(&p, serde_json::to_vec(&b).unwrap()).unwrap();
+        in_dir(&d, s)
+            .arg("import")
+            .arg(&p)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says));
+        assert_eq!(digest(&store), before, "{tag} changed the store");
+    };
+    bad(
+        "path-id",
+        &|b| b["run_id"] = "../../etc/passwd".into(),
+        "run id",
+    );
+    bad(
+        "no-samples",
+        &|b| {
+            b["results"][0]["operations"][0]["raw_samples_ns"] = serde_json::json!([]);
+        },
+        "no sample",
+    );
+    bad(
+        "negative",
+        &|b| b["results"][0]["operations"][0]["median_ns"] = (-5.0).into(),
+        "not negative",
+    );
+    bad(
+        "twice",
+        &|b| {
+            let r = b["results"][0].clone();
+            b["results"].as_array_mut().unwrap().push(r);
+        },
+        "appears twice",
+    );
+    // A host name with an escape sequence is stored, but shown defused.
+    let mut evil = v.clone();
+    evil["environment"]["hostname"] = "evil\u{1b}[2J\u{1b}]0;pwned\u{7}".into();
+    evil.as_object_mut().unwrap().remove("run_id");
+    let p = d.join("evil.json");
+    std::fs::write(&p, serde_json::to_vec(&evil).unwrap()).unwrap();
+    let out = in_dir(&d, s).arg("import").arg(&p).output().unwrap();
+    assert!(out.status.success());
+    let said = String::from_utf8_lossy(&out.stdout).to_string();
+    let id = said
+        .split("as run ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap();
+    for args in [&["runs"][..], &["show", id]] {
+        let out = in_dir(&d, s).args(args).output().unwrap();
+        assert!(out.status.success());
+        assert!(
+            !out.stdout.contains(&0x1b),
+            "{args:?} printed an escape byte"
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("evil"));
+    }
+}

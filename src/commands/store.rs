@@ -39,7 +39,10 @@ pub fn show(spec: &str, selector: &str, layout: Layout) -> anyhow::Result<ExitCo
         sum.results,
         sum.not_ok
     );
-    print!("{}", crate::output::prose(layout, &head));
+    print!(
+        "{}",
+        crate::output::prose(layout, &crate::output::clean(&head))
+    );
     let record = records::record(&stored)?;
     print!(
         "{}",

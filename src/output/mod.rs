@@ -192,7 +192,7 @@ impl Grouped {
 pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]) -> String {
     use crate::record::AnyRecord;
     let mut line = vec!["Command:".to_string()];
-    line.extend(r.command_line().iter().cloned());
+    line.extend(r.command_line().iter().map(|a| clean(a)));
     let mut out = match layout {
         Layout::Fit => command_line(&line),
         Layout::Wide => format!("{}\n", line.join(" ")),
@@ -210,7 +210,28 @@ pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]
 
 /// The environment's summary lines, as printed above a run's table.
 pub fn environment(e: &crate::env::Environment, layout: Layout) -> String {
-    e.summary_lines().iter().map(|l| prose(layout, l)).collect()
+    e.summary_lines()
+        .iter()
+        .map(|l| prose(layout, &clean(l)))
+        .collect()
+}
+
+/// `s` with every control character (an escape sequence's ESC, a carriage return, a line
+/// break) shown as an escape (`\u{1b}`) instead of acting on the terminal: for text from a
+/// record (a host name, a command line), which an imported file may have crafted.
+pub fn clean(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
 }
 
 /// One line of prose: wrapped to [`WIDTH`] in [`Layout::Fit`], whole in [`Layout::Wide`].
@@ -223,6 +244,12 @@ pub fn prose(layout: Layout, text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn clean_defuses_escape_sequences() {
+        assert_eq!(super::clean("host\u{1b}[2Jx\r"), "host\\u{1b}[2Jx\\r");
+        assert_eq!(super::clean("plain µs"), "plain µs");
+    }
+
     use super::*;
 
     #[test]

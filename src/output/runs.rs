@@ -23,16 +23,16 @@ pub fn print(all: &[RunSummary], total: usize, location: &str) {
     ]);
     for r in all {
         t.add_row(vec![
-            r.id.clone(),
-            r.kind.clone(),
-            r.status.clone(),
+            super::clean(&r.id),
+            super::clean(&r.kind),
+            super::clean(&r.status),
             r.started_at
                 .replace('T', " ")
                 .trim_end_matches('Z')
                 .to_string(),
-            r.host.clone(),
-            r.cpu.clone(),
-            r.selection.clone(),
+            super::clean(&r.host),
+            super::clean(&r.cpu),
+            super::clean(&r.selection),
             r.results.to_string(),
             r.not_ok.to_string(),
         ]);

@@ -192,6 +192,33 @@ pub trait Kind: Debug + Clone + Copy + 'static {
     fn interrupted(_state: &Self::State) -> bool {
         false
     }
+
+    /// What is wrong with one result read from outside (an imported file): a measurement
+    /// with no sample, a negative or non-finite time or rate.
+    fn check_result(result: &Self::Result) -> Result<(), String>;
+}
+
+/// Whether `id` has the form of the run ids kembench writes: `YYYYMMDD-HHMMSS-xxxxxxxx`
+/// (digits, then eight hexadecimal digits): no path separator, no `..`, no control character.
+pub fn is_run_id(id: &str) -> bool {
+    let parts: Vec<&str> = id.split('-').collect();
+    matches!(parts.as_slice(), [date, time, random]
+        if date.len() == 8 && date.bytes().all(|b| b.is_ascii_digit())
+            && time.len() == 6 && time.bytes().all(|b| b.is_ascii_digit())
+            && random.len() == 8 && random.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// Checks that `values` are finite and not negative; `what` names them in the error.
+pub fn check_times<'a>(
+    what: &str,
+    values: impl IntoIterator<Item = &'a f64>,
+) -> Result<(), String> {
+    match values.into_iter().find(|v| !(v.is_finite() && **v >= 0.0)) {
+        Some(v) => Err(format!(
+            "{what} has the value {v}; times and rates are finite and not negative"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// No fields: for kinds that add nothing at a place in the header.
@@ -295,6 +322,34 @@ impl<K: Kind> Record<K> {
         self.results
             .iter()
             .find(|x| x.algorithm() == algorithm && x.implementation() == implementation)
+    }
+
+    /// Checks a record read from outside before it is stored: its run id (when it has one)
+    /// has kembench's form, no benchmark appears twice, and every result is sound
+    /// ([`Kind::check_result`]).
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(id) = &self.run_id {
+            if !is_run_id(id) {
+                return Err(format!(
+                    "run id {:?} is not of the form kembench writes (YYYYMMDD-HHMMSS-xxxxxxxx)",
+                    id
+                ));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for r in &self.results {
+            let label = r.label();
+            if label.chars().any(char::is_control) {
+                return Err(format!(
+                    "the benchmark {label:?} has a control character in its name"
+                ));
+            }
+            if !seen.insert(label.clone()) {
+                return Err(format!("{label} appears twice"));
+            }
+            K::check_result(r).map_err(|e| format!("{label}: {e}"))?;
+        }
+        Ok(())
     }
 
     /// Puts `r` in place of the result with the same label, or adds it.

@@ -357,6 +357,30 @@ impl Kind for Run {
     fn interrupted(state: &RunState) -> bool {
         state.interrupted
     }
+
+    fn check_result(r: &BenchResult) -> Result<(), String> {
+        for o in &r.operations {
+            let op = o.operation.as_str();
+            if o.samples == 0 || o.raw_samples_ns.is_empty() {
+                return Err(format!("{op} has no sample"));
+            }
+            super::check_times(
+                op,
+                [
+                    o.median_ns,
+                    o.mean_ns,
+                    o.min_ns,
+                    o.max_ns,
+                    o.p25_ns,
+                    o.p75_ns,
+                ]
+                .iter()
+                .chain(&o.raw_samples_ns)
+                .chain(&o.round_medians_ns),
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// A whole run: what `--json` writes.

@@ -144,6 +144,24 @@ impl Kind for Throughput {
     fn selection(config: &ThroughputConfig) -> String {
         config.planned.join(",")
     }
+
+    fn check_result(r: &ThroughputResult) -> Result<(), String> {
+        for o in &r.operations {
+            let op = o.operation.as_str();
+            if o.points.is_empty() && r.error.is_none() {
+                return Err(format!("{op} has no thread count measured"));
+            }
+            for p in &o.points {
+                super::check_times(
+                    &format!("{op} at {} threads", p.threads),
+                    [p.total_ops_per_sec]
+                        .iter()
+                        .chain(&p.per_thread_ops_per_sec),
+                )?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A whole throughput run: what `throughput --json` writes.

@@ -120,9 +120,11 @@ fn insert_as<K: Kind>(s: &mut Store, mut r: Record<K>) -> anyhow::Result<(String
 where
     K::Result: Storable,
 {
+    // Every record from outside is checked, and every row built, before the store is touched.
+    r.check()
+        .map_err(|e| crate::exit::Usage(format!("not imported: {e}")))?;
     let id = r.run_id.clone().unwrap_or_else(super::new_run_id);
     r.run_id = Some(id.clone());
-    // Every row is built (and so validated) before the store is touched.
     let row = run_row(&r)?;
     let results = result_rows(&r)?;
     if s.contains(&id)? {

@@ -162,3 +162,53 @@ pub fn load_as(path: &Path, wanted: Option<RecordKind>) -> Result<AnyRecord, Loa
     })?;
     parse_as(&name, &bytes, wanted)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A valid run file, to mutate.
+    fn valid() -> Vec<u8> {
+        crate::export::Format::JSON
+            .serialize(&crate::export::fixture::run())
+            .unwrap()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// Any bytes at all: an error or a record, never a panic.
+        #[test]
+        fn random_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+            let _ = parse("fuzz.json", &bytes);
+        }
+
+        /// A valid file with bytes changed, cut short or grown: an error or a record, never
+        /// a panic, and a record that parses also passes or fails `check` without a panic.
+        #[test]
+        fn mutated_files_never_panic(
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..8),
+            cut in any::<prop::sample::Index>(),
+        ) {
+            let mut b = valid();
+            for (at, byte) in edits {
+                let i = at.index(b.len());
+                b[i] = byte;
+            }
+            if let Ok(AnyRecord::Run(r)) = parse("fuzz.json", &b) {
+                let _ = r.check();
+            }
+            let n = cut.index(b.len());
+            let _ = parse("fuzz.json", &b[..n]);
+        }
+    }
+
+    #[test]
+    fn the_unmutated_file_parses_and_checks() {
+        match parse("r.json", &valid()).unwrap() {
+            AnyRecord::Run(r) => r.check().unwrap(),
+            other => panic!("{:?}", other.kind()),
+        }
+    }
+}

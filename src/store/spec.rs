@@ -73,6 +73,26 @@ impl Spec {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any setting: a spec or a usage error, never a panic; and an error never shows a
+        /// password given in `user:password@`.
+        #[test]
+        fn any_setting_parses_or_is_refused_without_the_password(
+            scheme in "[a-zA-Z][a-zA-Z0-9+.-]{0,10}",
+            rest in "[^@]{0,30}",
+            raw in ".{0,60}",
+        ) {
+            let _ = Spec::parse(&raw);
+            let _ = redact(&raw);
+            let url = format!("{scheme}://user:Pw-9xQ7-secret@{rest}");
+            if let Err(e) = Spec::parse(&url) {
+                prop_assert!(!e.to_string().contains("Pw-9xQ7-secret"), "{}", e);
+            }
+            prop_assert!(!redact(&url).contains("Pw-9xQ7-secret"));
+        }
+    }
 
     #[test]
     fn paths_and_postgres_urls_in_any_case() {

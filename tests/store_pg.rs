@@ -232,3 +232,30 @@ fn connection_errors_never_show_the_password() {
         ))
         .stderr(predicate::str::contains("wrong-secret-123").not());
 }
+
+#[test]
+fn connection_errors_name_the_cause_and_never_a_password() {
+    let base = base_url();
+    let wrong = base.replacen("kembench:kembench@", "kembench:Wr0ng-pw-77@", 1);
+    kembench_at(&wrong)
+        .arg("runs")
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("password authentication failed"))
+        .stderr(predicate::str::contains("Wr0ng-pw-77").not());
+    let (head, _db) = base.rsplit_once('/').unwrap();
+    kembench_at(format!("{head}/kembench_no_such_db"))
+        .arg("runs")
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("does not exist"));
+    // An unencoded '@' in the password: refused, and no part of the password is shown.
+    let at = base.replacen("kembench:kembench@", "kembench:Sec@ret-55@", 1);
+    kembench_at(&at)
+        .arg("runs")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("percent-encoded"))
+        .stderr(predicate::str::contains("ret-55").not())
+        .stderr(predicate::str::contains("Sec").not());
+}

@@ -24,6 +24,22 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.is_empty())
 }
 
+/// Why a URL whose authority holds more than one `@` is refused: a password with an
+/// unencoded `@` would be split into a password and part of the host name, and that part
+/// shown in messages.
+fn several_ats(url: &str) -> Option<String> {
+    let authority = url.split_once("://").map_or(url, |(_, rest)| {
+        rest.split(['/', '?']).next().unwrap_or(rest)
+    });
+    (authority.matches('@').count() > 1).then(|| {
+        format!(
+            "the store URL {} has more than one '@' before the host: an '@' inside the \
+             user name or password must be percent-encoded as %40",
+            redact(url)
+        )
+    })
+}
+
 /// The connection settings: the URL first, then the PG environment variables, then libpq's
 /// defaults (local socket or localhost, the login name as user and database).
 pub fn config(url: &str) -> anyhow::Result<Config> {
@@ -187,10 +203,16 @@ impl Db for Tx<'_, '_> {
 impl Pg {
     /// Connects to the server `url` names.
     pub fn open(url: &str) -> anyhow::Result<Pg> {
+        if let Some(why) = several_ats(url) {
+            return Err(crate::exit::Usage(why).into());
+        }
         let cfg = config(url)?;
         let location = describe(&cfg);
+        // The driver's error and its causes (refused, unknown host, authentication failed for
+        // a user, no such database) follow as the error's chain; none holds the password.
         let client = cfg.connect(NoTls).map_err(|e| {
-            anyhow::anyhow!("cannot connect to the PostgreSQL store {location}: {e}")
+            anyhow::Error::new(e)
+                .context(format!("cannot connect to the PostgreSQL store {location}"))
         })?;
         Ok(Pg { client, location })
     }

@@ -123,11 +123,17 @@ fn verify_reports_the_broken_mock_and_exits_non_zero() {
     assert_eq!(broken["checks"]["interop"]["status"], "fail");
     let correct = by_id("mock/correct");
     for (check, outcome) in correct["checks"].as_object().unwrap() {
-        // Interop fails for the correct mock too: its only peer is the broken one.
-        if check != "interop" {
-            assert_ne!(outcome["status"], "fail", "{check}: {outcome}");
-        }
+        // Not even interop: its only peer is the broken one, which fails its own checks,
+        // so the failed pair is the broken mock's, not the correct one's.
+        assert_ne!(outcome["status"], "fail", "{check}: {outcome}");
     }
+    assert!(
+        correct["checks"]["interop"]["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("mock/broken"),
+        "{correct}"
+    );
     // The table says it too.
     kembench()
         .args(["verify", "--include-mock", "--impl", "mock/broken"])

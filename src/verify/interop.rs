@@ -41,8 +41,11 @@ fn pair(x: &dyn Kem, y: &dyn Kem) -> Outcome {
     Outcome::Pass(format!("{TRIPS} trips"))
 }
 
-/// Runs every pair; returns the pairs and one summary outcome per implementation.
-pub fn run(impls: &[Arc<dyn Kem>], opts: &Options) -> (Vec<Pair>, Vec<Outcome>) {
+/// Runs every pair; returns the pairs and one summary outcome per implementation. A failed
+/// pair counts against an implementation that fails its own checks (`own_ok[i]` false), or
+/// against both when both pass alone (then neither can be blamed alone: a pair failure). It
+/// never counts against a correct implementation whose peer fails its own checks.
+pub fn run(impls: &[Arc<dyn Kem>], own_ok: &[bool], opts: &Options) -> (Vec<Pair>, Vec<Outcome>) {
     let mut jobs = Vec::new();
     for (i, x) in impls.iter().enumerate() {
         for (j, y) in impls.iter().enumerate() {
@@ -67,30 +70,42 @@ pub fn run(impls: &[Arc<dyn Kem>], opts: &Options) -> (Vec<Pair>, Vec<Outcome>) 
         .collect();
     let summary = (0..impls.len())
         .map(|i| {
-            let mine: Vec<(&(usize, usize), &Outcome)> = jobs
+            let mine: Vec<(usize, &Outcome)> = jobs
                 .iter()
                 .zip(&outcomes)
                 .filter(|((a, b), _)| *a == i || *b == i)
+                .map(|(&(a, b), o)| (if a == i { b } else { a }, o))
                 .collect();
             if mine.is_empty() {
                 return Outcome::Skip("only implementation of its algorithm here".into());
             }
-            let failed: Vec<String> = mine
-                .iter()
-                .filter(|(_, o)| o.failed())
-                .map(|((a, b), o)| {
-                    let other = if *a == i { *b } else { *a };
-                    let detail = match o {
-                        Outcome::Fail(d) => d.as_str(),
-                        _ => "",
-                    };
-                    format!("with {}: {detail}", impls[other].meta().implementation)
-                })
-                .collect();
-            if failed.is_empty() {
-                Outcome::Pass(format!("{} peers", mine.len() / 2))
+            let name = |j: usize| impls[j].meta().implementation.clone();
+            let mut blamed = Vec::new();
+            let mut excused = std::collections::BTreeSet::new();
+            for (other, o) in &mine {
+                let Outcome::Fail(detail) = o else { continue };
+                if own_ok[i] && !own_ok[*other] {
+                    excused.insert(name(*other));
+                } else {
+                    blamed.push(format!("with {}: {detail}", name(*other)));
+                }
+            }
+            let peers = mine.len() / 2;
+            if !blamed.is_empty() {
+                Outcome::Fail(blamed.join("; "))
+            } else if excused.is_empty() {
+                Outcome::Pass(format!("{peers} peers"))
             } else {
-                Outcome::Fail(failed.join("; "))
+                let excused: Vec<String> = excused.into_iter().collect();
+                let why = format!(
+                    "pairs with {} fail, which fails its own checks",
+                    excused.join(", ")
+                );
+                if excused.len() == peers {
+                    Outcome::Skip(format!("no peer that passes its own checks ({why})"))
+                } else {
+                    Outcome::Pass(format!("{} peers ({why})", peers - excused.len()))
+                }
             }
         })
         .collect();

@@ -208,7 +208,11 @@ pub fn run(impls: &[Arc<dyn Kem>], opts: &Options, progress: &(dyn Fn(&str) + Sy
         })
         .collect();
 
-    let (pairs, per_impl_interop) = interop::run(impls, opts);
+    let own_ok: Vec<bool> = reports
+        .iter()
+        .map(|r| !r.checks.values().any(Outcome::failed))
+        .collect();
+    let (pairs, per_impl_interop) = interop::run(impls, &own_ok, opts);
     for (r, o) in reports.iter_mut().zip(per_impl_interop) {
         r.checks.insert(Check::Interop, o);
     }

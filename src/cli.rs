@@ -332,6 +332,10 @@ pub struct ThroughputArgs {
     /// Do not record the run in the results store.
     #[arg(long)]
     pub no_store: bool,
+    /// Measure the implementations an interrupted throughput run (id, `latest`, ...) has no
+    /// final result for, with that run's own configuration.
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
     /// Every figure (the per-thread range) and every flag in its row, instead of tables that
     /// fit 120 columns.
     #[arg(long)]
@@ -501,6 +505,9 @@ impl ThroughputArgs {
                 "--threads must include 1: efficiency is measured against one thread"
             );
         }
+        if self.resume.is_some() && self.no_store {
+            crate::bail_usage!("--resume continues a run from the results store; it cannot be used with --no-store");
+        }
         self.output.check_dirs()?;
         Ok(ThroughputOptions {
             filter: filter.to_filter(),
@@ -516,6 +523,7 @@ impl ThroughputArgs {
             } else {
                 self.ops.clone()
             },
+            resume: self.resume.clone(),
             store: !self.no_store,
             outputs: self.output.files(),
             layout: Layout::wide_if(self.wide),

@@ -14,6 +14,7 @@ pub mod env;
 pub mod exit;
 pub mod export;
 pub mod files;
+pub mod interrupt;
 pub mod kem;
 pub mod measure;
 pub mod options;

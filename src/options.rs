@@ -58,6 +58,8 @@ pub struct ThroughputOptions {
     pub target_rate: f64,
     /// Operations to measure.
     pub ops: Vec<Op>,
+    /// The throughput run to resume, if any.
+    pub resume: Option<String>,
     /// Record the run in the results store.
     pub store: bool,
     /// Result files.

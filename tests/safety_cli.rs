@@ -363,37 +363,49 @@ fn a_failed_store_never_loses_the_results_silently() {
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 1);
 }
 
+/// Starts kembench with `args` (fault mocks offered) on `store`, waits until the run is in
+/// the store, `ms` more, sends SIGTERM, and returns how it ended.
+fn sigterm_after(store: &Path, args: &[&str], ms: u64) -> std::process::Output {
+    use std::time::{Duration, Instant};
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kembench"))
+        .env("KEMBENCH_STORE", store)
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !store.exists() || common::runs(store).is_empty() {
+        assert!(Instant::now() < deadline, "the run never started");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(ms));
+    // SAFETY: kill(2) with a live child's pid and a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn sigterm_on_run_keeps_what_was_measured_and_the_run_resumes() {
-    use std::time::{Duration, Instant};
     let d = dir("sigterm");
     let store = d.join("s.sqlite");
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kembench"))
-        .env("KEMBENCH_STORE", &store)
-        .env("KEMBENCH_MOCK_FAULTS", "1")
-        .args(["run", "--include-mock", "--impl", "mock/slow,mock/correct"])
-        .args([
+    let out = sigterm_after(
+        &store,
+        &[
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/slow,mock/correct",
             "--ops",
             "keygen",
             "--min-samples",
             "3000",
             "--warmup",
             "0.01",
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Wait until the run is in the store and measuring.
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !store.exists() || common::runs(&store).is_empty() {
-        assert!(Instant::now() < deadline, "the run never started");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(800));
-    // SAFETY: kill(2) with a live child's pid and a valid signal number.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
-    let out = child.wait_with_output().unwrap();
+        ],
+        800,
+    );
     assert_eq!(
         out.status.code(),
         Some(130),
@@ -529,4 +541,50 @@ fn import_checks_what_it_stores_and_nothing_printed_can_drive_the_terminal() {
         );
         assert!(String::from_utf8_lossy(&out.stdout).contains("evil"));
     }
+}
+
+#[test]
+fn sigterm_on_throughput_keeps_what_was_measured_and_the_run_resumes() {
+    let d = dir("tp-sigterm");
+    let store = d.join("s.sqlite");
+    let args = [
+        "throughput",
+        "--include-mock",
+        "--impl",
+        "mock/correct,mock/slow",
+        "--threads",
+        "1,2",
+        "--duration",
+        "0.4",
+        "--repeats",
+        "3",
+        "--ops",
+        "encaps",
+    ];
+    // mock/correct takes about 3 s (latency, then 2 thread counts x 3 repeats x 0.4 s).
+    let out = sigterm_after(&store, &args, 1500);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(130), "{stdout}");
+    assert!(stdout.contains("throughput --resume"), "{stdout}");
+    let listed = common::runs(&store);
+    assert_eq!(listed[0]["status"], "interrupted");
+    let id = listed[0]["id"].as_str().unwrap().to_string();
+    kembench_at(&store)
+        .args(["throughput", "--resume", &id])
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(format!(
+            "Resuming throughput run {id}"
+        )));
+    let listed = common::runs(&store);
+    assert_eq!(listed[0]["status"], "complete");
+    let done = common::export_json(&store, &id);
+    let results = done["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{done}");
+    for r in results {
+        assert!(r.get("interrupted").is_none(), "{r}");
+        assert!(!r["operations"][0]["points"].as_array().unwrap().is_empty());
+    }
+    assert_eq!(done["resumed_at"].as_array().unwrap().len(), 1);
 }

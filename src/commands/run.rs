@@ -19,28 +19,8 @@ use crate::store::records::{self, Storable};
 use crate::store::{self, Recorder, Store};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::collections::HashSet;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-
-/// Ctrl-C presses (SIGINT) and SIGTERM or SIGHUP signals during this process's run: one
-/// stops after the step in progress, two stop at once.
-static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
-
-fn install_ctrl_c() {
-    let r = ctrlc::set_handler(|| {
-        let n = INTERRUPTS.fetch_add(1, Ordering::SeqCst) + 1;
-        if n == 1 {
-            eprintln!("\nCtrl-C (or SIGTERM): stopping after the step in progress and keeping everything measured (Ctrl-C again to stop at once)");
-        } else {
-            eprintln!("\nCtrl-C (or SIGTERM) again: stopping now");
-        }
-    });
-    if let Err(e) = r {
-        eprintln!("warning: cannot catch Ctrl-C ({e}); an interrupted run keeps only what was already stored");
-    }
-}
 
 /// Runs `run`.
 pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
@@ -145,34 +125,12 @@ fn resume(selector: &str, o: &RunOptions, store_spec: &str) -> anyhow::Result<Ex
     if let Some(diff) = same_machine(&record.environment, &here) {
         crate::bail_usage!("run {id} was measured on another machine or build ({diff}); resuming it here would mix the two. Start a new run instead");
     }
-    let finished: HashSet<String> = record
-        .results
-        .iter()
-        .filter(|r| r.is_final())
-        .map(Benchmark::label)
-        .collect();
     let registry = Registry::new(record.config.include_mock);
-    let mut impls = Vec::new();
-    let mut missing = Vec::new();
-    for label in record
-        .config
-        .planned
-        .iter()
-        .filter(|l| !finished.contains(*l))
-    {
-        match registry.get(label) {
-            Some(k) => impls.push(k),
-            None => missing.push(label.clone()),
-        }
-    }
+    let (impls, missing) = record.unfinished_in(&record.config.planned, &registry);
+    let finished = record.results.iter().filter(|r| r.is_final()).count();
     if !missing.is_empty() {
         // Measuring the others and calling the run complete would lose these for good.
-        let hint = if missing.iter().any(|l| l.contains("@mock/")) {
-            " They are fault-injecting mock implementations: the run was started with \
-             KEMBENCH_MOCK_FAULTS=1 in the environment; set it again to resume."
-        } else {
-            " This kembench build or this CPU does not offer them."
-        };
+        let hint = crate::providers::registry::why_missing(&missing);
         crate::bail_usage!(
             "run {id} cannot be resumed here: {} planned benchmark(s) are not available: {}.{hint} \
              The run stays resumable.",
@@ -184,7 +142,7 @@ fn resume(selector: &str, o: &RunOptions, store_spec: &str) -> anyhow::Result<Ex
         "Resuming run {id}: {} of {} benchmarks to measure ({} already finished)",
         impls.len(),
         record.config.planned.len(),
-        finished.len()
+        finished
     );
     record.state.resumed_at.push(now_rfc3339());
     let c = &record.config;
@@ -211,7 +169,7 @@ fn execute(
     o: &RunOptions,
 ) -> anyhow::Result<ExitCode> {
     let outputs = &o.outputs;
-    install_ctrl_c();
+    crate::interrupt::install("the step in progress");
     let rounds = plan.cfg.rounds.max(1) as u64;
     let total = plan.impls.len() as u64 * (2 + rounds * plan.ops.len() as u64);
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
@@ -233,7 +191,7 @@ fn execute(
         files.push(ResultFile::create(*format, path, &so_far)?);
     }
     let mut write_error = None;
-    let interrupted = run::measure_all(plan, &INTERRUPTS, &mut |ev| match ev {
+    let interrupted = run::measure_all(plan, &crate::interrupt::INTERRUPTS, &mut |ev| match ev {
         Event::Step(label, what) => {
             bar.inc(1);
             bar.set_message(format!("{label} {what}"));

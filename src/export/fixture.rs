@@ -177,7 +177,7 @@ pub fn throughput() -> ThroughputRecord {
     ThroughputRecord {
         schema_version: crate::record::throughput::SCHEMA_VERSION,
         run_id: None,
-        state: crate::record::Nothing {},
+        state: Default::default(),
         kind: "kembench-throughput".into(),
         started_at: "2026-11-22T12:00:00Z".into(),
         finished_at: Some("2026-11-22T12:01:00Z".into()),
@@ -204,6 +204,7 @@ pub fn throughput() -> ThroughputRecord {
                 2, 10_250.0, 10_250.0, 10_250.0, 70_000.0,
             )),
             error: None,
+            interrupted: false,
         }],
     }
 }

@@ -50,6 +50,17 @@ fn hint(s: &[String]) -> String {
     }
 }
 
+/// Why the implementations labelled `missing` are not in this process's registry, for a run
+/// that planned them and is resumed here.
+pub fn why_missing(missing: &[String]) -> &'static str {
+    if missing.iter().any(|l| l.contains("@mock/")) {
+        " They are fault-injecting mock implementations: the run was started with \
+         KEMBENCH_MOCK_FAULTS=1 in the environment; set it again to resume."
+    } else {
+        " This kembench build or this CPU does not offer them."
+    }
+}
+
 /// What to select. Empty lists select everything.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {

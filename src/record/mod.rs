@@ -352,6 +352,30 @@ impl<K: Kind> Record<K> {
         Ok(())
     }
 
+    /// The planned implementations with no final result: those `registry` has, and the
+    /// labels of those it lacks.
+    pub fn unfinished_in(
+        &self,
+        planned: &[String],
+        registry: &crate::providers::Registry,
+    ) -> (Vec<std::sync::Arc<dyn crate::kem::Kem>>, Vec<String>) {
+        let finished: std::collections::HashSet<String> = self
+            .results
+            .iter()
+            .filter(|r| r.is_final())
+            .map(Benchmark::label)
+            .collect();
+        let mut todo = Vec::new();
+        let mut missing = Vec::new();
+        for label in planned.iter().filter(|l| !finished.contains(*l)) {
+            match registry.get(label) {
+                Some(k) => todo.push(k),
+                None => missing.push(label.clone()),
+            }
+        }
+        (todo, missing)
+    }
+
     /// Puts `r` in place of the result with the same label, or adds it.
     pub fn put(&mut self, r: K::Result) {
         let label = r.label();

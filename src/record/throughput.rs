@@ -98,6 +98,10 @@ pub struct ThroughputResult {
     pub capacity: Option<Capacity>,
     /// An error that stopped the measurement, if any.
     pub error: Option<String>,
+    /// Ctrl-C or SIGTERM stopped it part-way (the points measured are kept);
+    /// `throughput --resume` measures it again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// Configuration of a throughput run.
@@ -123,6 +127,17 @@ pub struct ThroughputConfig {
     pub planned: Vec<String>,
 }
 
+impl ThroughputRecord {
+    /// The planned implementations with no final result: those `registry` has, and the labels
+    /// of those it lacks.
+    pub fn unfinished(
+        &self,
+        registry: &crate::providers::Registry,
+    ) -> (Vec<std::sync::Arc<dyn crate::kem::Kem>>, Vec<String>) {
+        self.unfinished_in(&self.config.planned, registry)
+    }
+}
+
 impl ThroughputResult {
     /// The rates of one operation, if measured.
     pub fn op(&self, op: Op) -> Option<&OpThroughput> {
@@ -130,19 +145,35 @@ impl ThroughputResult {
     }
 }
 
-/// The throughput record kind: no state or measurement beside the common header.
+/// What a throughput run records before `kind` when Ctrl-C or SIGTERM stopped it, or it was
+/// resumed (nothing otherwise, as in files from before these existed).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ThroughputState {
+    /// Stopped before every implementation was measured.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    /// When `throughput --resume` continued this run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed_at: Vec<String>,
+}
+
+/// The throughput record kind: no measurement beside the common header.
 #[derive(Debug, Clone, Copy)]
 pub struct Throughput;
 
 impl Kind for Throughput {
     const KIND: RecordKind = RecordKind::Throughput;
-    type State = Nothing;
+    type State = ThroughputState;
     type Config = ThroughputConfig;
     type Measured = Nothing;
     type Result = ThroughputResult;
 
     fn selection(config: &ThroughputConfig) -> String {
         config.planned.join(",")
+    }
+
+    fn interrupted(state: &ThroughputState) -> bool {
+        state.interrupted
     }
 
     fn check_result(r: &ThroughputResult) -> Result<(), String> {
@@ -177,10 +208,16 @@ impl Benchmark for ThroughputResult {
     }
 
     fn status(&self) -> ResultStatus {
-        if self.error.is_some() {
+        if self.interrupted {
+            ResultStatus::Interrupted
+        } else if self.error.is_some() {
             ResultStatus::Error
         } else {
             ResultStatus::Ok
         }
+    }
+
+    fn is_final(&self) -> bool {
+        !self.interrupted
     }
 }

@@ -34,13 +34,16 @@ pub fn select(registry: &Registry, filter: &Filter) -> Result<Vec<Arc<dyn Kem>>,
 
 /// Measures one implementation: its single-call latency, then every operation of `cfg` at
 /// every thread (or process) count in rotation, `cfg.repeats` times, and its TLS capacity.
-/// Correctness is checked first; an implementation that fails is not measured.
+/// Correctness is checked first; an implementation that fails is not measured. When `stop`
+/// says so (Ctrl-C, SIGTERM), it stops after the thread count in progress and returns the
+/// operations measured whole, marked `interrupted`.
 pub fn measure_one(
     k: &Arc<dyn Kem>,
     cfg: &ThroughputConfig,
     include_mock: bool,
     timers: &Timers,
     cpus: usize,
+    stop: &dyn Fn() -> bool,
 ) -> ThroughputResult {
     let (ops, threads) = (&cfg.operations, &cfg.threads);
     let m = k.meta();
@@ -52,6 +55,7 @@ pub fn measure_one(
         operations: Vec::new(),
         capacity: None,
         error: None,
+        interrupted: false,
     };
     if let crate::verify::Outcome::Fail(why) = crate::run::quick_check(k.as_ref()) {
         r.error = Some(format!("not measured: correctness check failed: {why}"));
@@ -77,6 +81,10 @@ pub fn measure_one(
         let mut raws: Vec<Vec<Vec<(u64, f64)>>> = vec![Vec::new(); threads.len()];
         for _ in 0..cfg.repeats {
             for (i, &n) in threads.iter().enumerate() {
+                if stop() {
+                    r.interrupted = true;
+                    return r;
+                }
                 let raw = if cfg.processes {
                     run_processes(&m.label(), include_mock, op, n, duration, cfg.pinned)
                 } else {

@@ -588,3 +588,69 @@ fn sigterm_on_throughput_keeps_what_was_measured_and_the_run_resumes() {
     }
     assert_eq!(done["resumed_at"].as_array().unwrap().len(), 1);
 }
+
+/// Makes `p` immutable (write-protected even for root) until dropped.
+struct Immutable(PathBuf);
+
+impl Immutable {
+    fn new(p: &Path) -> Immutable {
+        let ok = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(p)
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            ok,
+            "chattr +i {} failed: the read-only store test needs e2fsprogs' chattr on a file \
+             system that supports it (ext4 here)",
+            p.display()
+        );
+        Immutable(p.to_path_buf())
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+#[test]
+fn a_read_only_store_is_said_to_be_read_only_and_still_reads() {
+    let d = dir("readonly");
+    let store = d.join("s.sqlite");
+    let s = store.to_str().unwrap();
+    in_dir(&d, s).args(mock_run()).args(FAST).assert().success();
+    // SQLite keeps a WAL store's journal beside it; a clean close folds it back in.
+    let before = digest(&store);
+    {
+        let _ro = Immutable::new(&store);
+        in_dir(&d, s)
+            .arg("runs")
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("complete"));
+        in_dir(&d, s).args(["show", "latest"]).assert().success();
+        in_dir(&d, s)
+            .args(mock_run())
+            .args(FAST)
+            .assert()
+            .code(3)
+            .stdout(predicate::str::contains("recorded in").not())
+            .stderr(predicate::str::contains("read-only"));
+    }
+    assert_eq!(digest(&store), before);
+    // A new store in a write-protected directory.
+    let locked = d.join("locked");
+    std::fs::create_dir_all(&locked).unwrap();
+    let _ro = Immutable::new(&locked);
+    in_dir(&d, locked.join("new.sqlite").to_str().unwrap())
+        .args(mock_run())
+        .args(FAST)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("read-only"));
+}

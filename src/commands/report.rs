@@ -60,7 +60,7 @@ pub fn run(
 
 /// The id of the newest run in the store, of either kind, said on stdout.
 fn latest_run(spec: &str) -> anyhow::Result<String> {
-    let mut s = Store::open(spec)?;
+    let mut s = Store::open_existing(spec)?;
     let id = s
         .resolve("latest", None)
         .context("no RUN given, so the report would be of the latest run in the store")?;
@@ -68,14 +68,14 @@ fn latest_run(spec: &str) -> anyhow::Result<String> {
     print!(
         "{}",
         crate::output::wrap(
-            &format!(
+            &crate::output::clean(&format!(
                 "No RUN given: reporting the latest run in {}: {id} ({}, {}, host {}, started {}).",
                 s.location(),
                 run.kind,
                 run.status,
                 run.host,
                 run.started_at
-            ),
+            )),
             2
         )
     );

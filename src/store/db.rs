@@ -74,4 +74,8 @@ pub trait Backend {
     }
     /// Whether the schema's tables exist (`kembench_schema`).
     fn has_schema_table(&mut self) -> anyhow::Result<bool>;
+    /// Whether the store can only be read (a read-only file or directory).
+    fn read_only(&self) -> bool {
+        false
+    }
 }

@@ -17,7 +17,7 @@ mod sqlite;
 
 use crate::record::RecordKind;
 pub use crate::record::RunStatus;
-use anyhow::Context;
+use anyhow::{bail, Context};
 use db::{Backend, Val};
 pub use load::load;
 pub use recorder::Recorder;
@@ -226,16 +226,34 @@ impl Store {
                 }
             }
         }
-        Self::open(spec)
+        Self::open_mode(spec, schema::LATEST, false)
     }
 
     /// Opens the store and brings its schema to `version` (tests build older stores).
     pub(crate) fn open_at(spec: &str, version: i64) -> anyhow::Result<Store> {
+        Self::open_mode(spec, version, true)
+    }
+
+    /// Opens the store; a read-only one (a write-protected file or directory) is refused when
+    /// `write`, and otherwise read as it is, without migrating it.
+    fn open_mode(spec: &str, version: i64, write: bool) -> anyhow::Result<Store> {
         let mut db: Box<dyn Backend> = match Spec::parse(spec)? {
             Spec::Postgres(url) => Box::new(pg::Pg::open(&url)?),
             Spec::Sqlite(path) => Box::new(sqlite::Sqlite::open(&path)?),
         };
         let location = db.location();
+        if db.read_only() {
+            if write {
+                bail!(
+                    "the store {location} is read-only (a write-protected file or directory): \
+                     runs, show, export, compare and report read it, but nothing can be \
+                     recorded in it; give another --store to record"
+                );
+            }
+            schema::check_readable(db.as_mut())
+                .with_context(|| format!("reading the results store {location}"))?;
+            return Ok(Store { db });
+        }
         schema::migrate(db.as_mut(), version)
             .with_context(|| format!("opening the results store {location}"))?;
         db.ready_for_writes()?;

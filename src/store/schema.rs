@@ -167,6 +167,20 @@ fn newer(location: &str, found: i64) -> anyhow::Error {
     )
 }
 
+/// Checks, without writing, that a store opened read-only is one this kembench reads: a
+/// kembench store whose schema is not newer than this build's.
+pub fn check_readable(b: &mut dyn Backend) -> anyhow::Result<()> {
+    let location = b.location();
+    if !b.has_schema_table()? {
+        bail!("{location} is not a kembench store (no kembench_schema table)");
+    }
+    let rows = b.read("SELECT version FROM kembench_schema WHERE id = 1", &[])?;
+    match rows.first().map(|r| r[0].as_int("version")).transpose()? {
+        Some(v) if v > LATEST => Err(newer(&location, v)),
+        _ => Ok(()),
+    }
+}
+
 /// Brings the schema to `target`, one migration at a time inside one exclusive transaction,
 /// so that concurrent writers starting on a fresh store create it exactly once.
 pub fn migrate(b: &mut dyn Backend, target: i64) -> anyhow::Result<()> {

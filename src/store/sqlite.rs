@@ -93,7 +93,16 @@ impl Sqlite {
                 | OpenFlags::SQLITE_OPEN_CREATE
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
-        .with_context(|| format!("opening the store {}", path.display()))?;
+        .with_context(|| {
+            if exists {
+                format!("opening the store {}", path.display())
+            } else {
+                format!(
+                    "creating the store {} (is its directory read-only?)",
+                    path.display()
+                )
+            }
+        })?;
         conn.busy_timeout(Duration::from_secs(60))?;
         let s = Sqlite {
             conn,
@@ -153,6 +162,11 @@ impl Backend for Sqlite {
         self.conn
             .pragma_update(None, "journal_mode", "WAL")
             .context("switching the store to WAL mode")
+    }
+
+    fn read_only(&self) -> bool {
+        // SQLite opens a write-protected file for reading only, and says so here.
+        self.conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false)
     }
 
     fn has_schema_table(&mut self) -> anyhow::Result<bool> {

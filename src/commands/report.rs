@@ -60,7 +60,8 @@ pub fn run(
 
 /// The id of the newest run in the store, of either kind, said on stdout.
 fn latest_run(spec: &str) -> anyhow::Result<String> {
-    let mut s = Store::open_existing(spec)?;
+    let mut s = Store::open_existing(spec)
+        .context("no RUN given, so the report would be of the latest run in the store")?;
     let id = s
         .resolve("latest", None)
         .context("no RUN given, so the report would be of the latest run in the store")?;

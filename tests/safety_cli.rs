@@ -125,8 +125,19 @@ fn read_commands_create_no_store() {
             .stderr(predicate::str::contains("no store at"));
     }
     assert!(files(&d).is_empty(), "{:?}", files(&d));
-    // A run creates it (and its directories).
-    in_dir(&d, s).args(mock_run()).args(FAST).assert().success();
+    // A run creates it (and its directories), and says so once.
+    in_dir(&d, s)
+        .args(mock_run())
+        .args(FAST)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("Creating a new results store"));
+    in_dir(&d, s)
+        .args(mock_run())
+        .args(FAST)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("Creating a new results store").not());
     assert!(store.is_file());
     in_dir(&d, s).arg("runs").assert().success();
 }

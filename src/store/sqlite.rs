@@ -78,9 +78,13 @@ impl Sqlite {
         let exists = path.exists();
         if !exists {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir)
-                    .with_context(|| format!("creating the store's directory {}", dir.display()))?;
+                if !dir.is_dir() {
+                    std::fs::create_dir_all(dir).with_context(|| {
+                        format!("creating the store's directory {}", dir.display())
+                    })?;
+                }
             }
+            eprintln!("Creating a new results store at {}", path.display());
         } else if path.is_dir() {
             bail!(
                 "store {} is a directory; give a file path to --store",

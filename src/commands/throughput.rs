@@ -135,19 +135,9 @@ fn execute(
         }
     }
     let interrupted = crate::interrupt::requested();
-    record.state.interrupted = interrupted;
-    record.finished_at = (!interrupted).then(now_rfc3339);
-    recorder.finish(
-        record.status(),
-        record.finished_at.as_deref(),
-        record.header_json().map_err(Into::into),
-    );
-    // A store that failed and a fallback file that could not be written either: the
-    // results are lost, and the exit code says so (after the table, which shows them).
-    let lost = recorder
-        .rescue(&Format::JSON.serialize(&record)?)
-        .map_err(|e| eprintln!("error: {e:#}"))
-        .is_err();
+    // Lost: the store failed and no fallback file could be written; the exit code says so
+    // after the tables, which show the results.
+    let lost = recorder.close(&mut record, interrupted, |r| Format::JSON.serialize(r))?;
     for file in files {
         file.finish(&record)?;
     }

@@ -193,6 +193,9 @@ pub trait Kind: Debug + Clone + Copy + 'static {
         false
     }
 
+    /// Records in `state` whether the run was stopped before every benchmark completed.
+    fn set_interrupted(_state: &mut Self::State, _interrupted: bool) {}
+
     /// What is wrong with one result read from outside (an imported file): a measurement
     /// with no sample, a negative or non-finite time or rate.
     fn check_result(result: &Self::Result) -> Result<(), String>;
@@ -284,6 +287,12 @@ impl<K: Kind> Record<K> {
     /// Whether the run stopped before every benchmark completed.
     pub fn interrupted(&self) -> bool {
         K::interrupted(&self.state)
+    }
+
+    /// Marks the run's end: interrupted (no end time, resumable) or finished now.
+    pub fn end(&mut self, interrupted: bool) {
+        K::set_interrupted(&mut self.state, interrupted);
+        self.finished_at = (!interrupted).then(now_rfc3339);
     }
 
     /// The store's status for this record.

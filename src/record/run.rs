@@ -358,6 +358,10 @@ impl Kind for Run {
         state.interrupted
     }
 
+    fn set_interrupted(state: &mut RunState, interrupted: bool) {
+        state.interrupted = interrupted;
+    }
+
     fn check_result(r: &BenchResult) -> Result<(), String> {
         for o in &r.operations {
             let op = o.operation.as_str();

@@ -176,6 +176,10 @@ impl Kind for Throughput {
         state.interrupted
     }
 
+    fn set_interrupted(state: &mut ThroughputState, interrupted: bool) {
+        state.interrupted = interrupted;
+    }
+
     fn check_result(r: &ThroughputResult) -> Result<(), String> {
         for o in &r.operations {
             let op = o.operation.as_str();

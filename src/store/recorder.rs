@@ -100,6 +100,28 @@ impl Recorder {
         self.attempt(|s, id| s.finish(id, status, finished_at, Some(&header?)));
     }
 
+    /// Ends `record` (interrupted or finished now) and records its end; when the store failed
+    /// on the way, saves `json(record)` for `kembench import` ([`Recorder::rescue`]).
+    /// Returns whether the results are lost (the store failed and no file could be written),
+    /// which the caller reports after printing them.
+    pub fn close<K: crate::record::Kind>(
+        &mut self,
+        record: &mut crate::record::Record<K>,
+        interrupted: bool,
+        json: impl FnOnce(&crate::record::Record<K>) -> anyhow::Result<Vec<u8>>,
+    ) -> anyhow::Result<bool> {
+        record.end(interrupted);
+        self.finish(
+            record.status(),
+            record.finished_at.as_deref(),
+            record.header_json().map_err(Into::into),
+        );
+        Ok(self
+            .rescue(&json(record)?)
+            .map_err(|e| eprintln!("error: {e:#}"))
+            .is_err())
+    }
+
     /// Whether every write reached the store (true with `--no-store`).
     pub fn ok(&self) -> bool {
         self.failed.is_none()

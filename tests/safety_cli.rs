@@ -377,23 +377,10 @@ fn a_failed_store_never_loses_the_results_silently() {
 /// Starts kembench with `args` (fault mocks offered) on `store`, waits until the run is in
 /// the store, `ms` more, sends SIGTERM, and returns how it ended.
 fn sigterm_after(store: &Path, args: &[&str], ms: u64) -> std::process::Output {
-    use std::time::{Duration, Instant};
-    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("kembench"))
-        .env("KEMBENCH_STORE", store)
-        .env("KEMBENCH_MOCK_FAULTS", "1")
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !store.exists() || common::runs(store).is_empty() {
-        assert!(Instant::now() < deadline, "the run never started");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(ms));
-    // SAFETY: kill(2) with a live child's pid and a valid signal number.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    let mut child = common::spawn(store, args);
+    common::wait_for_run(store, &mut child);
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    common::signal(&child, libc::SIGTERM);
     child.wait_with_output().unwrap()
 }
 

@@ -4,7 +4,7 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{export_json, kembench_at, runs, FAST};
+use common::{export_json, kembench_at, runs, signal, spawn, wait_for_run, FAST};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -350,36 +350,6 @@ fn a_crash_while_timing_keeps_the_others_and_says_when_it_happened() {
     );
 }
 
-fn wait_for_run(store: &Path, child: &mut std::process::Child) -> String {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
-        if store.exists() {
-            if let Some(r) = runs(store).first() {
-                return r["id"].as_str().unwrap().to_string();
-            }
-        }
-        assert!(Instant::now() < deadline, "the run never started");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-fn spawn(store: &Path, args: &[&str]) -> std::process::Child {
-    std::process::Command::new(assert_cmd::cargo::cargo_bin("kembench"))
-        .env("KEMBENCH_STORE", store)
-        .env("KEMBENCH_MOCK_FAULTS", "1")
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-fn sigint(child: &std::process::Child) {
-    // SAFETY: kill(2) with a live child's pid and a valid signal number.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-}
-
 #[test]
 fn ctrl_c_keeps_what_was_measured_and_resume_completes_the_run() {
     let d = dir("resume");
@@ -402,7 +372,7 @@ fn ctrl_c_keeps_what_was_measured_and_resume_completes_the_run() {
     );
     let id = wait_for_run(&store, &mut child);
     std::thread::sleep(Duration::from_millis(800));
-    sigint(&child);
+    signal(&child, libc::SIGINT);
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(130), "{stdout}");
@@ -461,14 +431,14 @@ fn a_second_ctrl_c_stops_at_once() {
     );
     wait_for_run(&store, &mut child);
     std::thread::sleep(Duration::from_millis(500));
-    sigint(&child);
+    signal(&child, libc::SIGINT);
     std::thread::sleep(Duration::from_millis(300));
     assert!(
         child.try_wait().unwrap().is_none(),
         "one Ctrl-C waits for the step"
     );
     let start = Instant::now();
-    sigint(&child);
+    signal(&child, libc::SIGINT);
     let out = child.wait_with_output().unwrap();
     assert!(start.elapsed() < Duration::from_secs(10));
     assert_eq!(out.status.code(), Some(130));

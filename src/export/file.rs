@@ -88,11 +88,6 @@ impl ResultFile {
         files::write_output(&self.path, &self.format.serialize(r)?)?;
         Ok(self.path)
     }
-
-    /// The file's path.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
 }
 
 #[cfg(test)]

@@ -78,11 +78,6 @@ impl RecordKind {
     pub fn from_file_kind(s: &str) -> Option<RecordKind> {
         Self::ALL.into_iter().find(|k| k.file_kind() == s)
     }
-
-    /// The kind whose store spelling is `s`.
-    pub fn from_store_kind(s: &str) -> Option<RecordKind> {
-        Self::ALL.into_iter().find(|k| k.store_kind() == s)
-    }
 }
 
 /// A run's state in the store.

@@ -22,7 +22,7 @@ use db::{Backend, Val};
 pub use load::load;
 pub use recorder::Recorder;
 pub use schema::OpRow;
-pub use spec::{is_postgres, redact, Spec};
+pub use spec::{redact, Spec};
 use std::path::PathBuf;
 
 /// Where runs go when neither `--store` nor `KEMBENCH_STORE` says otherwise:

@@ -28,11 +28,6 @@ fn scheme_at(s: &str) -> Option<(usize, &str)> {
         .then_some((start, scheme))
 }
 
-/// Whether `spec` is a PostgreSQL URL (scheme in any case).
-pub fn is_postgres(spec: &str) -> bool {
-    matches!(scheme_at(spec), Some((0, s)) if POSTGRES_SCHEMES.iter().any(|p| s.eq_ignore_ascii_case(p)))
-}
-
 /// `s` with the password of any URL in it (`scheme://user:password@host`, or a
 /// `password=` parameter) replaced by `***`, whatever the scheme.
 pub fn redact(s: &str) -> String {
@@ -111,8 +106,10 @@ mod tests {
         ] {
             assert_eq!(Spec::parse(given).unwrap(), Spec::Postgres(wanted.into()));
         }
-        assert!(is_postgres("PostgreSQL://h/db"));
-        assert!(!is_postgres("/data/postgres://x"));
+        assert_eq!(
+            Spec::parse("/data/postgres://x").unwrap(),
+            Spec::Sqlite("/data/postgres://x".into())
+        );
     }
 
     #[test]

@@ -58,3 +58,38 @@ pub fn export_json(store: impl AsRef<OsStr>, run: &str) -> Value {
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// kembench started in the background with `args` on `store`, the fault-injecting mocks
+/// offered (`KEMBENCH_MOCK_FAULTS=1`), its output captured.
+pub fn spawn(store: &std::path::Path, args: &[&str]) -> std::process::Child {
+    std::process::Command::new(assert_cmd::cargo::cargo_bin("kembench"))
+        .env("KEMBENCH_STORE", store)
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits (a minute at most) until `child`'s run is in `store`; its id.
+pub fn wait_for_run(store: &std::path::Path, child: &mut std::process::Child) -> String {
+    use std::time::{Duration, Instant};
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        if store.exists() {
+            if let Some(r) = runs(store).first() {
+                return r["id"].as_str().unwrap().to_string();
+            }
+        }
+        assert!(Instant::now() < deadline, "the run never started");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Sends `sig` (SIGINT, SIGTERM) to `child`.
+pub fn signal(child: &std::process::Child, sig: i32) {
+    // SAFETY: kill(2) with a live child's pid and a valid signal number.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
+}

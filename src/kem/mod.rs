@@ -7,6 +7,7 @@
 
 pub mod catalog;
 
+use std::any::Any;
 use std::fmt;
 
 pub use catalog::{Algorithm, Family};
@@ -33,6 +34,62 @@ pub enum KemError {
     /// The implementation does not offer this operation (derandomized operations).
     #[error("operation not supported by this implementation")]
     Unsupported,
+}
+
+/// A secret key as its library keeps it in memory: an opaque, provider-owned object.
+///
+/// A TLS endpoint generates its key share and keeps the key object until the peer answers; it
+/// never rebuilds the key from bytes. Decapsulation therefore takes this object, and the cost of
+/// rebuilding it from bytes is an operation of its own (`sk-import`). Providers whose library
+/// works on byte strings keep the bytes (`Vec<u8>`), which is what those libraries themselves
+/// take.
+pub struct SecretKey(Box<dyn Any + Send>);
+
+impl SecretKey {
+    /// Wraps a provider's key object.
+    pub fn new<T: Any + Send>(key: T) -> Self {
+        SecretKey(Box::new(key))
+    }
+
+    /// The provider's key object; an error if another provider made this key.
+    pub fn get<T: Any>(&self) -> Result<&T, KemError> {
+        self.0.downcast_ref().ok_or_else(foreign_key)
+    }
+
+    /// The provider's key object, mutably (single-use keys are taken out of it).
+    pub fn get_mut<T: Any>(&mut self) -> Result<&mut T, KemError> {
+        self.0.downcast_mut().ok_or_else(foreign_key)
+    }
+}
+
+fn foreign_key() -> KemError {
+    KemError::Failure("secret key object made by another implementation".into())
+}
+
+impl fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // Never the key material.
+        f.write_str("SecretKey(..)")
+    }
+}
+
+/// Which import steps a library has apart from the operations themselves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Imports {
+    /// Turning secret-key bytes into the library's key object does work of its own (a parse,
+    /// a public-key recomputation, a self-test): measured as `sk-import`.
+    pub secret_key: bool,
+    /// Turning a peer's public-key bytes into the library's key object is a call of its own
+    /// (measured as `pk-import`; encapsulation includes it, as a server pays it per handshake).
+    pub public_key: bool,
+}
+
+impl Imports {
+    /// No distinct import step: the library takes byte strings.
+    pub const NONE: Imports = Imports {
+        secret_key: false,
+        public_key: false,
+    };
 }
 
 /// Which operation of a KEM.
@@ -144,6 +201,52 @@ pub trait Kem: Send + Sync {
     /// Decapsulates `ct` with `sk`, writing the shared secret.
     fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError>;
 
+    /// Generates a key pair, writing the public key and keeping the secret key as the
+    /// library's object. The default keeps the bytes of [`keypair_raw`](Self::keypair_raw).
+    fn keypair_kept_raw(&self, pk: &mut [u8]) -> Result<SecretKey, KemError> {
+        let mut sk = vec![0; self.meta().algorithm.sk_len];
+        self.keypair_raw(pk, &mut sk)?;
+        Ok(SecretKey::new(sk))
+    }
+
+    /// Decapsulates `ct` with a kept secret key. The default reads the kept bytes.
+    fn decaps_kept_raw(
+        &self,
+        sk: &mut SecretKey,
+        ct: &[u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        self.decaps_raw(sk.get::<Vec<u8>>()?, ct, ss)
+    }
+
+    /// Rebuilds a kept secret key from its bytes (`sk` has the catalog's length).
+    fn sk_import_raw(&self, sk: &[u8]) -> Result<SecretKey, KemError> {
+        Ok(SecretKey::new(sk.to_vec()))
+    }
+
+    /// Writes a kept secret key's bytes; [`KemError::Unsupported`] where the library cannot.
+    fn sk_export_raw(&self, sk: &SecretKey, out: &mut [u8]) -> Result<(), KemError> {
+        out.copy_from_slice(sk.get::<Vec<u8>>()?);
+        Ok(())
+    }
+
+    /// Parses a peer's public key into the library's object and drops it (the `pk-import`
+    /// operation); only called when [`imports`](Self::imports) says the step exists.
+    fn pk_import_raw(&self, _pk: &[u8]) -> Result<(), KemError> {
+        Err(KemError::Unsupported)
+    }
+
+    /// The import steps this library has apart from the operations.
+    fn imports(&self) -> Imports {
+        Imports::NONE
+    }
+
+    /// Whether a kept secret key can decapsulate only once (ephemeral key shares, as rustls's
+    /// key-exchange groups hold them). Timing then prepares a fresh key for every call.
+    fn single_use_keys(&self) -> bool {
+        false
+    }
+
     /// The (pk, sk, ct, ss) lengths the library itself declares, where it declares them.
     fn declared_lens(&self) -> Option<[usize; 4]> {
         None
@@ -252,6 +355,62 @@ impl<'a> dyn Kem + 'a {
         check_len("ciphertext buffer", ct.len(), a.ct_len)?;
         check_len("shared secret buffer", ss.len(), a.ss_len)?;
         self.encaps_derand_raw(pk, seed, ct, ss)
+    }
+
+    /// Generates a key pair, keeping the secret key as the library's object.
+    pub fn keypair_kept(&self, pk: &mut [u8]) -> Result<SecretKey, KemError> {
+        check_len("public key buffer", pk.len(), self.meta().algorithm.pk_len)?;
+        self.keypair_kept_raw(pk)
+    }
+
+    /// Decapsulates `ct` with a kept secret key into a buffer of the catalog's length.
+    pub fn decaps_kept(
+        &self,
+        sk: &mut SecretKey,
+        ct: &[u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        let a = self.meta().algorithm;
+        check_len("ciphertext", ct.len(), a.ct_len)?;
+        check_len("shared secret buffer", ss.len(), a.ss_len)?;
+        self.decaps_kept_raw(sk, ct, ss)
+    }
+
+    /// Rebuilds a kept secret key from its bytes.
+    pub fn sk_import(&self, sk: &[u8]) -> Result<SecretKey, KemError> {
+        check_len("secret key", sk.len(), self.meta().algorithm.sk_len)?;
+        self.sk_import_raw(sk)
+    }
+
+    /// A kept secret key's bytes, where the library can export them.
+    pub fn sk_export(&self, sk: &SecretKey) -> Result<Vec<u8>, KemError> {
+        let mut out = vec![0; self.meta().algorithm.sk_len];
+        self.sk_export_raw(sk, &mut out)?;
+        Ok(out)
+    }
+
+    /// Parses a peer's public key into the library's object (the `pk-import` operation);
+    /// [`KemError::Unsupported`] when the library has no such step.
+    pub fn pk_import(&self, pk: &[u8]) -> Result<(), KemError> {
+        if !self.imports().public_key {
+            return Err(KemError::Unsupported);
+        }
+        check_len("public key", pk.len(), self.meta().algorithm.pk_len)?;
+        self.pk_import_raw(pk)
+    }
+
+    /// Convenience: a fresh key pair with a kept secret key.
+    pub fn keypair_kept_vec(&self) -> Result<(Vec<u8>, SecretKey), KemError> {
+        let mut pk = vec![0; self.meta().algorithm.pk_len];
+        let sk = self.keypair_kept(&mut pk)?;
+        Ok((pk, sk))
+    }
+
+    /// Convenience: decapsulation with a kept key to an owned vector.
+    pub fn decaps_kept_vec(&self, sk: &mut SecretKey, ct: &[u8]) -> Result<Vec<u8>, KemError> {
+        let mut ss = vec![0; self.meta().algorithm.ss_len];
+        self.decaps_kept(sk, ct, &mut ss)?;
+        Ok(ss)
     }
 
     /// Convenience: a fresh key pair as owned vectors.

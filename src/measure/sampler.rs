@@ -16,7 +16,7 @@ use super::counters::{Counters, Pmu};
 use super::heap::{self, HeapUsage};
 use super::stack::{self, StackUsage};
 use super::timer::{tsc, Timers};
-use crate::kem::{Kem, KemError};
+use crate::kem::{Kem, KemError, SecretKey};
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
@@ -34,29 +34,57 @@ use std::time::{Duration, Instant};
     Deserialize,
     clap::ValueEnum,
 )]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Op {
-    /// Key pair generation.
+    /// Key pair generation: the public key as bytes, the secret key kept as the library's
+    /// object (as a TLS endpoint keeps its key share).
     Keygen,
-    /// Encapsulation to a public key from the pool.
+    /// Encapsulation to a public key from the pool, given as bytes (a server parses each
+    /// client's fresh key share, so the parse is part of the call).
     Encaps,
-    /// Decapsulation of a ciphertext from the pool.
+    /// Decapsulation of a ciphertext from the pool with a kept secret-key object.
     Decaps,
-    /// Key generation, encapsulation and decapsulation as one unit.
+    /// Key generation, encapsulation and decapsulation as one unit, on kept key objects.
     Exchange,
+    /// Rebuilding a secret-key object from its bytes, where the library has such a step
+    /// (a key loaded from storage pays it once; the old "decapsulation from bytes" is
+    /// `sk-import` + `decaps`).
+    SkImport,
+    /// Parsing a peer's public key into the library's object, where that is a call of its
+    /// own; it is already inside `encaps`, and reported apart so its share is visible.
+    PkImport,
 }
 
 impl Op {
     /// Every operation, in table order.
-    pub const ALL: [Op; 4] = [Op::Keygen, Op::Encaps, Op::Decaps, Op::Exchange];
+    pub const ALL: [Op; 6] = [
+        Op::Keygen,
+        Op::Encaps,
+        Op::Decaps,
+        Op::Exchange,
+        Op::SkImport,
+        Op::PkImport,
+    ];
 
-    /// Lower-case name.
+    /// The name used on the command line and in files (`sk-import`).
     pub fn as_str(self) -> &'static str {
         match self {
             Op::Keygen => "keygen",
             Op::Encaps => "encaps",
             Op::Decaps => "decaps",
             Op::Exchange => "exchange",
+            Op::SkImport => "sk-import",
+            Op::PkImport => "pk-import",
+        }
+    }
+
+    /// Whether `k` has this operation: the import operations exist only where the library
+    /// has a distinct import step.
+    pub fn offered_by(self, k: &dyn Kem) -> bool {
+        match self {
+            Op::SkImport => k.imports().secret_key,
+            Op::PkImport => k.imports().public_key,
+            _ => true,
         }
     }
 }
@@ -169,54 +197,99 @@ pub struct Sampled {
 }
 
 /// Prepared inputs and output buffers for one operation.
+///
+/// The pool is laid out so that a call touches only what a real caller would: the `i`-th
+/// public key, kept secret key, ciphertext or secret-key bytes, and fixed output buffers.
 pub struct Workload<'a> {
     k: &'a dyn Kem,
     op: Op,
+    /// Public keys (encaps, pk-import).
     pks: Vec<Vec<u8>>,
-    sks: Vec<Vec<u8>>,
-    cts: Vec<Vec<u8>>,
+    /// Kept secret keys and their ciphertexts (decaps).
+    keys: Vec<(SecretKey, Vec<u8>)>,
+    /// Secret keys as bytes (sk-import).
+    sk_bytes: Vec<Vec<u8>>,
+    /// The key made by the last keygen or sk-import call (freed by the next one).
+    kept: Option<SecretKey>,
     pk: Vec<u8>,
-    sk: Vec<u8>,
     ct: Vec<u8>,
     ss: Vec<u8>,
     ss2: Vec<u8>,
+    pool: usize,
     next: usize,
+    /// Single-use keys: how many of `keys` are already spent.
+    spent: usize,
 }
 
 impl<'a> Workload<'a> {
-    /// Prepares a pool of inputs (public keys; secret key and ciphertext pairs) for `op`.
+    /// Prepares a pool of inputs for `op`: public keys; kept secret keys with a ciphertext
+    /// each; secret keys as bytes.
     pub fn new(k: &'a dyn Kem, op: Op, pool: usize) -> Result<Self, KemError> {
         let a = k.meta().algorithm;
+        if !op.offered_by(k) {
+            return Err(KemError::Unsupported);
+        }
+        // Megabyte keys (Classic McEliece) get a smaller pool.
+        let pool = if a.pk_len > 100_000 {
+            pool.min(4)
+        } else {
+            pool
+        }
+        .max(1);
         let mut w = Workload {
             k,
             op,
             pks: Vec::new(),
-            sks: Vec::new(),
-            cts: Vec::new(),
+            keys: Vec::new(),
+            sk_bytes: Vec::new(),
+            kept: None,
             pk: vec![0; a.pk_len],
-            sk: vec![0; a.sk_len],
             ct: vec![0; a.ct_len],
             ss: vec![0; a.ss_len],
             ss2: vec![0; a.ss_len],
+            pool,
             next: 0,
+            spent: 0,
         };
-        if matches!(op, Op::Encaps | Op::Decaps) {
-            // Megabyte keys (Classic McEliece) get a smaller pool.
-            let n = if a.pk_len > 100_000 {
-                pool.min(4)
-            } else {
-                pool
+        match op {
+            Op::Encaps | Op::PkImport => {
+                for _ in 0..pool {
+                    w.pks.push(k.keypair_kept_vec()?.0);
+                }
             }
-            .max(1);
-            for _ in 0..n {
-                let (pk, sk) = k.keypair_vec()?;
-                let (ct, _) = k.encaps_vec(&pk)?;
-                w.pks.push(pk);
-                w.sks.push(sk);
-                w.cts.push(ct);
+            Op::Decaps => w.fill_keys(pool)?,
+            Op::SkImport => {
+                for _ in 0..pool {
+                    let (_, sk) = k.keypair_kept_vec()?;
+                    w.sk_bytes.push(k.sk_export(&sk)?);
+                }
             }
+            Op::Keygen | Op::Exchange => {}
         }
         Ok(w)
+    }
+
+    fn fill_keys(&mut self, n: usize) -> Result<(), KemError> {
+        self.keys.clear();
+        for _ in 0..n {
+            let (pk, sk) = self.k.keypair_kept_vec()?;
+            let (ct, _) = self.k.encaps_vec(&pk)?;
+            self.keys.push((sk, ct));
+        }
+        self.next = 0;
+        self.spent = 0;
+        Ok(())
+    }
+
+    /// Makes sure the next `calls` calls find their inputs ready, so that nothing is prepared
+    /// inside a timed section. Only single-use keys (decapsulation) need fresh ones; call it
+    /// before every timed batch.
+    pub fn ready(&mut self, calls: usize) -> Result<(), KemError> {
+        if self.op == Op::Decaps && self.k.single_use_keys() && self.keys.len() - self.spent < calls
+        {
+            self.fill_keys(calls.max(self.pool))?;
+        }
+        Ok(())
     }
 
     /// One call of the operation, with the next input of the pool.
@@ -224,21 +297,38 @@ impl<'a> Workload<'a> {
     pub fn call(&mut self) -> Result<(), KemError> {
         let k = self.k;
         match self.op {
-            Op::Keygen => k.keypair(&mut self.pk, &mut self.sk),
+            Op::Keygen => {
+                self.kept = Some(k.keypair_kept(&mut self.pk)?);
+                Ok(())
+            }
             Op::Encaps => {
                 let i = self.next;
                 self.next = (i + 1) % self.pks.len();
                 k.encaps(&self.pks[i], &mut self.ct, &mut self.ss)
             }
             Op::Decaps => {
+                self.ready(1)?;
                 let i = self.next;
-                self.next = (i + 1) % self.sks.len();
-                k.decaps(&self.sks[i], &self.cts[i], &mut self.ss)
+                self.next = (i + 1) % self.keys.len();
+                self.spent += 1;
+                let (sk, ct) = &mut self.keys[i];
+                k.decaps_kept(sk, ct, &mut self.ss)
             }
             Op::Exchange => {
-                k.keypair(&mut self.pk, &mut self.sk)?;
+                let mut sk = k.keypair_kept(&mut self.pk)?;
                 k.encaps(&self.pk, &mut self.ct, &mut self.ss)?;
-                k.decaps(&self.sk, &self.ct, &mut self.ss2)
+                k.decaps_kept(&mut sk, &self.ct, &mut self.ss2)
+            }
+            Op::SkImport => {
+                let i = self.next;
+                self.next = (i + 1) % self.sk_bytes.len();
+                self.kept = Some(k.sk_import(&self.sk_bytes[i])?);
+                Ok(())
+            }
+            Op::PkImport => {
+                let i = self.next;
+                self.next = (i + 1) % self.pks.len();
+                k.pk_import(&self.pks[i])
             }
         }
     }
@@ -336,6 +426,7 @@ impl<'a> OpSampler<'a> {
         let start = Instant::now();
         let mut next_check = min_samples.max(3);
         loop {
+            self.w.ready(self.batch)?;
             let t0 = Instant::now();
             let c0 = tsc();
             for _ in 0..self.batch {
@@ -422,6 +513,7 @@ impl<'a> OpSampler<'a> {
         let counters = match pmu {
             Some(p) => {
                 let calls = ((0.05e9 / self.call_ns) as u64).clamp(1, 10_000);
+                w.ready(calls as usize)?;
                 let mut failed = None;
                 let c = p.count(calls, || {
                     if let Err(e) = w.call() {
@@ -440,6 +532,7 @@ impl<'a> OpSampler<'a> {
         let mut heap_use: Option<HeapUsage> = None;
         if heap::interposer_active() {
             for _ in 0..3 {
+                w.ready(1)?;
                 let (r, h) = heap::measure(|| w.call());
                 r?;
                 heap_use = Some(match heap_use {
@@ -456,6 +549,7 @@ impl<'a> OpSampler<'a> {
         } else {
             8 << 20
         };
+        w.ready(1)?;
         let stack_use = match stack::measure(stack_size, || w.call()) {
             Ok((r, s)) => {
                 r?;

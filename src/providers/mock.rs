@@ -10,9 +10,15 @@
 //! (`KEMBENCH_MOCK_FAULT_AFTER=N` changes the count). Both pass the quick correctness check
 //! first, so the fault strikes while they are being warmed up or timed. `mock/slow` is correct
 //! but sleeps a millisecond in every call, so that a run of it lasts long enough to interrupt.
+//! `mock/slow-import` is correct but spends [`SLOW_IMPORT`] rebuilding a secret-key object
+//! from bytes, so that a test can see that cost under `sk-import` and not under `decaps`.
+//!
+//! Secret keys are kept as objects that hold the public key beside the secret (as libraries
+//! that recompute the public key on import keep it): importing from bytes hashes the secret,
+//! decapsulating with a kept key does not.
 
 use crate::kem::catalog::MOCK;
-use crate::kem::{ImplMeta, Kem, KemError, SeedLens};
+use crate::kem::{ImplMeta, Imports, Kem, KemError, SecretKey, SeedLens};
 use sha2::{Digest, Sha256};
 
 /// How a mock implementation misbehaves.
@@ -28,6 +34,17 @@ pub enum Behaviour {
     Hang,
     /// Correct, but every call sleeps a millisecond (a benchmark that takes a while).
     Slow,
+    /// Correct, but importing a secret key from bytes spins for [`SLOW_IMPORT`].
+    SlowImport,
+}
+
+/// How long `mock/slow-import` spends on each secret-key import.
+pub const SLOW_IMPORT: std::time::Duration = std::time::Duration::from_micros(300);
+
+/// A mock secret key as the mock keeps it: the secret and its public key.
+struct MockKey {
+    sk: [u8; 32],
+    pk: [u8; 32],
 }
 
 /// Calls before `mock/crash` and `mock/hang` misbehave (enough for the correctness check).
@@ -86,6 +103,39 @@ impl Mock {
         }
     }
 
+    /// Rebuilds the key object from bytes: the public key is recomputed.
+    fn import(&self, sk: &[u8]) -> MockKey {
+        if self.behaviour == Behaviour::SlowImport {
+            // Spin rather than sleep: the cost must be CPU time, as a real import's is.
+            let start = std::time::Instant::now();
+            while start.elapsed() < SLOW_IMPORT {
+                std::hint::spin_loop();
+            }
+        }
+        let mut key = MockKey {
+            sk: [0; 32],
+            pk: h(&[sk]),
+        };
+        key.sk.copy_from_slice(sk);
+        key
+    }
+
+    fn decaps_with(&self, key: &MockKey, ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+        if self.behaviour == Behaviour::Hang && fault_due() {
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+        }
+        self.pause();
+        let m = xor(&h(&[b"mask", &key.pk]), ct);
+        let mut k = h(&[b"ss", &m, ct]);
+        if self.behaviour == Behaviour::WrongSecret {
+            k[0] ^= 1;
+        }
+        ss.copy_from_slice(&k);
+        Ok(())
+    }
+
     fn next_random(&self, label: &[u8]) -> [u8; 32] {
         // A per-thread counter: throughput threads must not share a written cache line.
         thread_local!(static COUNTER: std::cell::Cell<u64> = const { std::cell::Cell::new(0) });
@@ -128,20 +178,46 @@ impl Kem for Mock {
     }
 
     fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
-        if self.behaviour == Behaviour::Hang && fault_due() {
-            loop {
-                std::thread::sleep(std::time::Duration::from_secs(3600));
-            }
-        }
+        self.decaps_with(&self.import(sk), ct, ss)
+    }
+
+    fn keypair_kept_raw(&self, pk: &mut [u8]) -> Result<SecretKey, KemError> {
         self.pause();
-        let pk = h(&[sk]);
-        let m = xor(&h(&[b"mask", &pk]), ct);
-        let mut k = h(&[b"ss", &m, ct]);
-        if self.behaviour == Behaviour::WrongSecret {
-            k[0] ^= 1;
-        }
-        ss.copy_from_slice(&k);
+        let sk = self.next_random(b"keygen");
+        let key = MockKey { sk, pk: h(&[&sk]) };
+        pk.copy_from_slice(&key.pk);
+        Ok(SecretKey::new(key))
+    }
+
+    fn decaps_kept_raw(
+        &self,
+        sk: &mut SecretKey,
+        ct: &[u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        self.decaps_with(sk.get::<MockKey>()?, ct, ss)
+    }
+
+    fn sk_import_raw(&self, sk: &[u8]) -> Result<SecretKey, KemError> {
+        Ok(SecretKey::new(self.import(sk)))
+    }
+
+    fn sk_export_raw(&self, sk: &SecretKey, out: &mut [u8]) -> Result<(), KemError> {
+        out.copy_from_slice(&sk.get::<MockKey>()?.sk);
         Ok(())
+    }
+
+    fn pk_import_raw(&self, pk: &[u8]) -> Result<(), KemError> {
+        // A parse that reads the whole key, as real ones do.
+        std::hint::black_box(h(&[pk]));
+        Ok(())
+    }
+
+    fn imports(&self) -> Imports {
+        Imports {
+            secret_key: true,
+            public_key: true,
+        }
     }
 
     fn seed_lens(&self) -> SeedLens {
@@ -177,7 +253,7 @@ impl Kem for Mock {
 }
 
 /// The mock implementations: one correct, one broken, and with `KEMBENCH_MOCK_FAULTS=1` one
-/// that crashes, one that hangs and one that is slow.
+/// that crashes, one that hangs, one that is slow and one whose key import is slow.
 pub fn implementations() -> Vec<Box<dyn Kem>> {
     let mut v: Vec<Box<dyn Kem>> = vec![
         Box::new(Mock::new("correct", Behaviour::Correct)),
@@ -187,6 +263,7 @@ pub fn implementations() -> Vec<Box<dyn Kem>> {
         v.push(Box::new(Mock::new("crash", Behaviour::Crash)));
         v.push(Box::new(Mock::new("hang", Behaviour::Hang)));
         v.push(Box::new(Mock::new("slow", Behaviour::Slow)));
+        v.push(Box::new(Mock::new("slow-import", Behaviour::SlowImport)));
     }
     v
 }

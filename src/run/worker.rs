@@ -78,7 +78,13 @@ fn serve_here() -> anyhow::Result<()> {
             Request::Prepare => {
                 result.correctness = quick_check(k.as_ref());
                 if !result.correctness.failed() {
-                    for &op in &init.ops {
+                    // Import operations exist only where the library has the step.
+                    for op in init
+                        .ops
+                        .iter()
+                        .copied()
+                        .filter(|op| op.offered_by(k.as_ref()))
+                    {
                         match OpSampler::prepare(k.as_ref(), op, cfg, &init.timers) {
                             Ok(s) => samplers.push(s),
                             Err(e) => {

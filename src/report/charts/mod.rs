@@ -117,6 +117,8 @@ pub fn op_color(op: Op) -> RGBColor {
         Op::Encaps => PALETTE[1],
         Op::Decaps => PALETTE[4],
         Op::Exchange => PALETTE[6],
+        Op::SkImport => PALETTE[8],
+        Op::PkImport => PALETTE[5],
     }
 }
 

@@ -191,7 +191,8 @@ pub struct RunArgs {
     /// Every implementation instead of the default suite (ignored when filters are given).
     #[arg(long)]
     pub all: bool,
-    /// Operations to measure (default: all four).
+    /// Operations to measure (default: all; sk-import and pk-import only where the library has
+    /// that step).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub ops: Vec<crate::measure::sampler::Op>,
     /// Time budget per operation, in seconds, warm-up excluded.

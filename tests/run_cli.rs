@@ -31,7 +31,11 @@ fn run_writes_json_csv_and_markdown_with_raw_samples_and_environment() {
     assert!(v["environment"]["cpu"]["logical_cpus"].as_u64().unwrap() >= 1);
     assert!(v["finished_at"].is_string());
     let ops = v["results"][0]["operations"].as_array().unwrap();
-    assert_eq!(ops.len(), 4);
+    assert_eq!(
+        ops.len(),
+        6,
+        "keygen, encaps, decaps, exchange, sk-import, pk-import"
+    );
     for o in ops {
         let raw = o["raw_samples_ns"].as_array().unwrap();
         assert_eq!(raw.len() as u64, o["samples"].as_u64().unwrap());
@@ -46,7 +50,7 @@ fn run_writes_json_csv_and_markdown_with_raw_samples_and_environment() {
         .sum();
     assert!((shares - 1.0).abs() < 1e-9, "{shares}");
     let csv_text = std::fs::read_to_string(&csv).unwrap();
-    assert_eq!(csv_text.lines().count(), 5);
+    assert_eq!(csv_text.lines().count(), 7);
     assert!(csv_text.starts_with("algorithm,family,nist_level,implementation"));
     assert!(std::fs::read_to_string(&md)
         .unwrap()
@@ -191,7 +195,7 @@ fn notes_summarise_by_default_and_list_everything_with_wide() {
     let fit = run(false);
     let flat = fit.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
-        flat.contains("Imprecise: 4 of 4 operations stopped before the median's 95% interval reached ±1.0%; the least precise:"),
+        flat.contains("Imprecise: 6 of 6 operations stopped before the median's 95% interval reached ±1.0%; the least precise:"),
         "{fit}"
     );
     assert_eq!(flat.matches("(sample cap, 3 samples)").count(), 3, "{fit}");
@@ -207,11 +211,11 @@ fn notes_summarise_by_default_and_list_everything_with_wide() {
     }
     assert!(
         wide.contains(
-            "Stopped before the median's 95% interval reached ±1.0% (4 of the operations):"
+            "Stopped before the median's 95% interval reached ±1.0% (6 of the operations):"
         ),
         "{wide}"
     );
-    assert_eq!(wide.matches(": 3 samples, ±").count(), 4, "{wide}");
+    assert_eq!(wide.matches(": 3 samples, ±").count(), 6, "{wide}");
     assert!(!wide.contains("Every column and the full lists"), "{wide}");
 }
 
@@ -219,4 +223,54 @@ fn tempdir() -> std::path::PathBuf {
     let d = std::env::temp_dir().join(format!("kembench-test-{}-{}", std::process::id(), line!()));
     std::fs::create_dir_all(&d).unwrap();
     d
+}
+
+#[test]
+fn a_slow_secret_key_import_is_charged_to_sk_import_and_not_to_decaps() {
+    // mock/slow-import spins 300 µs in every import; its decapsulation with a kept key costs
+    // well under a microsecond. Decapsulating from bytes would pay the import every time.
+    let dir = tempdir();
+    let json = dir.join("r.json");
+    kembench()
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .args(["run", "--include-mock", "--impl", "mock/slow-import"])
+        .args(["--ops", "decaps,sk-import", "--no-store"])
+        .args(FAST)
+        .arg("--json")
+        .arg(&json)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("sk-import"));
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let median = |op: &str| {
+        v["results"][0]["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|o| o["operation"] == op)
+            .unwrap_or_else(|| panic!("{op} missing: {v}"))["median_ns"]
+            .as_f64()
+            .unwrap()
+    };
+    let (import, decaps) = (median("sk-import"), median("decaps"));
+    assert!(import >= 300_000.0, "sk-import {import} ns");
+    assert!(decaps < 30_000.0, "decaps {decaps} ns carries the import");
+}
+
+#[test]
+fn import_operations_are_measured_only_where_a_library_has_the_step() {
+    // The mock has both import steps; asking for them on it measures them, and asking for an
+    // unknown operation name is refused with the list of names.
+    kembench()
+        .args(["run", "--include-mock", "--impl", "mock/correct"])
+        .args(["--ops", "pk-import", "--no-store"])
+        .args(FAST)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("pk-import"));
+    kembench()
+        .args(["run", "--include-mock", "--ops", "import", "--no-store"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("sk-import"));
 }

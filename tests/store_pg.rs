@@ -113,11 +113,11 @@ fn a_fleet_of_concurrent_writers_loses_nothing() {
         assert_eq!(r["status"], "complete");
         assert_eq!(r["results"], 2);
         assert_eq!(r["not_ok"], 1);
-        // Every statistic of every writer: the correct mock's four operations.
+        // Every statistic of every writer: the correct mock's six operations (imports included).
         let ops = s.count(&format!(
             "SELECT COUNT(*) FROM $S.operations WHERE run_id = '{id}' AND implementation = 'mock/correct'"
         ));
-        assert_eq!(ops, 4, "run {id}");
+        assert_eq!(ops, 6, "run {id}");
         let v = export_json(&url, id);
         assert_eq!(v["results"].as_array().unwrap().len(), 2);
         assert!(

@@ -2,8 +2,23 @@
 //!
 //! aws-lc-rs offers no deterministic operations, so its known answers come from FIPS 203
 //! decapsulation vectors and from interoperability with implementations that do.
+//!
+//! # What one timed call does
+//!
+//! - keygen: `DecapsulationKey::generate` and the encapsulation key's bytes (ML-KEM), or
+//!   `PrivateKey::generate` and `compute_public_key` (ECDH); the key object is kept.
+//! - encaps: `EncapsulationKey::new` from the peer's bytes and `encapsulate` (ML-KEM), or an
+//!   ephemeral `PrivateKey::generate`, `compute_public_key` and `agree` with the peer's bytes
+//!   (ECDH: aws-lc parses and checks the peer point inside `agree`).
+//! - decaps: `decapsulate` on the kept `DecapsulationKey`, or `agree` with the kept
+//!   `PrivateKey` (the key is never rebuilt from bytes).
+//! - sk-import: `DecapsulationKey::new` (a copy of the expanded key) or
+//!   `PrivateKey::from_private_key` (X25519 and P-curves recompute the public key: a point
+//!   multiplication), and dropping the key.
+//! - pk-import (ML-KEM only; aws-lc-rs has no separate parse for ECDH peers):
+//!   `EncapsulationKey::new`.
 
-use crate::kem::{ImplMeta, Kem, KemError};
+use crate::kem::{ImplMeta, Imports, Kem, KemError, SecretKey};
 use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey};
 use aws_lc_rs::encoding::{AsBigEndian, Curve25519SeedBin, EcPrivateKeyBin};
 use aws_lc_rs::kem;
@@ -49,8 +64,58 @@ impl Kem for AwsLcMlKem {
     }
 
     fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
-        let dk = kem::DecapsulationKey::new(self.alg, sk)
-            .map_err(|e| KemError::Rejected(format!("secret key: {e}")))?;
+        Self::decapsulate(&self.import(sk)?, ct, ss)
+    }
+
+    fn keypair_kept_raw(&self, pk: &mut [u8]) -> Result<SecretKey, KemError> {
+        let dk = kem::DecapsulationKey::generate(self.alg).map_err(fail("keygen"))?;
+        let ek = dk.encapsulation_key().map_err(fail("public key"))?;
+        pk.copy_from_slice(ek.key_bytes().map_err(fail("public key export"))?.as_ref());
+        Ok(SecretKey::new(dk))
+    }
+
+    fn decaps_kept_raw(
+        &self,
+        sk: &mut SecretKey,
+        ct: &[u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        Self::decapsulate(sk.get::<DecapsulationKey>()?, ct, ss)
+    }
+
+    fn sk_import_raw(&self, sk: &[u8]) -> Result<SecretKey, KemError> {
+        Ok(SecretKey::new(self.import(sk)?))
+    }
+
+    fn sk_export_raw(&self, sk: &SecretKey, out: &mut [u8]) -> Result<(), KemError> {
+        let dk = sk.get::<DecapsulationKey>()?;
+        out.copy_from_slice(dk.key_bytes().map_err(fail("secret key export"))?.as_ref());
+        Ok(())
+    }
+
+    fn pk_import_raw(&self, pk: &[u8]) -> Result<(), KemError> {
+        kem::EncapsulationKey::new(self.alg, pk)
+            .map(drop)
+            .map_err(|e| KemError::Rejected(format!("public key: {e}")))
+    }
+
+    fn imports(&self) -> Imports {
+        Imports {
+            secret_key: true,
+            public_key: true,
+        }
+    }
+}
+
+type DecapsulationKey = kem::DecapsulationKey<kem::AlgorithmId>;
+
+impl AwsLcMlKem {
+    fn import(&self, sk: &[u8]) -> Result<DecapsulationKey, KemError> {
+        kem::DecapsulationKey::new(self.alg, sk)
+            .map_err(|e| KemError::Rejected(format!("secret key: {e}")))
+    }
+
+    fn decapsulate(dk: &DecapsulationKey, ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
         let k = dk.decapsulate(ct.into()).map_err(fail("decapsulate"))?;
         ss.copy_from_slice(k.as_ref());
         Ok(())
@@ -73,6 +138,11 @@ impl AwsLcEcdh {
             out.copy_from_slice(b.as_ref());
         }
         Ok(())
+    }
+
+    fn import(&self, sk: &[u8]) -> Result<PrivateKey, KemError> {
+        PrivateKey::from_private_key(self.alg, sk)
+            .map_err(|e| KemError::Rejected(format!("secret key: {e}")))
     }
 
     fn derive(&self, key: &PrivateKey, peer: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
@@ -114,9 +184,41 @@ impl Kem for AwsLcEcdh {
     }
 
     fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
-        let key = PrivateKey::from_private_key(self.alg, sk)
-            .map_err(|e| KemError::Rejected(format!("secret key: {e}")))?;
-        self.derive(&key, ct, ss)
+        self.derive(&self.import(sk)?, ct, ss)
+    }
+
+    fn keypair_kept_raw(&self, pk: &mut [u8]) -> Result<SecretKey, KemError> {
+        let key = PrivateKey::generate(self.alg).map_err(fail("keygen"))?;
+        pk.copy_from_slice(
+            key.compute_public_key()
+                .map_err(fail("public key"))?
+                .as_ref(),
+        );
+        Ok(SecretKey::new(key))
+    }
+
+    fn decaps_kept_raw(
+        &self,
+        sk: &mut SecretKey,
+        ct: &[u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        self.derive(sk.get::<PrivateKey>()?, ct, ss)
+    }
+
+    fn sk_import_raw(&self, sk: &[u8]) -> Result<SecretKey, KemError> {
+        Ok(SecretKey::new(self.import(sk)?))
+    }
+
+    fn sk_export_raw(&self, sk: &SecretKey, out: &mut [u8]) -> Result<(), KemError> {
+        self.secret_bytes(sk.get::<PrivateKey>()?, out)
+    }
+
+    fn imports(&self) -> Imports {
+        Imports {
+            secret_key: true,
+            public_key: false,
+        }
     }
 }
 

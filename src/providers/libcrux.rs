@@ -3,12 +3,24 @@
 //! libcrux takes its randomness as arguments, so the randomized operations draw 64 (key
 //! generation) or 32 (encapsulation) bytes from the operating system first, exactly as its own
 //! `rand` wrappers do, and the derandomized operations are the same functions with given seeds.
+//!
+//! # What one timed call does
+//!
+//! keygen: 64 bytes from the OS, `generate_key_pair`, the public key copied out and the
+//! `MlKemPrivateKey` kept; encaps: the public key bytes into `MlKemPublicKey` (a copy; libcrux
+//! validates nothing here), 32 bytes from the OS, `encapsulate`; decaps: `decapsulate` with
+//! the kept private key (the ciphertext copied into its type). libcrux has no import step:
+//! its keys are byte arrays.
 
-use crate::kem::{ImplMeta, Kem, KemError, SeedLens};
+use crate::kem::{ImplMeta, Kem, KemError, SecretKey, SeedLens};
 
 type KeypairFn = fn(&[u8; 64], &mut [u8], &mut [u8]);
 type EncFn = fn(&[u8], &[u8; 32], &mut [u8], &mut [u8]) -> Result<(), KemError>;
 type DecFn = fn(&[u8], &[u8], &mut [u8]) -> Result<(), KemError>;
+type KeepFn = fn(&[u8; 64], &mut [u8]) -> SecretKey;
+type DecKeptFn = fn(&SecretKey, &[u8], &mut [u8]) -> Result<(), KemError>;
+type ImportFn = fn(&[u8]) -> Result<SecretKey, KemError>;
+type ExportFn = fn(&SecretKey, &mut [u8]) -> Result<(), KemError>;
 
 /// One libcrux parameter set and code path.
 pub struct Libcrux {
@@ -16,6 +28,10 @@ pub struct Libcrux {
     keypair: KeypairFn,
     enc: EncFn,
     dec: DecFn,
+    keep: KeepFn,
+    dec_kept: DecKeptFn,
+    import: ImportFn,
+    export: ExportFn,
 }
 
 fn random<const N: usize>() -> Result<[u8; N], KemError> {
@@ -48,6 +64,27 @@ impl Kem for Libcrux {
 
     fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
         (self.dec)(sk, ct, ss)
+    }
+
+    fn keypair_kept_raw(&self, pk: &mut [u8]) -> Result<SecretKey, KemError> {
+        Ok((self.keep)(&random::<64>()?, pk))
+    }
+
+    fn decaps_kept_raw(
+        &self,
+        sk: &mut SecretKey,
+        ct: &[u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        (self.dec_kept)(sk, ct, ss)
+    }
+
+    fn sk_import_raw(&self, sk: &[u8]) -> Result<SecretKey, KemError> {
+        (self.import)(sk)
+    }
+
+    fn sk_export_raw(&self, sk: &SecretKey, out: &mut [u8]) -> Result<(), KemError> {
+        (self.export)(sk, out)
     }
 
     fn seed_lens(&self) -> SeedLens {
@@ -104,6 +141,26 @@ macro_rules! libcrux_entry {
             ss.copy_from_slice(&m::decapsulate(&sk, &ct));
             Ok(())
         }
+        // Kept keys are libcrux's own private-key type, as a libcrux user keeps them.
+        fn keep(seed: &[u8; 64], pk: &mut [u8]) -> SecretKey {
+            let kp = m::generate_key_pair(*seed);
+            pk.copy_from_slice(kp.pk());
+            SecretKey::new(kp.into_parts().0)
+        }
+        fn dec_kept(sk: &SecretKey, ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+            let ct = Ct::try_from(ct).map_err(|_| bad("ciphertext"))?;
+            ss.copy_from_slice(&m::decapsulate(sk.get::<Sk>()?, &ct));
+            Ok(())
+        }
+        fn import(sk: &[u8]) -> Result<SecretKey, KemError> {
+            Ok(SecretKey::new(
+                Sk::try_from(sk).map_err(|_| bad("secret key"))?,
+            ))
+        }
+        fn export(sk: &SecretKey, out: &mut [u8]) -> Result<(), KemError> {
+            out.copy_from_slice(sk.get::<Sk>()?.as_slice());
+            Ok(())
+        }
         let dispatch = if $variant == "avx2" {
             "AVX2 code called directly"
         } else {
@@ -119,6 +176,10 @@ macro_rules! libcrux_entry {
             keypair,
             enc,
             dec,
+            keep,
+            dec_kept,
+            import,
+            export,
         }
     }};
 }

@@ -6,8 +6,27 @@
 //! the shared secret to the modulus length, as TLS 1.3 requires. ML-KEM key generation from a
 //! seed (`seed` parameter) and encapsulation from a given message (`ikme`) give the
 //! derandomized operations.
+//!
+//! # What one timed call does (what an OpenSSL application does, and no more)
+//!
+//! - keygen: `EVP_PKEY_generate` on a key-generation context that is made once (fetch, init,
+//!   group parameters) and reused, as a server reuses one per thread; then the public key is
+//!   read out with `EVP_PKEY_get_octet_string_param("encoded-pub-key")`. The `EVP_PKEY` is
+//!   kept; its secret is not exported.
+//! - encaps: the peer's public key is imported from bytes (`EVP_PKEY_new_raw_public_key_ex`,
+//!   or `EVP_PKEY_fromdata` for P-curves and DH), a context is made for it and initialised
+//!   (this fetches the KEM or key-exchange method: OpenSSL binds a context to one key, so a
+//!   new peer key needs a new context), then `EVP_PKEY_encapsulate`, or ephemeral keygen as
+//!   above and `EVP_PKEY_derive` with the peer checked by `EVP_PKEY_derive_set_peer`.
+//! - decaps: on the kept key's own context, made and initialised at its first use and kept
+//!   with the key: `EVP_PKEY_decapsulate`, or `EVP_PKEY_derive_set_peer` with the imported
+//!   peer value and `EVP_PKEY_derive`.
+//! - sk-import: `EVP_PKEY_new_raw_private_key_ex` (ML-KEM: OpenSSL's import runs a pairwise
+//!   self-test and expands the matrix; X25519: recomputes the public key) or `EVP_PKEY_fromdata`
+//!   (P-curves, DH), and freeing the key. A key loaded from storage pays this once.
+//! - pk-import: the public-key import of encaps alone, and freeing the key.
 
-use crate::kem::{ImplMeta, Kem, KemError, SeedLens};
+use crate::kem::{ImplMeta, Imports, Kem, KemError, SecretKey, SeedLens};
 use openssl_sys as ffi;
 use std::ffi::{c_int, CStr};
 use std::ptr;
@@ -99,6 +118,26 @@ impl Ctx {
     }
 }
 
+/// A kept key: the `EVP_PKEY` and, from its first decapsulation or derivation on, the
+/// context initialised for it, reused by every later call (OpenSSL allows repeated
+/// `EVP_PKEY_decapsulate` and `EVP_PKEY_derive_set_peer` + `EVP_PKEY_derive` on one context).
+struct Kept {
+    key: Pkey,
+    ctx: Option<Ctx>,
+}
+
+// SAFETY: the key and its context are owned by this value and used by one thread at a time
+// (`&mut` access); OpenSSL objects may move between threads.
+unsafe impl Send for Kept {}
+
+/// Key-generation contexts made once and reused; a mutex-guarded stack so that throughput
+/// threads each take their own (an uncontended lock costs tens of nanoseconds).
+#[derive(Default)]
+struct GenPool(std::sync::Mutex<Vec<Ctx>>);
+
+// SAFETY: each context in the pool is used by one thread at a time (taken out, then returned).
+unsafe impl Send for Ctx {}
+
 /// An `OSSL_PARAM` array built with `OSSL_PARAM_BLD`.
 struct Params {
     bld: *mut ffi::OSSL_PARAM_BLD,
@@ -178,9 +217,11 @@ impl Params {
 pub struct OpenSsl {
     meta: ImplMeta,
     kind: Kind,
+    gen: GenPool,
 }
 
-// SAFETY: the struct holds only static names; every OpenSSL object is created per call.
+// SAFETY: the struct holds static names and the pool of key-generation contexts, each used
+// by one thread at a time behind the pool's mutex.
 unsafe impl Send for OpenSsl {}
 // SAFETY: see Send.
 unsafe impl Sync for OpenSsl {}
@@ -197,7 +238,39 @@ impl OpenSsl {
         }
     }
 
+    /// A key from a reused key-generation context (random keys), or from a fresh one (seeds).
     fn generate(&self, seed: Option<&[u8]>) -> Result<Pkey, KemError> {
+        if seed.is_some() {
+            return self.generate_with(&self.gen_ctx(seed)?);
+        }
+        let ctx = self
+            .gen
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop();
+        let ctx = match ctx {
+            Some(c) => c,
+            None => self.gen_ctx(None)?,
+        };
+        let key = self.generate_with(&ctx);
+        self.gen
+            .0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(ctx);
+        key
+    }
+
+    fn generate_with(&self, ctx: &Ctx) -> Result<Pkey, KemError> {
+        let mut key = ptr::null_mut();
+        // SAFETY: an initialised key-generation context; OpenSSL allocates the key.
+        ok(unsafe { ffi::EVP_PKEY_generate(ctx.0, &mut key) }, "keygen")?;
+        Ok(Pkey(key))
+    }
+
+    /// A key-generation context: fetched by name, initialised, with the group or seed set.
+    fn gen_ctx(&self, seed: Option<&[u8]>) -> Result<Ctx, KemError> {
         let ctx = Ctx::from_name(self.type_name())?;
         // SAFETY: a fresh context.
         ok(unsafe { ffi::EVP_PKEY_keygen_init(ctx.0) }, "keygen_init")?;
@@ -213,10 +286,7 @@ impl OpenSsl {
                 "set keygen params",
             )?;
         }
-        let mut key = ptr::null_mut();
-        // SAFETY: initialised context; OpenSSL allocates the key.
-        ok(unsafe { ffi::EVP_PKEY_generate(ctx.0, &mut key) }, "keygen")?;
-        Ok(Pkey(key))
+        Ok(ctx)
     }
 
     fn import(&self, params: Params, selection: c_int) -> Result<Pkey, KemError> {
@@ -308,6 +378,10 @@ impl OpenSsl {
 
     fn export(&self, key: &Pkey, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
         octet_param(key, c"encoded-pub-key", pk)?;
+        self.export_secret(key, sk)
+    }
+
+    fn export_secret(&self, key: &Pkey, sk: &mut [u8]) -> Result<(), KemError> {
         match self.kind {
             Kind::Kem { .. } | Kind::Ecx(_) => octet_param(key, c"priv", sk),
             Kind::Ec(_) | Kind::Dh(_) => {
@@ -332,10 +406,19 @@ impl OpenSsl {
         }
     }
 
-    fn derive(&self, key: &Pkey, peer: &Pkey, ss: &mut [u8]) -> Result<(), KemError> {
+    /// A context over `key` initialised for its one private-key operation: decapsulation for
+    /// KEMs, derivation (with DH padding) for key exchange.
+    fn private_ctx(&self, key: &Pkey) -> Result<Ctx, KemError> {
         let ctx = Ctx::from_key(key)?;
-        // SAFETY: a fresh context over a private key.
-        ok(unsafe { ffi::EVP_PKEY_derive_init(ctx.0) }, "derive_init")?;
+        match self.kind {
+            Kind::Kem { .. } => ok(
+                // SAFETY: a fresh context over a private key.
+                unsafe { ffi::EVP_PKEY_decapsulate_init(ctx.0, ptr::null()) },
+                "decapsulate_init",
+            )?,
+            // SAFETY: a fresh context over a private key.
+            _ => ok(unsafe { ffi::EVP_PKEY_derive_init(ctx.0) }, "derive_init")?,
+        }
         if let Kind::Dh(_) = self.kind {
             let p = Params::new().uint(c"pad", 1).build()?;
             ok(
@@ -344,8 +427,37 @@ impl OpenSsl {
                 "set DH padding",
             )?;
         }
+        Ok(ctx)
+    }
+
+    /// The private-key operation on a context from [`private_ctx`](Self::private_ctx):
+    /// decapsulates `ct`, or derives with the peer value `ct` (imported and checked here).
+    fn private_op(&self, ctx: &Ctx, ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+        if let Kind::Kem { .. } = self.kind {
+            let mut slen = ss.len();
+            ok(
+                // SAFETY: `ss` is writable for `slen` bytes; `ct` is readable for its length.
+                unsafe {
+                    ffi::EVP_PKEY_decapsulate(
+                        ctx.0,
+                        ss.as_mut_ptr(),
+                        &mut slen,
+                        ct.as_ptr(),
+                        ct.len(),
+                    )
+                },
+                "decapsulate",
+            )?;
+            return expect_len("shared secret", slen, ss.len());
+        }
+        let peer = self.public_key(ct)?;
+        self.derive_on(ctx, &peer, ss)
+    }
+
+    fn derive_on(&self, ctx: &Ctx, peer: &Pkey, ss: &mut [u8]) -> Result<(), KemError> {
         ok(
-            // SAFETY: a valid peer key of the same type.
+            // SAFETY: a valid peer key of the same type; the context takes its own reference
+            // and releases the previous peer.
             unsafe { ffi::EVP_PKEY_derive_set_peer(ctx.0, peer.0) },
             "derive_set_peer",
         )
@@ -443,36 +555,54 @@ impl Kem for OpenSsl {
         let peer = self.public_key(pk)?;
         let eph = self.generate(None)?;
         octet_param(&eph, c"encoded-pub-key", ct)?;
-        self.derive(&eph, &peer, ss)
+        self.derive_on(&self.private_ctx(&eph)?, &peer, ss)
     }
 
     fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
         let key = self.secret_key(sk)?;
-        if let Kind::Kem { .. } = self.kind {
-            let ctx = Ctx::from_key(&key)?;
-            ok(
-                // SAFETY: a fresh context over a private key.
-                unsafe { ffi::EVP_PKEY_decapsulate_init(ctx.0, ptr::null()) },
-                "decapsulate_init",
-            )?;
-            let mut slen = ss.len();
-            ok(
-                // SAFETY: `ss` is writable for `slen` bytes; `ct` is readable for its length.
-                unsafe {
-                    ffi::EVP_PKEY_decapsulate(
-                        ctx.0,
-                        ss.as_mut_ptr(),
-                        &mut slen,
-                        ct.as_ptr(),
-                        ct.len(),
-                    )
-                },
-                "decapsulate",
-            )?;
-            return expect_len("shared secret", slen, ss.len());
+        self.private_op(&self.private_ctx(&key)?, ct, ss)
+    }
+
+    fn keypair_kept_raw(&self, pk: &mut [u8]) -> Result<SecretKey, KemError> {
+        let key = self.generate(None)?;
+        octet_param(&key, c"encoded-pub-key", pk)?;
+        Ok(SecretKey::new(Kept { key, ctx: None }))
+    }
+
+    fn decaps_kept_raw(
+        &self,
+        sk: &mut SecretKey,
+        ct: &[u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        let kept = sk.get_mut::<Kept>()?;
+        if kept.ctx.is_none() {
+            kept.ctx = Some(self.private_ctx(&kept.key)?);
         }
-        let peer = self.public_key(ct)?;
-        self.derive(&key, &peer, ss)
+        match &kept.ctx {
+            Some(ctx) => self.private_op(ctx, ct, ss),
+            None => unreachable!("the context was just made"),
+        }
+    }
+
+    fn sk_import_raw(&self, sk: &[u8]) -> Result<SecretKey, KemError> {
+        let key = self.secret_key(sk)?;
+        Ok(SecretKey::new(Kept { key, ctx: None }))
+    }
+
+    fn sk_export_raw(&self, sk: &SecretKey, out: &mut [u8]) -> Result<(), KemError> {
+        self.export_secret(&sk.get::<Kept>()?.key, out)
+    }
+
+    fn pk_import_raw(&self, pk: &[u8]) -> Result<(), KemError> {
+        self.public_key(pk).map(drop)
+    }
+
+    fn imports(&self) -> Imports {
+        Imports {
+            secret_key: true,
+            public_key: true,
+        }
     }
 
     fn seed_lens(&self) -> SeedLens {
@@ -562,6 +692,7 @@ pub fn implementations() -> Vec<Box<dyn Kem>> {
             Box::new(OpenSsl {
                 meta: ImplMeta::new(name, "openssl", &version, "run-time CPU dispatch"),
                 kind: *kind,
+                gen: GenPool::default(),
             }) as Box<dyn Kem>
         })
         .collect()

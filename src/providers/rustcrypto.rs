@@ -3,8 +3,17 @@
 //! Secret keys are exchanged in the FIPS 203 expanded form (the 2400-byte `dk` of ML-KEM-768),
 //! as every other implementation here uses it, so decapsulation parses that form each time.
 //! `ml-kem` 0.3 prefers 64-byte seeds as secret keys and marks the expanded form deprecated.
+//!
+//! # What one timed call does
+//!
+//! - keygen: `generate_keypair` and the encapsulation key's bytes; the `DecapsulationKey` is
+//!   kept.
+//! - encaps: `EncapsulationKey::new` from the peer's bytes (a parse) and `encapsulate`.
+//! - decaps: `decapsulate` with the kept `DecapsulationKey`.
+//! - sk-import: `DecapsulationKey::from_expanded` (parses and checks the expanded key).
+//! - pk-import: `EncapsulationKey::new` alone.
 
-use crate::kem::{ImplMeta, Kem, KemError, SeedLens};
+use crate::kem::{ImplMeta, Imports, Kem, KemError, SecretKey, SeedLens};
 
 /// Lengths were checked before the call; a conversion failure here is a catalog bug.
 fn bad(what: &'static str) -> KemError {
@@ -44,14 +53,48 @@ macro_rules! rustcrypto_kem {
             }
 
             fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
-                use ml_kem::Decapsulate;
-                let expanded: ml_kem::$m::ExpandedDecapsulationKey =
-                    sk.try_into().map_err(|_| bad("secret key"))?;
-                let dk = ml_kem::$m::DecapsulationKey::from_expanded(&expanded)
-                    .map_err(|_| KemError::Rejected("invalid decapsulation key".into()))?;
-                let c: ml_kem::$m::Ciphertext = ct.try_into().map_err(|_| bad("ciphertext"))?;
-                ss.copy_from_slice(&dk.decapsulate(&c));
+                Self::decapsulate(&Self::import(sk)?, ct, ss)
+            }
+
+            fn keypair_kept_raw(&self, pk: &mut [u8]) -> Result<SecretKey, KemError> {
+                use ml_kem::{Kem as _, KeyExport};
+                let (dk, ek) = ml_kem::$params::generate_keypair();
+                pk.copy_from_slice(&ek.to_bytes());
+                Ok(SecretKey::new(dk))
+            }
+
+            fn decaps_kept_raw(
+                &self,
+                sk: &mut SecretKey,
+                ct: &[u8],
+                ss: &mut [u8],
+            ) -> Result<(), KemError> {
+                Self::decapsulate(sk.get()?, ct, ss)
+            }
+
+            fn sk_import_raw(&self, sk: &[u8]) -> Result<SecretKey, KemError> {
+                Ok(SecretKey::new(Self::import(sk)?))
+            }
+
+            fn sk_export_raw(&self, sk: &SecretKey, out: &mut [u8]) -> Result<(), KemError> {
+                use ml_kem::ExpandedKeyEncoding;
+                let dk: &ml_kem::$m::DecapsulationKey = sk.get()?;
+                out.copy_from_slice(&dk.to_expanded_bytes());
                 Ok(())
+            }
+
+            fn pk_import_raw(&self, pk: &[u8]) -> Result<(), KemError> {
+                let key = pk.try_into().map_err(|_| bad("public key"))?;
+                ml_kem::$m::EncapsulationKey::new(&key)
+                    .map(drop)
+                    .map_err(|_| KemError::Rejected("invalid encapsulation key".into()))
+            }
+
+            fn imports(&self) -> Imports {
+                Imports {
+                    secret_key: true,
+                    public_key: true,
+                }
             }
 
             fn seed_lens(&self) -> SeedLens {
@@ -90,7 +133,26 @@ macro_rules! rustcrypto_kem {
             }
         }
 
+        #[allow(deprecated)] // the expanded key form; see the module docs
         impl $ty {
+            fn import(sk: &[u8]) -> Result<ml_kem::$m::DecapsulationKey, KemError> {
+                let expanded: ml_kem::$m::ExpandedDecapsulationKey =
+                    sk.try_into().map_err(|_| bad("secret key"))?;
+                ml_kem::$m::DecapsulationKey::from_expanded(&expanded)
+                    .map_err(|_| KemError::Rejected("invalid decapsulation key".into()))
+            }
+
+            fn decapsulate(
+                dk: &ml_kem::$m::DecapsulationKey,
+                ct: &[u8],
+                ss: &mut [u8],
+            ) -> Result<(), KemError> {
+                use ml_kem::Decapsulate;
+                let c: ml_kem::$m::Ciphertext = ct.try_into().map_err(|_| bad("ciphertext"))?;
+                ss.copy_from_slice(&dk.decapsulate(&c));
+                Ok(())
+            }
+
             fn new() -> Self {
                 $ty {
                     meta: ImplMeta::new(

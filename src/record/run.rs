@@ -253,8 +253,9 @@ impl BenchResult {
             let total = k + e + d;
             for o in &mut self.operations {
                 o.share_of_exchange = match o.operation {
-                    Op::Exchange => None,
-                    _ => Some(o.median_ns / total),
+                    Op::Keygen | Op::Encaps | Op::Decaps => Some(o.median_ns / total),
+                    // The exchange is the whole; imports are not part of it.
+                    Op::Exchange | Op::SkImport | Op::PkImport => None,
                 };
             }
         }

@@ -602,9 +602,11 @@ pub static ALGORITHMS: &[Algorithm] = &[
         // The P-256 part FIRST in shares and secret, unlike X25519MLKEM768: client share =
         // uncompressed point (65) || ML-KEM-768 encapsulation key (1184), server share = point
         // (65) || ciphertext (1088), secret = ECDH x-coordinate (32) || ML-KEM secret (32).
-        // Secret key: OpenSSL 3.6's raw private key of `SecP256r1MLKEM768` (mlx_kmgmt.c: the
-        // P-256 slot comes first with 32 bytes, the big-endian scalar, then the ML-KEM-768
-        // decapsulation key of 2400 bytes), 2432 bytes. IND-CCA and rejection as
+        // Secret key: the length OpenSSL 3.6 gives the raw private key of `SecP256r1MLKEM768`
+        // (providers/implementations/keymgmt/mlx_kmgmt.c: the P-256 slot first, its 32-byte
+        // scalar, then the 2400-byte ML-KEM-768 decapsulation key), 2432 bytes. OpenSSL 3.6.3
+        // reports that length but cannot export or import such a key (its EC part is a BIGNUM
+        // parameter, the hybrid code copies octet strings). IND-CCA and rejection as
         // X25519MLKEM768 (a tampered ML-KEM part is rejected implicitly).
         ind_cca: false,
         hybrid: Some(HybridParts {

@@ -25,8 +25,11 @@ fn err(step: &str, e: KemError) -> Outcome {
 pub const NO_SK_BYTES: &str =
     "the library keeps its secret keys inside (no secret-key bytes, no byte operations)";
 
+/// Two byte strings: (public key, secret key) or (encapsulated, decapsulated secret).
+type Pair = (Vec<u8>, Vec<u8>);
+
 /// A key pair on the byte path; `None` where the implementation has none (rustls).
-pub fn byte_keypair(k: &dyn Kem) -> Result<Option<(Vec<u8>, Vec<u8>)>, KemError> {
+pub fn byte_keypair(k: &dyn Kem) -> Result<Option<Pair>, KemError> {
     match k.keypair_vec() {
         Ok(v) => Ok(Some(v)),
         Err(KemError::Unsupported) => Ok(None),
@@ -35,7 +38,7 @@ pub fn byte_keypair(k: &dyn Kem) -> Result<Option<(Vec<u8>, Vec<u8>)>, KemError>
 }
 
 /// One exchange with a kept key (what is timed): the encapsulated and decapsulated secrets.
-fn kept_trip(k: &dyn Kem) -> Result<(Vec<u8>, Vec<u8>), Outcome> {
+fn kept_trip(k: &dyn Kem) -> Result<Pair, Outcome> {
     let (pk, mut sk) = k.keypair_kept_vec().map_err(|e| err("keypair", e))?;
     let (ct, ss) = k.encaps_vec(&pk).map_err(|e| err("encaps", e))?;
     let ss2 = k
@@ -45,7 +48,7 @@ fn kept_trip(k: &dyn Kem) -> Result<(Vec<u8>, Vec<u8>), Outcome> {
 }
 
 /// One exchange on the byte path; `None` where there is none.
-fn byte_trip(k: &dyn Kem) -> Result<Option<(Vec<u8>, Vec<u8>)>, Outcome> {
+fn byte_trip(k: &dyn Kem) -> Result<Option<Pair>, Outcome> {
     let Some((pk, sk)) = byte_keypair(k).map_err(|e| err("keypair (bytes)", e))? else {
         return Ok(None);
     };

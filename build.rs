@@ -22,6 +22,7 @@ const TRACKED: &[&str] = &[
     "openssl",
     "openssl-sys",
     "openssl-src",
+    "rustls",
 ];
 
 fn main() {

@@ -93,6 +93,22 @@ pub struct Algorithm {
     pub ct_len: usize,
     /// Shared secret bytes.
     pub ss_len: usize,
+    /// For a hybrid: its two parts and their order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hybrid: Option<HybridParts>,
+}
+
+/// The two parts of a hybrid and their order, as draft-ietf-tls-ecdhe-mlkem lays them out:
+/// public key, ciphertext, secret key and shared secret are each the two parts' encodings
+/// concatenated in the same order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct HybridParts {
+    /// The classical key exchange (a catalog name).
+    pub classical: &'static str,
+    /// The post-quantum KEM (a catalog name).
+    pub post_quantum: &'static str,
+    /// Whether the post-quantum part comes first.
+    pub post_quantum_first: bool,
 }
 
 impl Algorithm {
@@ -104,6 +120,21 @@ impl Algorithm {
     /// Whether this is a post-quantum (or hybrid) algorithm rather than classical key exchange.
     pub fn is_post_quantum(&self) -> bool {
         self.nist_level.is_some()
+    }
+
+    /// For a hybrid, where its post-quantum ciphertext lies inside the ciphertext.
+    ///
+    /// # Panics
+    /// Panics if a part is not in the catalog (checked by a test).
+    pub fn post_quantum_ct(&self) -> Option<std::ops::Range<usize>> {
+        let h = self.hybrid?;
+        let pq = find(h.post_quantum).expect("hybrid parts are catalog algorithms");
+        let start = if h.post_quantum_first {
+            0
+        } else {
+            self.ct_len - pq.ct_len
+        };
+        Some(start..start + pq.ct_len)
     }
 }
 
@@ -130,6 +161,7 @@ const fn alg(
         sk_len: lens[1],
         ct_len: lens[2],
         ss_len: lens[3],
+        hybrid: None,
     }
 }
 
@@ -145,6 +177,7 @@ const HQC: &str = "HQC (NIST round 4)";
 const BIKE: &str = "BIKE (NIST round 4)";
 const NTRU: &str = "NTRU (NIST round 3)";
 const SNTRUP: &str = "Streamlined NTRU Prime (NIST round 3)";
+const ECDHE_MLKEM: &str = "draft-ietf-tls-ecdhe-mlkem";
 
 /// Every algorithm kembench knows.
 pub static ALGORITHMS: &[Algorithm] = &[
@@ -547,16 +580,48 @@ pub static ALGORITHMS: &[Algorithm] = &[
     Algorithm {
         // ML-KEM-768 first, then X25519, as in draft-ietf-tls-ecdhe-mlkem; not claimed IND-CCA
         // as a whole (the X25519 half is plain DH), but a tampered ML-KEM part is rejected
-        // implicitly.
+        // implicitly. Secret key: OpenSSL's raw private key, the ML-KEM-768 decapsulation key
+        // (2400) then the X25519 scalar (32).
         ind_cca: false,
+        hybrid: Some(HybridParts {
+            classical: "X25519",
+            post_quantum: "ML-KEM-768",
+            post_quantum_first: true,
+        }),
         ..alg(
             "X25519MLKEM768",
             Hybrid,
-            "draft-ietf-tls-ecdhe-mlkem",
+            ECDHE_MLKEM,
             Some(3),
             192,
             true,
             [1216, 2432, 1120, 64],
+        )
+    },
+    Algorithm {
+        // The P-256 part FIRST in shares and secret, unlike X25519MLKEM768: client share =
+        // uncompressed point (65) || ML-KEM-768 encapsulation key (1184), server share = point
+        // (65) || ciphertext (1088), secret = ECDH x-coordinate (32) || ML-KEM secret (32).
+        // Secret key: the length OpenSSL 3.6 gives the raw private key of `SecP256r1MLKEM768`
+        // (providers/implementations/keymgmt/mlx_kmgmt.c: the P-256 slot first, its 32-byte
+        // scalar, then the 2400-byte ML-KEM-768 decapsulation key), 2432 bytes. OpenSSL 3.6.3
+        // reports that length but cannot export or import such a key (its EC part is a BIGNUM
+        // parameter, the hybrid code copies octet strings). IND-CCA and rejection as
+        // X25519MLKEM768 (a tampered ML-KEM part is rejected implicitly).
+        ind_cca: false,
+        hybrid: Some(HybridParts {
+            classical: "P-256",
+            post_quantum: "ML-KEM-768",
+            post_quantum_first: false,
+        }),
+        ..alg(
+            "SecP256r1MLKEM768",
+            Hybrid,
+            ECDHE_MLKEM,
+            Some(3),
+            192,
+            true,
+            [1249, 2432, 1153, 64],
         )
     },
 ];
@@ -608,6 +673,44 @@ mod tests {
             (1184, 2400, 1088, 32)
         );
         assert_eq!(m.wire_bytes(), 2272);
+    }
+
+    #[test]
+    fn hybrids_are_their_parts_concatenated() {
+        let mut hybrids = 0;
+        for a in ALGORITHMS {
+            assert_eq!(a.hybrid.is_some(), a.family == Family::Hybrid, "{}", a.name);
+            let Some(h) = a.hybrid else { continue };
+            hybrids += 1;
+            let c = find(h.classical).expect("classical part in the catalog");
+            let pq = find(h.post_quantum).expect("post-quantum part in the catalog");
+            assert_eq!(c.family, Family::EllipticCurve, "{}", a.name);
+            assert!(pq.is_post_quantum() && pq.hybrid.is_none(), "{}", a.name);
+            assert_eq!(
+                (a.pk_len, a.sk_len, a.ct_len, a.ss_len),
+                (
+                    c.pk_len + pq.pk_len,
+                    c.sk_len + pq.sk_len,
+                    c.ct_len + pq.ct_len,
+                    c.ss_len + pq.ss_len
+                ),
+                "{}",
+                a.name
+            );
+            assert_eq!(a.nist_level, pq.nist_level, "{}", a.name);
+            let r = a.post_quantum_ct().unwrap();
+            assert_eq!(r.len(), pq.ct_len);
+            assert_eq!(r.start == 0, h.post_quantum_first, "{}", a.name);
+        }
+        assert_eq!(hybrids, 2);
+        let p = find("secp256r1mlkem768").unwrap();
+        assert_eq!((p.pk_len, p.ct_len, p.ss_len), (1249, 1153, 64));
+        assert_eq!(p.post_quantum_ct(), Some(65..1153));
+        assert_eq!(
+            find("X25519MLKEM768").unwrap().post_quantum_ct(),
+            Some(0..1088)
+        );
+        assert_eq!(find("ML-KEM-768").unwrap().post_quantum_ct(), None);
     }
 
     #[test]

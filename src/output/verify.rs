@@ -62,5 +62,78 @@ pub fn print_table(report: &Report) {
         report.implementations.len(),
         report.seconds
     );
-    println!("n/a: the check does not apply (e.g. no other implementation to interoperate with, no vectors for that algorithm or API).");
+    for line in not_applicable(report) {
+        println!("{line}");
+    }
+}
+
+/// Why checks did not apply ("n/a" in the table): one line per check and reason, naming the
+/// first few implementations it concerns.
+fn not_applicable(report: &Report) -> Vec<String> {
+    const NAMED: usize = 3;
+    let mut groups: Vec<((Check, &str), Vec<String>)> = Vec::new();
+    for r in &report.implementations {
+        for (c, o) in &r.checks {
+            let Outcome::Skip(why) = o else { continue };
+            let label = format!("{}@{}", r.algorithm, r.implementation);
+            match groups.iter_mut().find(|(k, _)| *k == (*c, why.as_str())) {
+                Some((_, labels)) => labels.push(label),
+                None => groups.push(((*c, why), vec![label])),
+            }
+        }
+    }
+    groups.sort_by_key(|((c, _), _)| *c);
+    groups
+        .into_iter()
+        .map(|((c, why), labels)| {
+            let more = labels.len().saturating_sub(NAMED);
+            let mut named = labels
+                .into_iter()
+                .take(NAMED)
+                .collect::<Vec<_>>()
+                .join(", ");
+            if more > 0 {
+                named.push_str(&format!(" and {more} more"));
+            }
+            format!("n/a {}: {why} ({named})", c.title())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verify::ImplReport;
+    use std::collections::BTreeMap;
+
+    fn skipped(alg: &str, imp: &str, why: &str) -> ImplReport {
+        ImplReport {
+            algorithm: alg.into(),
+            implementation: imp.into(),
+            version: String::new(),
+            checks: BTreeMap::from([
+                (Check::RoundTrip, Outcome::Pass("3 trips".into())),
+                (Check::KeptKeys, Outcome::Skip(why.into())),
+            ]),
+        }
+    }
+
+    #[test]
+    fn reasons_for_na_are_grouped_and_named() {
+        let report = Report {
+            implementations: (0..5)
+                .map(|i| skipped("X", &format!("lib{i}"), "no bytes"))
+                .chain([skipped("Y", "other", "another reason")])
+                .collect(),
+            interop_pairs: Vec::new(),
+            seconds: 0.0,
+        };
+        assert_eq!(
+            not_applicable(&report),
+            [
+                "n/a kept keys: no bytes (X@lib0, X@lib1, X@lib2 and 2 more)",
+                "n/a kept keys: another reason (Y@other)",
+            ]
+        );
+    }
 }

@@ -80,4 +80,5 @@ providers! {
     rustcrypto: "rustcrypto",
     awslc: "aws-lc",
     openssl: "openssl",
+    rustls: "rustls",
 }

@@ -1,5 +1,7 @@
-//! (f) Interoperability: for every algorithm with two or more implementations, every ordered
-//! pair (X, Y): key pair from X, encapsulation by Y, decapsulation by X.
+//! (g) Interoperability: for every algorithm with two or more implementations, every ordered
+//! pair (X, Y): key pair from X, encapsulation by Y, decapsulation by X. X holds its secret key
+//! as its library's object (the kept path, as timed), so implementations without secret-key
+//! bytes (rustls) interoperate too.
 
 use super::{guarded, parallel, Options, Outcome};
 use crate::kem::Kem;
@@ -24,7 +26,7 @@ pub struct Pair {
 
 fn pair(x: &dyn Kem, y: &dyn Kem) -> Outcome {
     for t in 0..TRIPS {
-        let (pk, sk) = match x.keypair_vec() {
+        let (pk, mut sk) = match x.keypair_kept_vec() {
             Ok(v) => v,
             Err(e) => return Outcome::Fail(format!("keypair: {e}")),
         };
@@ -32,7 +34,7 @@ fn pair(x: &dyn Kem, y: &dyn Kem) -> Outcome {
             Ok(v) => v,
             Err(e) => return Outcome::Fail(format!("encaps by {}: {e}", y.meta().implementation)),
         };
-        match x.decaps_vec(&sk, &ct) {
+        match x.decaps_kept_vec(&mut sk, &ct) {
             Ok(s) if s == ss => {}
             Ok(_) => return Outcome::Fail(format!("trip {}: secrets differ", t + 1)),
             Err(e) => return Outcome::Fail(format!("decaps: {e}")),
@@ -110,4 +112,50 @@ pub fn run(impls: &[Arc<dyn Kem>], own_ok: &[bool], opts: &Options) -> (Vec<Pair
         })
         .collect();
     (pairs, summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::mock::{Behaviour, Mock};
+    use crate::verify::checks::tests::Twisted;
+
+    #[test]
+    fn pairs_hold_keys_as_objects_and_never_cross_algorithms() {
+        let impls: Vec<Arc<dyn Kem>> = vec![
+            Arc::new(Mock::new("correct", Behaviour::Correct)),
+            Arc::new(Twisted::kept_only()),
+            Arc::new(Twisted::kept_only_x25519()),
+        ];
+        let (pairs, summary) = run(&impls, &[true; 3], &Options::default());
+        let names: Vec<(&str, &str)> = pairs
+            .iter()
+            .map(|p| (p.keys_by.as_str(), p.encaps_by.as_str()))
+            .collect();
+        // The implementation without secret-key bytes holds keys in one pair and
+        // encapsulates in the other; the X25519 one has no peer.
+        assert_eq!(
+            names,
+            [
+                ("mock/correct", "mock/kept-only"),
+                ("mock/kept-only", "mock/correct")
+            ]
+        );
+        assert!(pairs.iter().all(|p| !p.outcome.failed()), "{pairs:?}");
+        assert!(matches!(&summary[2], Outcome::Skip(_)), "{summary:?}");
+    }
+
+    #[test]
+    fn a_holder_whose_kept_key_is_wrong_fails_its_pairs() {
+        let impls: Vec<Arc<dyn Kem>> = vec![
+            Arc::new(Mock::new("correct", Behaviour::Correct)),
+            Arc::new(Mock::new("broken", Behaviour::WrongSecret)),
+        ];
+        // mock/broken decapsulates wrongly: the pair where it holds the key fails, the pair
+        // where it only encapsulates passes.
+        let (pairs, _) = run(&impls, &[true, false], &Options::default());
+        for p in &pairs {
+            assert_eq!(p.outcome.failed(), p.keys_by == "mock/broken", "{pairs:?}");
+        }
+    }
 }

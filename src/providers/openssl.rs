@@ -34,8 +34,15 @@ use std::ptr;
 /// How one algorithm is reached in OpenSSL.
 #[derive(Debug, Clone, Copy)]
 enum Kind {
-    /// A KEM key type (`ML-KEM-768`, `X25519MLKEM768`); `seeded` when it takes seeds.
-    Kem { name: &'static CStr, seeded: bool },
+    /// A KEM key type (`ML-KEM-768`, `X25519MLKEM768`); `seeded` when it takes seeds;
+    /// `secret_bytes` when OpenSSL can export and import its private key as bytes (3.6 cannot
+    /// for SecP256r1MLKEM768: its P-256 part is a BIGNUM parameter that the hybrid's raw-key
+    /// code copies as an octet string).
+    Kem {
+        name: &'static CStr,
+        seeded: bool,
+        secret_bytes: bool,
+    },
     /// An ECX key type with raw keys (`X25519`, `X448`).
     Ecx(&'static CStr),
     /// A named prime curve (`P-256`).
@@ -230,6 +237,26 @@ const EC: &CStr = c"EC";
 const DH: &CStr = c"DH";
 
 impl OpenSsl {
+    /// Whether this key type's private key can be exported and imported as bytes.
+    fn secret_bytes(&self) -> bool {
+        !matches!(
+            self.kind,
+            Kind::Kem {
+                secret_bytes: false,
+                ..
+            }
+        )
+    }
+
+    /// Refuses byte-level secret-key operations where OpenSSL has none.
+    fn need_secret_bytes(&self) -> Result<(), KemError> {
+        if self.secret_bytes() {
+            Ok(())
+        } else {
+            Err(KemError::Unsupported)
+        }
+    }
+
     fn type_name(&self) -> &'static CStr {
         match self.kind {
             Kind::Kem { name, .. } | Kind::Ecx(name) => name,
@@ -544,6 +571,7 @@ impl Kem for OpenSsl {
     }
 
     fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
+        self.need_secret_bytes()?;
         let key = self.generate(None)?;
         self.export(&key, pk, sk)
     }
@@ -559,6 +587,7 @@ impl Kem for OpenSsl {
     }
 
     fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+        self.need_secret_bytes()?;
         let key = self.secret_key(sk)?;
         self.private_op(&self.private_ctx(&key)?, ct, ss)
     }
@@ -586,11 +615,13 @@ impl Kem for OpenSsl {
     }
 
     fn sk_import_raw(&self, sk: &[u8]) -> Result<SecretKey, KemError> {
+        self.need_secret_bytes()?;
         let key = self.secret_key(sk)?;
         Ok(SecretKey::new(Kept { key, ctx: None }))
     }
 
     fn sk_export_raw(&self, sk: &SecretKey, out: &mut [u8]) -> Result<(), KemError> {
+        self.need_secret_bytes()?;
         self.export_secret(&sk.get::<Kept>()?.key, out)
     }
 
@@ -600,7 +631,7 @@ impl Kem for OpenSsl {
 
     fn imports(&self) -> Imports {
         Imports {
-            secret_key: true,
+            secret_key: self.secret_bytes(),
             public_key: true,
         }
     }
@@ -648,12 +679,13 @@ pub fn implementations() -> Vec<Box<dyn Kem>> {
         library_version(),
         env!("KEMBENCH_DEP_OPENSSL_SRC")
     );
-    let table: [(&str, Kind); 12] = [
+    let table: [(&str, Kind); 13] = [
         (
             "ML-KEM-512",
             Kind::Kem {
                 name: c"ML-KEM-512",
                 seeded: true,
+                secret_bytes: true,
             },
         ),
         (
@@ -661,6 +693,7 @@ pub fn implementations() -> Vec<Box<dyn Kem>> {
             Kind::Kem {
                 name: c"ML-KEM-768",
                 seeded: true,
+                secret_bytes: true,
             },
         ),
         (
@@ -668,6 +701,7 @@ pub fn implementations() -> Vec<Box<dyn Kem>> {
             Kind::Kem {
                 name: c"ML-KEM-1024",
                 seeded: true,
+                secret_bytes: true,
             },
         ),
         (
@@ -675,6 +709,15 @@ pub fn implementations() -> Vec<Box<dyn Kem>> {
             Kind::Kem {
                 name: c"X25519MLKEM768",
                 seeded: false,
+                secret_bytes: true,
+            },
+        ),
+        (
+            "SecP256r1MLKEM768",
+            Kind::Kem {
+                name: c"SecP256r1MLKEM768",
+                seeded: false,
+                secret_bytes: false,
             },
         ),
         ("X25519", Kind::Ecx(c"X25519")),

@@ -32,6 +32,7 @@ pub const DEFAULT_SUITE: &[&str] = &[
     "Classic-McEliece-460896@liboqs",
     "Classic-McEliece-6688128@liboqs",
     "X25519MLKEM768@openssl",
+    "X25519MLKEM768@rustls/aws-lc-rs",
     "X25519@aws-lc",
     "P-256@aws-lc",
     "ffdhe2048@openssl",

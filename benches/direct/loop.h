@@ -71,15 +71,18 @@ static void run_op(const char *impl, const char *alg, const char *op, op_fn call
     free(t);
 }
 
-/* `PROG ALG OPS BLOCK_MS BLOCKS`: OPS is comma-separated. Returns 0 on a usage error. */
-static int parse_args(int argc, char **argv, const char **alg, char **ops, int *block_ms,
-                      int *blocks) {
-    if (argc != 5) return 0;
-    *alg = argv[1];
-    *ops = argv[2];
-    *block_ms = atoi(argv[3]);
-    *blocks = atoi(argv[4]);
-    return *block_ms > 0 && *blocks > 0;
+/* `PROG ALG OPS BLOCK_MS BLOCKS`: OPS is comma-separated. Exits with the usage on a bad call. */
+static void parse_args(int argc, char **argv, const char **alg, char **ops, int *block_ms,
+                       int *blocks) {
+    if (argc == 5) {
+        *alg = argv[1];
+        *ops = argv[2];
+        *block_ms = atoi(argv[3]);
+        *blocks = atoi(argv[4]);
+        if (*block_ms > 0 && *blocks > 0) return;
+    }
+    fprintf(stderr, "usage: %s ALG OPS BLOCK_MS BLOCKS\n", argv[0]);
+    exit(2);
 }
 
 #endif

@@ -229,10 +229,7 @@ int main(int argc, char **argv) {
     const char *alg;
     char *ops;
     int block_ms, blocks;
-    if (!parse_args(argc, argv, &alg, &ops, &block_ms, &blocks)) {
-        fprintf(stderr, "usage: %s ALG OPS BLOCK_MS BLOCKS\n", argv[0]);
-        return 2;
-    }
+    parse_args(argc, argv, &alg, &ops, &block_ms, &blocks);
     state s;
     setup(&s, alg);
     for (char *op = strtok(ops, ","); op; op = strtok(NULL, ",")) {

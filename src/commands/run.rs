@@ -37,9 +37,7 @@ pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
     let environment = Environment::for_implementations(&impls);
     print!("{}", output::environment(&environment, o.layout));
     let pinned_cpu = if o.pin {
-        std::thread::available_parallelism()
-            .ok()
-            .map(|n| n.get() - 1)
+        crate::run::last_allowed_cpu()
     } else {
         None
     };

@@ -60,6 +60,31 @@ impl std::fmt::Display for Ended {
     }
 }
 
+/// Raises this process's soft stack limit to the worker's stack, within the hard limit, so that
+/// the worker measures on its main thread (see `worker::serve`). Best effort: when the limit
+/// cannot be raised the worker measures on a thread of its own.
+fn raise_stack_limit() {
+    let want = crate::verify::WORKER_STACK as libc::rlim_t;
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit into `r`; setrlimit reads it.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_STACK, &mut r) == 0
+            && r.rlim_cur != libc::RLIM_INFINITY
+            && r.rlim_cur < want
+        {
+            r.rlim_cur = if r.rlim_max == libc::RLIM_INFINITY {
+                want
+            } else {
+                want.min(r.rlim_max)
+            };
+            libc::setrlimit(libc::RLIMIT_STACK, &r);
+        }
+    }
+}
+
 /// A running worker process.
 pub struct Worker {
     child: Child,
@@ -77,12 +102,21 @@ impl Worker {
         timeout: Duration,
         abort: &dyn Fn() -> bool,
     ) -> Result<Worker, Ended> {
-        let mut child = Command::new(exe)
-            .arg("run-worker")
+        let mut cmd = Command::new(exe);
+        cmd.arg("run-worker")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
-            .process_group(0)
+            .process_group(0);
+        // SAFETY: the closure runs in the child between fork and exec and calls only
+        // getrlimit and setrlimit, which are async-signal-safe, on a local value.
+        unsafe {
+            cmd.pre_exec(|| {
+                raise_stack_limit();
+                Ok(())
+            });
+        }
+        let mut child = cmd
             .spawn()
             .map_err(|e| Ended::Garbled(format!("cannot start {}: {e}", exe.display())))?;
         let stdout = child.stdout.take().expect("piped");

@@ -44,6 +44,8 @@ const POOL: usize = 16;
 enum Direct {
     /// A C program in `benches/direct/`.
     C(&'static str),
+    /// The same C program on a used heap (`KEMBENCH_DIRECT_USED_HEAP=1`, see `loop.h`).
+    CUsedHeap(&'static str),
     /// The aws-lc-rs loops below.
     AwsLc,
     /// The same liboqs functions as `liboqs_loop.c`, called through `oqs-sys` from this Rust
@@ -72,6 +74,13 @@ const CASES: &[Case] = &[
         alg: "ML-KEM-768",
         ops: &["keygen", "encaps", "decaps"],
         direct: Direct::C("liboqs_loop"),
+    },
+    Case {
+        label: "liboqs-uh",
+        imp: "liboqs",
+        alg: "ML-KEM-768",
+        ops: &["keygen", "encaps", "decaps"],
+        direct: Direct::CUsedHeap("liboqs_loop"),
     },
     Case {
         label: "liboqs-rs",
@@ -219,9 +228,14 @@ fn compile(release: &Path) -> BTreeMap<&'static str, PathBuf> {
     out
 }
 
-/// One round of a C loop: op → its fastest block median (ns).
-fn run_c(bin: &Path, case: &Case) -> BTreeMap<String, f64> {
+/// One round of a C loop: op → its fastest block median (ns). `used_heap`: the loop uses its
+/// heap first (see `loop.h`).
+fn run_c(bin: &Path, case: &Case, used_heap: bool) -> BTreeMap<String, f64> {
     let out = Command::new(bin)
+        .env(
+            "KEMBENCH_DIRECT_USED_HEAP",
+            if used_heap { "1" } else { "0" },
+        )
         .args([
             case.alg,
             &case.ops.join(","),
@@ -534,7 +548,8 @@ fn main() {
         eprint!("\rround {}/{rounds}", round + 1);
         for (ci, case) in cases.iter().enumerate() {
             let direct = match case.direct {
-                Direct::C(prog) => run_c(&progs[prog], case),
+                Direct::C(prog) => run_c(&progs[prog], case, false),
+                Direct::CUsedHeap(prog) => run_c(&progs[prog], case, true),
                 Direct::AwsLc => run_awslc(case),
                 Direct::OqsRust => run_oqs_rust(case),
             };
@@ -600,5 +615,9 @@ fn main() {
     println!(
         "ratio: median of per-round kembench/direct (quartiles beside it); fast: fastest kembench \
          figure over fastest direct figure. Import rows only where kembench has the operation."
+    );
+    println!(
+        "liboqs-uh: the same C loop on a used heap (KEMBENCH_DIRECT_USED_HEAP=1, benches/direct/loop.h), \
+         as a long-running process's heap is; liboqs-rs: the same liboqs calls from this Rust binary."
     );
 }

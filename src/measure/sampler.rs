@@ -211,7 +211,7 @@ pub struct Workload<'a> {
     keys: Vec<(SecretKey, Vec<u8>)>,
     /// Secret keys as bytes (sk-import).
     sk_bytes: Vec<Vec<u8>>,
-    /// The key made by the last keygen or sk-import call (freed by the next one).
+    /// The key made by the last keygen or sk-import call (freed at the start of the next one).
     kept: Option<SecretKey>,
     pk: Vec<u8>,
     ct: Vec<u8>,
@@ -300,6 +300,9 @@ impl<'a> Workload<'a> {
         let k = self.k;
         match self.op {
             Op::Keygen => {
+                // Free the previous key first, as a loop that frees each key after use does:
+                // with both alive, the new key's allocations land elsewhere in the heap.
+                self.kept = None;
                 self.kept = Some(k.keypair_kept(&mut self.pk)?);
                 Ok(())
             }
@@ -324,6 +327,7 @@ impl<'a> Workload<'a> {
             Op::SkImport => {
                 let i = self.next;
                 self.next = (i + 1) % self.sk_bytes.len();
+                self.kept = None;
                 self.kept = Some(k.sk_import(&self.sk_bytes[i])?);
                 Ok(())
             }

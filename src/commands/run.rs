@@ -10,7 +10,7 @@ use crate::measure::timer::Timers;
 use crate::options::RunOptions;
 use crate::output;
 use crate::providers::Registry;
-use crate::record::run::{RunConfig, RunMeasured};
+use crate::record::run::{RunConfig, RunMeasured, SecretKeys};
 use crate::record::{
     now_rfc3339, AnyRecord, Benchmark, RecordKind, ResultStatus, RunRecord, RunStatus,
 };
@@ -64,6 +64,7 @@ pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
             timers,
             counters_unavailable,
             heap_includes_c_allocations: heap::interposer_active(),
+            decaps_secret_key: SecretKeys::Kept,
         },
     );
     recorder.begin(records::run_row(&record));

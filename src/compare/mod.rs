@@ -120,6 +120,12 @@ pub fn env_differences(a: &RunRecord, b: &RunRecord) -> Vec<EnvDifference> {
         &ea.build.git_commit,
         &eb.build.git_commit,
     );
+    diff(
+        &mut d,
+        "decaps secret key",
+        a.measured.decaps_secret_key,
+        b.measured.decaps_secret_key,
+    );
     diff(&mut d, "rustc", &ea.build.rustc, &eb.build.rustc);
     diff(&mut d, "cc", &ea.build.cc, &eb.build.cc);
     diff(
@@ -304,6 +310,23 @@ mod tests {
             .any(|x| x.what == "cpu.model" && x.new == "Other CPU"));
         assert!(d.iter().any(|x| x.what == "provider mock/correct"));
         assert!(env_differences(&a, &a).is_empty());
+    }
+
+    #[test]
+    fn a_run_from_before_kept_keys_is_flagged_as_measuring_other_work() {
+        use crate::record::run::SecretKeys;
+        let new = fixture::run();
+        let mut old = new.clone();
+        old.measured.decaps_secret_key = SecretKeys::Bytes;
+        let d = env_differences(&old, &new);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].what, "decaps secret key");
+        assert!(d[0].old.contains("rebuilt from bytes"), "{}", d[0].old);
+        // A record without the field (written before) reads as bytes.
+        let mut v = serde_json::to_value(&new).unwrap();
+        v.as_object_mut().unwrap().remove("decaps_secret_key");
+        let back: RunRecord = serde_json::from_value(v).unwrap();
+        assert_eq!(back.measured.decaps_secret_key, SecretKeys::Bytes);
     }
 
     #[test]

@@ -158,6 +158,7 @@ pub fn run() -> RunRecord {
             },
             counters_unavailable: Some("perf_event_open: No such file or directory".into()),
             heap_includes_c_allocations: true,
+            decaps_secret_key: crate::record::run::SecretKeys::Kept,
         },
         results: vec![good, bad],
     }

@@ -321,6 +321,32 @@ pub struct RunMeasured {
     pub counters_unavailable: Option<String>,
     /// Whether heap figures count C allocations (the malloc interposer is active).
     pub heap_includes_c_allocations: bool,
+    /// How `decaps` (and `exchange`) held the secret key. Records written before kembench
+    /// kept key objects have no such field and read as [`SecretKeys::Bytes`].
+    #[serde(default)]
+    pub decaps_secret_key: SecretKeys,
+}
+
+/// How a run's decapsulations held the secret key, which decides what a `decaps` figure
+/// contains: comparing a run of one kind with a run of the other compares different work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SecretKeys {
+    /// Rebuilt from bytes in every call (kembench before key objects): `decaps` includes
+    /// what is now `sk-import`.
+    #[default]
+    Bytes,
+    /// The library's own key object, kept from key generation (as a TLS endpoint keeps it).
+    Kept,
+}
+
+impl std::fmt::Display for SecretKeys {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            SecretKeys::Bytes => "rebuilt from bytes in every decaps (the import included)",
+            SecretKeys::Kept => "kept as the library's key object",
+        })
+    }
 }
 
 /// The latency run record kind.

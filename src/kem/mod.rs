@@ -92,28 +92,6 @@ impl Imports {
     };
 }
 
-/// Which operation of a KEM.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Operation {
-    /// Key pair generation.
-    Keygen,
-    /// Encapsulation (for key exchange: ephemeral key pair and derivation).
-    Encaps,
-    /// Decapsulation (for key exchange: derivation).
-    Decaps,
-}
-
-impl fmt::Display for Operation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Operation::Keygen => "keygen",
-            Operation::Encaps => "encaps",
-            Operation::Decaps => "decaps",
-        })
-    }
-}
-
 /// What one (algorithm, implementation) pair is.
 #[derive(Debug, Clone)]
 pub struct ImplMeta {

@@ -218,9 +218,11 @@ pub struct Workload<'a> {
     ss: Vec<u8>,
     ss2: Vec<u8>,
     pool: usize,
+    /// The pool input the next call takes. Single-use keys are taken in order and never
+    /// again, so for them `keys.len() - next` is the number still fresh.
     next: usize,
-    /// Single-use keys: how many of `keys` are already spent.
-    spent: usize,
+    /// Decapsulation with keys that decapsulate only once (asked of the library once, here).
+    single_use: bool,
 }
 
 impl<'a> Workload<'a> {
@@ -251,7 +253,7 @@ impl<'a> Workload<'a> {
             ss2: vec![0; a.ss_len],
             pool,
             next: 0,
-            spent: 0,
+            single_use: op == Op::Decaps && k.single_use_keys(),
         };
         match op {
             Op::Encaps | Op::PkImport => {
@@ -279,16 +281,22 @@ impl<'a> Workload<'a> {
             self.keys.push((sk, ct));
         }
         self.next = 0;
-        self.spent = 0;
         Ok(())
+    }
+
+    /// The pool index for this call, advancing in turn through `len` inputs.
+    #[inline(always)]
+    fn turn(&mut self, len: usize) -> usize {
+        let i = self.next;
+        self.next = (i + 1) % len;
+        i
     }
 
     /// Makes sure the next `calls` calls find their inputs ready, so that nothing is prepared
     /// inside a timed section. Only single-use keys (decapsulation) need fresh ones; call it
     /// before every timed batch.
     pub fn ready(&mut self, calls: usize) -> Result<(), KemError> {
-        if self.op == Op::Decaps && self.k.single_use_keys() && self.keys.len() - self.spent < calls
-        {
+        if self.single_use && self.keys.len() - self.next < calls {
             self.fill_keys(calls.max(self.pool))?;
         }
         Ok(())
@@ -307,15 +315,19 @@ impl<'a> Workload<'a> {
                 Ok(())
             }
             Op::Encaps => {
-                let i = self.next;
-                self.next = (i + 1) % self.pks.len();
+                let i = self.turn(self.pks.len());
                 k.encaps(&self.pks[i], &mut self.ct, &mut self.ss)
             }
             Op::Decaps => {
-                self.ready(1)?;
-                let i = self.next;
-                self.next = (i + 1) % self.keys.len();
-                self.spent += 1;
+                let i = if self.single_use {
+                    // Timed batches were readied beforehand; this refills only in untimed
+                    // loops (warm-up, throughput's own preparation).
+                    self.ready(1)?;
+                    self.next += 1;
+                    self.next - 1
+                } else {
+                    self.turn(self.keys.len())
+                };
                 let (sk, ct) = &mut self.keys[i];
                 k.decaps_kept(sk, ct, &mut self.ss)
             }
@@ -325,15 +337,13 @@ impl<'a> Workload<'a> {
                 k.decaps_kept(&mut sk, &self.ct, &mut self.ss2)
             }
             Op::SkImport => {
-                let i = self.next;
-                self.next = (i + 1) % self.sk_bytes.len();
+                let i = self.turn(self.sk_bytes.len());
                 self.kept = None;
                 self.kept = Some(k.sk_import(&self.sk_bytes[i])?);
                 Ok(())
             }
             Op::PkImport => {
-                let i = self.next;
-                self.next = (i + 1) % self.pks.len();
+                let i = self.turn(self.pks.len());
                 k.pk_import(&self.pks[i])
             }
         }

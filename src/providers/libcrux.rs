@@ -14,9 +14,7 @@
 
 use crate::kem::{ImplMeta, Kem, KemError, SecretKey, SeedLens};
 
-type KeypairFn = fn(&[u8; 64], &mut [u8], &mut [u8]);
 type EncFn = fn(&[u8], &[u8; 32], &mut [u8], &mut [u8]) -> Result<(), KemError>;
-type DecFn = fn(&[u8], &[u8], &mut [u8]) -> Result<(), KemError>;
 type KeepFn = fn(&[u8; 64], &mut [u8]) -> SecretKey;
 type DecKeptFn = fn(&SecretKey, &[u8], &mut [u8]) -> Result<(), KemError>;
 type ImportFn = fn(&[u8]) -> Result<SecretKey, KemError>;
@@ -25,9 +23,7 @@ type ExportFn = fn(&SecretKey, &mut [u8]) -> Result<(), KemError>;
 /// One libcrux parameter set and code path.
 pub struct Libcrux {
     meta: ImplMeta,
-    keypair: KeypairFn,
     enc: EncFn,
-    dec: DecFn,
     keep: KeepFn,
     dec_kept: DecKeptFn,
     import: ImportFn,
@@ -48,14 +44,20 @@ fn array<const N: usize>(s: &[u8]) -> Result<&[u8; N], KemError> {
     })
 }
 
+impl Libcrux {
+    /// A key pair from `seed` on the byte path: the kept key's bytes written out.
+    fn keypair_from(&self, seed: &[u8; 64], pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
+        (self.export)(&(self.keep)(seed, pk), sk)
+    }
+}
+
 impl Kem for Libcrux {
     fn meta(&self) -> &ImplMeta {
         &self.meta
     }
 
     fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
-        (self.keypair)(&random::<64>()?, pk, sk);
-        Ok(())
+        self.keypair_from(&random::<64>()?, pk, sk)
     }
 
     fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
@@ -63,7 +65,7 @@ impl Kem for Libcrux {
     }
 
     fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
-        (self.dec)(sk, ct, ss)
+        (self.dec_kept)(&(self.import)(sk)?, ct, ss)
     }
 
     fn keypair_kept_raw(&self, pk: &mut [u8]) -> Result<SecretKey, KemError> {
@@ -97,8 +99,7 @@ impl Kem for Libcrux {
         pk: &mut [u8],
         sk: &mut [u8],
     ) -> Result<(), KemError> {
-        (self.keypair)(array::<64>(seed)?, pk, sk);
-        Ok(())
+        self.keypair_from(array::<64>(seed)?, pk, sk)
     }
 
     fn encaps_derand_raw(
@@ -123,22 +124,11 @@ macro_rules! libcrux_entry {
         use $m as m;
         use $pk as Pk;
         use $sk as Sk;
-        fn keypair(seed: &[u8; 64], pk: &mut [u8], sk: &mut [u8]) {
-            let kp = m::generate_key_pair(*seed);
-            pk.copy_from_slice(kp.pk());
-            sk.copy_from_slice(kp.sk());
-        }
         fn enc(pk: &[u8], seed: &[u8; 32], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
             let pk = Pk::try_from(pk).map_err(|_| bad("public key"))?;
             let (c, k) = m::encapsulate(&pk, *seed);
             ct.copy_from_slice(c.as_ref());
             ss.copy_from_slice(&k);
-            Ok(())
-        }
-        fn dec(sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
-            let sk = Sk::try_from(sk).map_err(|_| bad("secret key"))?;
-            let ct = Ct::try_from(ct).map_err(|_| bad("ciphertext"))?;
-            ss.copy_from_slice(&m::decapsulate(&sk, &ct));
             Ok(())
         }
         // Kept keys are libcrux's own private-key type, as a libcrux user keeps them.
@@ -173,9 +163,7 @@ macro_rules! libcrux_entry {
                 &format!("libcrux-ml-kem {}", env!("KEMBENCH_DEP_LIBCRUX_ML_KEM")),
                 dispatch,
             ),
-            keypair,
             enc,
-            dec,
             keep,
             dec_kept,
             import,

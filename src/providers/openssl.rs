@@ -604,14 +604,12 @@ impl Kem for OpenSsl {
         ct: &[u8],
         ss: &mut [u8],
     ) -> Result<(), KemError> {
-        let kept = sk.get_mut::<Kept>()?;
-        if kept.ctx.is_none() {
-            kept.ctx = Some(self.private_ctx(&kept.key)?);
-        }
-        match &kept.ctx {
-            Some(ctx) => self.private_op(ctx, ct, ss),
-            None => unreachable!("the context was just made"),
-        }
+        let Kept { key, ctx } = sk.get_mut::<Kept>()?;
+        let ctx = match ctx {
+            Some(c) => c,
+            slot @ None => slot.insert(self.private_ctx(key)?),
+        };
+        self.private_op(ctx, ct, ss)
     }
 
     fn sk_import_raw(&self, sk: &[u8]) -> Result<SecretKey, KemError> {

@@ -7,7 +7,8 @@
 //!   links, found in the build directories of `oqs-sys` and `openssl-sys` beside the kembench
 //!   binary, and run as subprocesses.
 //! - aws-lc: loops in this file through `aws-lc-rs`, keeping `DecapsulationKey` and
-//!   `agreement::PrivateKey` objects as kembench does.
+//!   `agreement::PrivateKey` objects as kembench does; libcrux: loops through its AVX2 module,
+//!   keeping `MlKemPrivateKey`s.
 //!
 //! kembench's side is the real measuring path: the `kembench` binary that cargo builds for
 //! this bench, `kembench run --alg A --impl I --ops ... --no-store --json FILE` with short
@@ -48,6 +49,9 @@ enum Direct {
     CUsedHeap(&'static str),
     /// The aws-lc-rs loops below.
     AwsLc,
+    /// The libcrux AVX2 loops below (kept `MlKemPrivateKey`s, randomness from the OS per
+    /// call, as kembench's adapter and libcrux's own `rand` wrappers draw it).
+    Libcrux,
     /// The same liboqs functions as `liboqs_loop.c`, called through `oqs-sys` from this Rust
     /// binary: tells a cost of kembench's measuring path from one of liboqs being linked into
     /// a large Rust binary.
@@ -137,6 +141,13 @@ const CASES: &[Case] = &[
         alg: "P-256",
         ops: ECDH_OPS,
         direct: Direct::AwsLc,
+    },
+    Case {
+        label: "libcrux",
+        imp: "libcrux/avx2",
+        alg: "ML-KEM-768",
+        ops: &["keygen", "encaps", "decaps"],
+        direct: Direct::Libcrux,
     },
 ];
 
@@ -458,6 +469,40 @@ fn run_oqs_rust(case: &Case) -> BTreeMap<String, f64> {
     r
 }
 
+/// One round of libcrux's ML-KEM-768 AVX2 functions, called directly: op → median (ns).
+fn run_libcrux(case: &Case) -> BTreeMap<String, f64> {
+    use libcrux_ml_kem::mlkem768::{avx2 as m, MlKem768Ciphertext, MlKem768PrivateKey};
+    fn random<const N: usize>() -> [u8; N] {
+        let mut r = [0u8; N];
+        getrandom::fill(&mut r).expect("getrandom");
+        r
+    }
+    let (mut pks, mut keys) = (Vec::new(), Vec::new());
+    for _ in 0..POOL {
+        let (sk, pk) = m::generate_key_pair(random()).into_parts();
+        let (ct, _) = m::encapsulate(&pk, random());
+        pks.push(pk);
+        keys.push((sk, ct));
+    }
+    let keys: Vec<(MlKem768PrivateKey, MlKem768Ciphertext)> = keys;
+    let mut r = BTreeMap::new();
+    for &op in case.ops {
+        let ns = match op {
+            "keygen" => time_rust(|_| {
+                black_box(m::generate_key_pair(random()));
+            }),
+            "encaps" => time_rust(|i| {
+                black_box(m::encapsulate(&pks[i], random()));
+            }),
+            _ => time_rust(|i| {
+                black_box(m::decapsulate(&keys[i].0, &keys[i].1));
+            }),
+        };
+        r.insert(op.to_string(), ns);
+    }
+    r
+}
+
 /// One round of kembench: op → best-round median (ns).
 fn run_kembench(exe: &Path, case: &Case, json: &Path) -> BTreeMap<String, f64> {
     let rounds = 3;
@@ -534,6 +579,9 @@ fn main() {
             let name = format!("{}/{}", c.label, c.alg);
             filter.is_empty() || filter.iter().any(|f| name.contains(f.as_str()))
         })
+        // libcrux's AVX2 functions would fault without AVX2 (kembench then offers no such
+        // implementation either).
+        .filter(|c| c.direct != Direct::Libcrux || std::is_x86_feature_detected!("avx2"))
         .collect();
     println!(
         "pinned to CPU {pinned:?}; {rounds} rounds; direct: fastest of {BLOCKS} blocks of {BLOCK_MS} ms; \
@@ -551,6 +599,7 @@ fn main() {
                 Direct::C(prog) => run_c(&progs[prog], case, false),
                 Direct::CUsedHeap(prog) => run_c(&progs[prog], case, true),
                 Direct::AwsLc => run_awslc(case),
+                Direct::Libcrux => run_libcrux(case),
                 Direct::OqsRust => run_oqs_rust(case),
             };
             let kb: Vec<_> = exes.iter().map(|e| run_kembench(e, case, &json)).collect();

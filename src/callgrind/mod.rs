@@ -1,0 +1,184 @@
+//! Reading valgrind's callgrind: what kembench keeps of one profiled operation (total and
+//! per-function instruction counts, a hot-path tree, per-line costs of the hottest functions,
+//! shares in symmetric primitives and randomness, simulated cache misses, folded stacks for
+//! flame graphs). Pure: text in, typed values out; nothing here runs valgrind.
+//!
+//! The worker runs each operation inside a marker function; callgrind collects only while
+//! the marker is on the stack (`--toggle-collect`), dumps when it returns (`--dump-after`),
+//! and names every function by its whole call chain (`--separate-callers`), so every cost
+//! has its full stack and the frames above the marker are cut off here.
+
+use serde::{Deserialize, Serialize};
+
+/// The primitives whose share of an operation `profile` reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Primitive {
+    /// Keccak: SHA-3, SHAKE and the permutation itself.
+    Keccak,
+    /// SHA-2 (SHA-256, SHA-512).
+    Sha2,
+    /// AES (block cipher, CTR, the AES-based XOFs).
+    Aes,
+    /// The random generator: DRBGs, `randombytes`, the kernel's getrandom.
+    Rng,
+    /// Big-number and field arithmetic of the classical baselines (BN, P-256, X25519).
+    Bignum,
+    /// Everything else: the algorithm's own arithmetic, copies, allocation.
+    Other,
+}
+
+impl Primitive {
+    /// Every primitive, in the order shares are listed.
+    pub const ALL: [Primitive; 6] = [
+        Primitive::Keccak,
+        Primitive::Sha2,
+        Primitive::Aes,
+        Primitive::Rng,
+        Primitive::Bignum,
+        Primitive::Other,
+    ];
+
+    /// The name in tables (`Keccak`, `SHA-2`, ...).
+    pub fn label(self) -> &'static str {
+        match self {
+            Primitive::Keccak => "Keccak",
+            Primitive::Sha2 => "SHA-2",
+            Primitive::Aes => "AES",
+            Primitive::Rng => "RNG",
+            Primitive::Bignum => "bignum",
+            Primitive::Other => "other",
+        }
+    }
+}
+
+/// Instructions attributed to one primitive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Share {
+    /// Which primitive.
+    pub primitive: Primitive,
+    /// Instructions executed inside it (the outermost frame of the stack that belongs to a
+    /// primitive decides, so AES inside a DRBG counts as the RNG).
+    pub instructions: u64,
+}
+
+/// The simulated cache: callgrind's model of a stated geometry, not this CPU's caches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CacheCounts {
+    /// Data reads plus writes.
+    pub data_refs: u64,
+    /// First-level instruction-cache misses.
+    pub i1_misses: u64,
+    /// First-level data-cache misses (reads and writes).
+    pub d1_misses: u64,
+    /// Last-level misses (instructions and data).
+    pub ll_misses: u64,
+    /// L1 hits + 5 × LL hits + 35 × memory accesses (the model gungraun and CodSpeed use).
+    pub estimated_cycles: u64,
+}
+
+/// One function's cost within one operation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionCost {
+    /// The function's name (demangled, without the call chain).
+    pub name: String,
+    /// The object it lives in (a shared library, or the kembench binary).
+    pub object: String,
+    /// Instructions executed in the function itself.
+    pub self_instructions: u64,
+    /// Instructions executed in it and everything it called (recursion counted once).
+    pub inclusive_instructions: u64,
+    /// Times it was called within the operation.
+    pub calls: u64,
+}
+
+/// A node of the hot-path tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HotNode {
+    /// The function (the root is the operation).
+    pub name: String,
+    /// Instructions in this call path, inclusive.
+    pub instructions: u64,
+    /// Share of the parent's instructions, 0 to 1 (1 at the root).
+    pub share_of_parent: f64,
+    /// The callees above the pruning threshold, hottest first.
+    pub children: Vec<HotNode>,
+}
+
+/// Instructions spent on one source line.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LineCost {
+    /// The line number.
+    pub line: u32,
+    /// Instructions executed on it (self cost of the function on that line).
+    pub instructions: u64,
+}
+
+/// The per-line split of one hot function.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionLines {
+    /// The function.
+    pub function: String,
+    /// Its source file, as the line tables name it.
+    pub file: String,
+    /// Its hottest lines, most instructions first.
+    pub lines: Vec<LineCost>,
+}
+
+/// One call stack with its self cost, outermost frame first, frames joined by `;` (the
+/// folded format flame-graph tools read).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FoldedStack {
+    /// `op;outer;...;inner`.
+    pub stack: String,
+    /// Instructions executed in the innermost frame on this stack.
+    pub instructions: u64,
+}
+
+/// Everything kembench keeps of one profiled operation (one callgrind dump).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpAnalysis {
+    /// Instructions executed inside the marker (every frame below it).
+    pub instructions: u64,
+    /// The simulated cache, when callgrind simulated one.
+    pub cache: Option<CacheCounts>,
+    /// The hottest functions by inclusive cost.
+    pub functions: Vec<FunctionCost>,
+    /// The hot-path tree from the operation down, depth-limited and pruned.
+    pub tree: HotNode,
+    /// Per-line costs of the hottest functions that carry line information.
+    pub lines: Vec<FunctionLines>,
+    /// One share per [`Primitive`], in [`Primitive::ALL`] order; they sum to `instructions`.
+    pub shares: Vec<Share>,
+    /// Every stack below the marker with its self cost; they sum to `instructions`.
+    pub folded: Vec<FoldedStack>,
+    /// Instructions on stacks deeper than callgrind's `--separate-callers`, whose chain does
+    /// not reach the marker (counted in `instructions`, placed under a `[deeper]` frame).
+    pub truncated_instructions: u64,
+}
+
+impl OpAnalysis {
+    /// The share of `p` in the operation's instructions, 0 to 1.
+    pub fn share(&self, p: Primitive) -> f64 {
+        let n = self
+            .shares
+            .iter()
+            .find(|s| s.primitive == p)
+            .map_or(0, |s| s.instructions);
+        if self.instructions == 0 {
+            0.0
+        } else {
+            n as f64 / self.instructions as f64
+        }
+    }
+
+    /// Instructions on stacks that pass through a frame for which `frame` is true (each
+    /// stack counted once): the inclusive cost of a set of functions.
+    pub fn inclusive_of(&self, frame: impl Fn(&str) -> bool) -> u64 {
+        self.folded
+            .iter()
+            .filter(|f| f.stack.split(';').any(&frame))
+            .map(|f| f.instructions)
+            .sum()
+    }
+}

@@ -10,6 +10,10 @@
 
 use serde::{Deserialize, Serialize};
 
+mod classify;
+
+pub use classify::primitive_of;
+
 /// The primitives whose share of an operation `profile` reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

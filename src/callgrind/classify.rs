@@ -1,0 +1,642 @@
+//! Which primitive a function belongs to, by name: one table of patterns per provider, plus
+//! the Rust crates any provider (and kembench's own adapters) may call. A stack's cost goes to
+//! the outermost frame that matches (see `analyse`), so the tables name entry points as well
+//! as inner functions, and never an algorithm's own functions (`OQS_KEM_keypair`,
+//! `PQCLEAN_..._crypto_kem_keypair`, `ossl_ml_kem_genkey`), which call several primitives.
+//!
+//! Patterns are globs (`*` matches any run of characters) on the name after two
+//! normalisations: aws-lc's symbol prefix (`aws_lc_0_47_0_`) is dropped, and so is a C
+//! name's compiler or version suffix (`.constprop.0`, `.cold`, `@@GLIBC_2.25`).
+
+use super::Primitive::{self, Aes, Bignum, Keccak, Rng, Sha2};
+
+/// A set of patterns that all mean one primitive.
+type Rule = (Primitive, &'static [&'static str]);
+
+/// Names that never decide by themselves, whatever else matches: the algorithms' entry
+/// points, and the probes kembench wraps around liboqs's SHA-3 callbacks (their callees
+/// decide).
+const NEVER: &[&str] = &[
+    "kembench_sha3_probe*",
+    "kembench_profiled_op",
+    "OQS_KEM_*",
+    "*_crypto_kem_*",
+    "ossl_ml_kem_*",
+    "ml_kem_*",
+];
+
+/// liboqs: its own SHA-3 (XKCP, `OQS_SHA3_*` / `SHA3_*` dispatch), SHA-2, AES, and
+/// `OQS_randombytes`; some schemes are PQClean code with their own hash names.
+const LIBOQS: &[Rule] = &[
+    (Rng, &["OQS_randombytes*", "randombytes*"]),
+    (
+        Keccak,
+        &[
+            "OQS_SHA3_*",
+            "SHA3_*",
+            "Keccak*",
+            "__KeccakF1600",
+            "keccak_*",
+            "*_shake128*",
+            "*_shake256*",
+            "*_sha3_256*",
+            "*_sha3_512*",
+            "*seedexpander*",
+            "shake128*",
+            "shake256*",
+            "sha3_*",
+        ],
+    ),
+    (
+        Sha2,
+        &[
+            "OQS_SHA2_*",
+            "SHA2_*",
+            "oqs_sha2_*",
+            "*crypto_hashblocks_sha*",
+            "*crypto_hash_sha*",
+            "sha256*",
+            "sha384*",
+            "sha512*",
+        ],
+    ),
+    (
+        Aes,
+        &[
+            "OQS_AES*", "AES128_*", "AES256_*", "oqs_aes*", "aes128_*", "aes256_*",
+        ],
+    ),
+];
+
+/// PQClean through the pqcrypto crates: the common `fips202.c` (`shake128_absorb`,
+/// `sha3_256`, `KeccakF1600_StatePermute`), the AVX2 four-way Keccak, each scheme's hash
+/// wrappers (`..._kyber_shake128_absorb`, `..._shake256x4_...`), and the crates'
+/// `PQCRYPTO_RUST_randombytes`.
+const PQCLEAN: &[Rule] = &[
+    (Rng, &["PQCRYPTO_RUST_randombytes*", "randombytes*"]),
+    (
+        Keccak,
+        &[
+            "*KeccakF1600*",
+            "*KeccakP1600*",
+            "*f1600x4*",
+            "keccak_*",
+            "shake128*",
+            "shake256*",
+            "sha3_*",
+            "*_shake128*",
+            "*_shake256*",
+            "*_sha3_256*",
+            "*_sha3_512*",
+            "*seedexpander*",
+        ],
+    ),
+    (
+        Sha2,
+        &[
+            "sha224*",
+            "sha256*",
+            "sha384*",
+            "sha512*",
+            "*crypto_hashblocks_sha*",
+        ],
+    ),
+    (Aes, &["aes128_*", "aes192_*", "aes256_*", "aes_*"]),
+];
+
+/// OpenSSL 3: the provider digests and `SHA3_absorb`/`KeccakF1600`, ML-KEM's own
+/// `single_keccak`, SHA-2 block functions, AES-NI, the DRBG chain from `RAND_*` down to the
+/// seed source, and BN / nistz256 / X25519 / X448 arithmetic. Random scalars
+/// (`BN_priv_rand_range_ex`) are RNG, not bignum.
+const OPENSSL: &[Rule] = &[
+    (
+        Rng,
+        &[
+            "RAND_*",
+            "rand_*",
+            "ossl_rand_*",
+            "EVP_RAND_*",
+            "evp_rand_*",
+            "drbg_*",
+            "ossl_drbg_*",
+            "ossl_prov_drbg_*",
+            "ossl_crngt_*",
+            "crng_test*",
+            "seed_src_*",
+            "seed_get_seed",
+            "seed_clear_seed",
+            "ossl_pool_*",
+            "ossl_prov_get_entropy",
+            "ossl_prov_seeding_*",
+            "get_entropy",
+            "cleanup_entropy",
+            "do_rand_init*",
+            "syscall_random",
+            "BN_rand*",
+            "BN_priv_rand*",
+            "BN_pseudo_rand*",
+            "BN_generate_dsa_nonce",
+            "bnrand*",
+            "ossl_bn_priv_rand*",
+            "ossl_bn_gen_dsa_nonce*",
+        ],
+    ),
+    (
+        Keccak,
+        &[
+            "SHA3_*",
+            "KeccakF1600",
+            "__KeccakF1600",
+            "ossl_sha3_*",
+            "ossl_keccak_*",
+            "keccak_*",
+            "generic_sha3_*",
+            "shake_*",
+            "sha3_*",
+            "single_keccak",
+        ],
+    ),
+    (
+        Sha2,
+        &[
+            "sha1_block_data_order*",
+            "sha256_block_data_order*",
+            "sha512_block_data_order*",
+            "SHA1_*",
+            "SHA224*",
+            "SHA256*",
+            "SHA384*",
+            "SHA512*",
+            "ossl_sha1*",
+            "ossl_sha256*",
+            "ossl_sha512*",
+            "sha1_*",
+            "sha224_*",
+            "sha256_*",
+            "sha384_*",
+            "sha512_*",
+        ],
+    ),
+    (
+        Aes,
+        &[
+            "aesni_*",
+            "_aesni_*",
+            "AES_*",
+            "vpaes_*",
+            "_vpaes_*",
+            "bsaes_*",
+            "ossl_aes*",
+            "cipher_hw_aes*",
+            "ossl_prov_cipher_hw_aes*",
+        ],
+    ),
+    (
+        Bignum,
+        &[
+            "BN_*",
+            "bn_*",
+            "ossl_bn_*",
+            "EC_POINT_*",
+            "ossl_ec_GFp_*",
+            "ossl_ec_scalar_mul*",
+            "ossl_ec_wNAF_*",
+            "ecp_nistz256*",
+            "__ecp_nistz256*",
+            "ossl_ec_GFp_nistp*",
+            "ossl_ec_nistp*",
+            "x25519_fe51*",
+            "x25519_fe64*",
+            "x25519_scalar_mult*",
+            "ossl_x25519",
+            "ossl_x25519_public_from_private",
+            "ge_*",
+            "fe_*",
+            "fe51_*",
+            "fe64_*",
+            "ossl_x448",
+            "ossl_x448_public_from_private",
+            "ossl_curve448_*",
+            "ossl_c448_*",
+            "gf_*",
+            "ossl_gf_*",
+        ],
+    ),
+];
+
+/// aws-lc (aws-lc-rs, and rustls on it): `Keccak1600_*`/`SHA3_*`/`SHAKE_*`, the CTR-DRBG
+/// with its entropy sources (jitter entropy, RDRAND, the OS), AES-NI, and s2n-bignum /
+/// fiat / nistz256 arithmetic.
+const AWS_LC: &[Rule] = &[
+    (
+        Rng,
+        &[
+            "RAND_*",
+            "rand_*",
+            "CTR_DRBG_*",
+            "ctr_drbg_*",
+            "CRYPTO_sysrand*",
+            "CRYPTO_rdrand*",
+            "rdrand_*",
+            "CRYPTO_get_fork_ube_generation",
+            "CRYPTO_get_ube_generation_number",
+            "CRYPTO_get_vm_ube_*",
+            "jent_*",
+            "_jent_*",
+            "tree_jitter_*",
+            "get_entropy_source",
+            "fill_with_entropy",
+            "ensure_entropy_state_is_initd_once",
+            "entropy_*",
+            "bn_rand*",
+            "BN_rand*",
+            "ec_random_*",
+        ],
+    ),
+    (
+        Keccak,
+        &[
+            "Keccak1600_*",
+            "KeccakF1600*",
+            "KeccakSponge_*",
+            "SHA3_*",
+            "SHAKE*",
+            "sha3_keccak*",
+        ],
+    ),
+    (
+        Sha2,
+        &[
+            "sha256_block_data_order*",
+            "sha512_block_data_order*",
+            "SHA224*",
+            "SHA256*",
+            "SHA384*",
+            "SHA512*",
+        ],
+    ),
+    (
+        Aes,
+        &[
+            "aes_hw_*",
+            "aes_nohw_*",
+            "vpaes_*",
+            "aes_ctr_set_key",
+            "AES_*",
+        ],
+    ),
+    (
+        Bignum,
+        &[
+            "fiat_*",
+            "bignum_*",
+            "curve25519_x25519*",
+            "x25519_scalar_mult*",
+            "x25519_public_from_private*",
+            "x25519_ge_*",
+            "x25519_sc_*",
+            "X25519",
+            "X25519_public_from_private",
+            "ec_GFp_*",
+            "ec_point_*",
+            "ec_felem_*",
+            "ec_scalar_*",
+            "ec_simple_scalar*",
+            "ec_compute_wNAF",
+            "ec_nistp*",
+            "EC_POINT_*",
+            "p256_*",
+            "p384_*",
+            "p521_*",
+            "Lp256_*",
+            "Lp384_*",
+            "Lp521_*",
+            "ecp_nistz256*",
+            "__ecp_nistz256*",
+            "bn_*",
+            "BN_*",
+        ],
+    ),
+];
+
+/// libcrux: its SHA-3 crate and ML-KEM's hash module.
+const LIBCRUX: &[Rule] = &[(
+    Keccak,
+    &[
+        "libcrux_ml_kem::hash_functions::*",
+        "<libcrux_ml_kem::hash_functions::*",
+    ],
+)];
+
+/// RustCrypto's ml-kem: its hash functions (`G`, `H`, `J`, `PRF`, `XOF`).
+const RUSTCRYPTO: &[Rule] = &[(
+    Keccak,
+    &[
+        "ml_kem::crypto::G*",
+        "ml_kem::crypto::H*",
+        "ml_kem::crypto::J*",
+        "ml_kem::crypto::PRF*",
+        "ml_kem::crypto::XOF*",
+    ],
+)];
+
+/// Functions any provider reaches: the C library's entropy calls.
+const SHARED: &[Rule] = &[(Rng, &["getrandom", "getentropy", "__getrandom_nocancel"])];
+
+/// Rust crates by their first path segment (`sha3::...`, `<sha3::Sha3_256 as ...>::...`).
+const RUST_CRATES: &[(&str, Primitive)] = &[
+    ("sha3", Keccak),
+    ("shake", Keccak),
+    ("keccak", Keccak),
+    ("sponge_cursor", Keccak),
+    ("libcrux_sha3", Keccak),
+    ("tiny_keccak", Keccak),
+    ("sha2", Sha2),
+    ("aes", Aes),
+    ("rand", Rng),
+    ("rand_core", Rng),
+    ("rand_chacha", Rng),
+    ("getrandom", Rng),
+];
+
+/// The tables of each provider name; rustls runs on aws-lc.
+const PROVIDERS: &[(&str, &[Rule])] = &[
+    ("liboqs", LIBOQS),
+    ("pqclean", PQCLEAN),
+    ("openssl", OPENSSL),
+    ("aws-lc", AWS_LC),
+    ("rustls", AWS_LC),
+    ("libcrux", LIBCRUX),
+    ("rustcrypto", RUSTCRYPTO),
+];
+
+/// Classifies function names for one provider.
+pub(crate) struct Classifier {
+    rules: Vec<Rule>,
+}
+
+impl Classifier {
+    /// The classifier of `provider` (its name as in `kembench list`, before any `/`); an
+    /// empty or unknown name uses every table, in the order of [`PROVIDERS`].
+    pub fn new(provider: &str) -> Classifier {
+        let base = provider.split('/').next().unwrap_or("");
+        let mut rules: Vec<Rule> = Vec::new();
+        match PROVIDERS.iter().find(|(name, _)| *name == base) {
+            Some((_, table)) => rules.extend_from_slice(table),
+            None if base == "mock" => {}
+            None => {
+                for (_, table) in PROVIDERS {
+                    rules.extend_from_slice(table);
+                }
+            }
+        }
+        rules.extend_from_slice(SHARED);
+        Classifier { rules }
+    }
+
+    /// The primitive `frame` belongs to, or `None` when its callees must decide.
+    pub fn classify(&self, frame: &str) -> Option<Primitive> {
+        let name = normalise(frame);
+        if NEVER.iter().any(|p| glob(p, name)) {
+            return None;
+        }
+        for (primitive, patterns) in &self.rules {
+            if patterns.iter().any(|p| glob(p, name)) {
+                return Some(*primitive);
+            }
+        }
+        let krate = rust_crate(name)?;
+        RUST_CRATES
+            .iter()
+            .find(|(c, _)| *c == krate)
+            .map(|(_, p)| *p)
+    }
+}
+
+/// The primitive `frame` belongs to when profiling `provider`, by the same tables as the
+/// shares of [`analyse`](super::analyse); `None` when the frame does not decide by itself.
+pub fn primitive_of(provider: &str, frame: &str) -> Option<Primitive> {
+    Classifier::new(provider).classify(frame)
+}
+
+/// Drops aws-lc's symbol prefix and a C name's `.suffix` or `@version`.
+fn normalise(frame: &str) -> &str {
+    let mut name = frame;
+    if let Some(rest) = name.strip_prefix("aws_lc_") {
+        // aws_lc_<major>_<minor>_<patch>_NAME
+        let mut parts = rest.splitn(4, '_');
+        let numeric = |p: Option<&str>| p.is_some_and(|p| p.bytes().all(|b| b.is_ascii_digit()));
+        if numeric(parts.next()) && numeric(parts.next()) && numeric(parts.next()) {
+            if let Some(n) = parts.next() {
+                name = n;
+            }
+        }
+    }
+    if let Some(end) = name.find(['.', '@']) {
+        let stem = &name[..end];
+        if !stem.is_empty() && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+            name = stem;
+        }
+    }
+    name
+}
+
+/// The crate a Rust path starts with: `sha3` for `sha3::f` and `<sha3::Sha3_256 as T>::f`.
+fn rust_crate(name: &str) -> Option<&str> {
+    let path = name.trim_start_matches(['<', '&']);
+    let path = path.strip_prefix("mut ").unwrap_or(path);
+    let end = path.find("::")?;
+    let krate = &path[..end];
+    krate
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        .then_some(krate)
+}
+
+/// Whether `name` matches `pattern`, where `*` matches any run of characters.
+fn glob(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or("");
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let parts: Vec<&str> = parts.collect();
+    let Some((last, middle)) = parts.split_last() else {
+        return rest.is_empty(); // no `*`: exact
+    };
+    for part in middle {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob("abc", "abc"));
+        assert!(!glob("abc", "abcd"));
+        assert!(glob("abc*", "abcd"));
+        assert!(glob("*bc*", "abcd"));
+        assert!(!glob("*bc*", "acd"));
+        assert!(glob("a*c*e", "abcde"));
+        assert!(!glob("a*c*e", "abcdef"));
+        assert!(glob(
+            "*_shake128*",
+            "PQCLEAN_MLKEM768_CLEAN_kyber_shake128_absorb"
+        ));
+        assert!(glob("a*a", "aa"));
+        assert!(!glob("a*a", "a"));
+    }
+
+    #[test]
+    fn normalises_prefixes_and_suffixes() {
+        assert_eq!(normalise("aws_lc_0_47_0_SHA3_256"), "SHA3_256");
+        assert_eq!(
+            normalise("aws_lc_rs::agreement::x"),
+            "aws_lc_rs::agreement::x"
+        );
+        assert_eq!(normalise("keccak_absorb.constprop.2"), "keccak_absorb");
+        assert_eq!(normalise("getrandom@@GLIBC_2.25"), "getrandom");
+        assert_eq!(
+            normalise("core::ops::function::FnOnce::call_once{{vtable.shim}}"),
+            "core::ops::function::FnOnce::call_once{{vtable.shim}}"
+        );
+        assert_eq!(
+            rust_crate("<sha3::Sha3_256 as digest::Update>::update"),
+            Some("sha3")
+        );
+        assert_eq!(
+            rust_crate("<&module_lattice::X as Mul>::mul"),
+            Some("module_lattice")
+        );
+        assert_eq!(
+            rust_crate("keccak::backends::soft::keccak_p"),
+            Some("keccak")
+        );
+        assert_eq!(rust_crate("memcpy"), None);
+    }
+
+    #[test]
+    fn entry_points_and_probes_never_decide() {
+        for provider in ["liboqs", "pqclean", "openssl", "aws-lc", ""] {
+            let c = Classifier::new(provider);
+            for name in [
+                "OQS_KEM_keypair",
+                "OQS_KEM_frodokem_640_shake_keypair",
+                "PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair",
+                "PQCLEAN_MLKEM768_AVX2_crypto_kem_keypair_derand",
+                "ossl_ml_kem_genkey",
+                "ml_kem_gen",
+                "kembench_sha3_probe_shake128",
+                "kembench_sha3_probe",
+                "kembench_profiled_op",
+                "EVP_PKEY_keygen",
+                "aws_lc_0_47_0_EC_KEY_generate_key",
+                "aws_lc_0_47_0_X25519_keypair",
+                "x25519_gen",
+                "ossl_ec_key_simple_generate_key",
+                "libcrux_ml_kem::mlkem768::avx2::generate_key_pair",
+                "ml_kem::pke::DecryptionKey<P>::generate",
+                "memcpy",
+            ] {
+                assert_eq!(c.classify(name), None, "{provider}: {name}");
+            }
+        }
+    }
+
+    #[test]
+    fn each_table_knows_its_provider() {
+        let cases: &[(&str, &str, Primitive)] = &[
+            (
+                "liboqs",
+                "KeccakP1600times4_PermuteAll_24rounds_avx2",
+                Keccak,
+            ),
+            ("liboqs", "OQS_SHA3_shake128_x4_inc_squeeze", Keccak),
+            ("liboqs", "OQS_randombytes_system", Rng),
+            ("liboqs", "OQS_AES128_ECB_enc_sch", Aes),
+            ("liboqs", "oqs_aes128_ecb_enc_sch_ni", Aes),
+            ("liboqs", "OQS_SHA2_sha512", Sha2),
+            (
+                "pqclean",
+                "PQCLEAN_MLKEM768_CLEAN_kyber_shake128_absorb",
+                Keccak,
+            ),
+            (
+                "pqclean",
+                "PQCLEAN_MLKEM768_AVX2_shake128x4_squeezeblocks",
+                Keccak,
+            ),
+            ("pqclean", "KeccakF1600_StatePermute", Keccak),
+            ("pqclean", "keccak_absorb.constprop.2", Keccak),
+            ("pqclean", "PQCRYPTO_RUST_randombytes", Rng),
+            ("pqclean", "getrandom", Rng),
+            ("openssl", "SHA3_absorb", Keccak),
+            ("openssl", "single_keccak", Keccak),
+            ("openssl", "sha256_block_data_order_avx2", Sha2),
+            ("openssl", "aesni_ctr32_encrypt_blocks", Aes),
+            ("openssl", "RAND_priv_bytes_ex", Rng),
+            ("openssl", "BN_priv_rand_range_ex", Rng),
+            ("openssl", "BN_mod_mul_montgomery", Bignum),
+            ("openssl", "x25519_fe51_mul", Bignum),
+            ("openssl", "ossl_x25519", Bignum),
+            ("openssl", "ecp_nistz256_point_double", Bignum),
+            (
+                "aws-lc",
+                "aws_lc_0_47_0_Keccak1600_Squeezeblocks_x4",
+                Keccak,
+            ),
+            ("aws-lc", "aws_lc_0_47_0_SHAKE256_x4", Keccak),
+            ("aws-lc", "aws_lc_0_47_0_CTR_DRBG_generate", Rng),
+            ("aws-lc", "aws_lc_0_47_0_RAND_bytes", Rng),
+            ("aws-lc", "aws_lc_0_47_0_bn_rand_range_words", Rng),
+            ("aws-lc", "aws_lc_0_47_0_aes_hw_encrypt", Aes),
+            ("aws-lc", "aws_lc_0_47_0_curve25519_x25519_alt", Bignum),
+            ("aws-lc", "aws_lc_0_47_0_X25519", Bignum),
+            ("aws-lc", "__ecp_nistz256_mul_montq", Bignum),
+            ("rustls", "aws_lc_0_47_0_SHA3_256", Keccak),
+            (
+                "libcrux",
+                "libcrux_sha3::generic_keccak::portable::keccak1",
+                Keccak,
+            ),
+            ("libcrux", "libcrux_ml_kem::hash_functions::avx2::G", Keccak),
+            ("rustcrypto", "keccak::backends::soft::keccak_p", Keccak),
+            (
+                "rustcrypto",
+                "<sha3::Sha3_512 as digest::Update>::update",
+                Keccak,
+            ),
+            (
+                "rustcrypto",
+                "<shake::ShakeReader<_> as digest::XofReader>::read",
+                Keccak,
+            ),
+            ("rustcrypto", "ml_kem::crypto::XOF", Keccak),
+            (
+                "rustcrypto",
+                "getrandom::backends::linux_android_with_fallback::init",
+                Rng,
+            ),
+            ("mock", "<sha2::Sha256 as digest::Update>::update", Sha2),
+        ];
+        for &(provider, name, want) in cases {
+            assert_eq!(
+                primitive_of(provider, name),
+                Some(want),
+                "{provider}: {name}"
+            );
+        }
+        // One provider's names mean nothing to another's table (beyond the shared ones).
+        assert_eq!(primitive_of("liboqs", "single_keccak"), None);
+        assert_eq!(primitive_of("rustcrypto", "SHA3_absorb"), None);
+        // An unknown provider uses every table.
+        assert_eq!(primitive_of("", "SHA3_absorb"), Some(Keccak));
+    }
+}

@@ -7,12 +7,20 @@
 //! the marker is on the stack (`--toggle-collect`), dumps when it returns (`--dump-after`),
 //! and names every function by its whole call chain (`--separate-callers`), so every cost
 //! has its full stack and the frames above the marker are cut off here.
+//!
+//! - `parse`: the callgrind format into contexts, costs, calls and line costs;
+//! - `analyse`: one dump into an [`OpAnalysis`] ([`analyse`], [`AnalysisOptions`]);
+//! - `classify`: the name patterns of the primitives, one table per provider.
 
 use serde::{Deserialize, Serialize};
 
+mod analyse;
 mod classify;
+mod parse;
 
+pub use analyse::{analyse, AnalysisOptions, DEEPER, LINES_PER_FUNCTION};
 pub use classify::primitive_of;
+pub use parse::{cache_geometry, ParseError};
 
 /// The primitives whose share of an operation `profile` reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -10,16 +10,19 @@
 //!
 //! - `parse`: the callgrind format into contexts, costs, calls and line costs;
 //! - `analyse`: one dump into an [`OpAnalysis`] ([`analyse`], [`AnalysisOptions`]);
-//! - `classify`: the name patterns of the primitives, one table per provider.
+//! - `classify`: the name patterns of the primitives, one table per provider;
+//! - `flame`: flame graphs and differential flame graphs (SVG, by `inferno`).
 
 use serde::{Deserialize, Serialize};
 
 mod analyse;
 mod classify;
+mod flame;
 mod parse;
 
 pub use analyse::{analyse, AnalysisOptions, DEEPER, LINES_PER_FUNCTION};
 pub use classify::primitive_of;
+pub use flame::{differential, flamegraph};
 pub use parse::{cache_geometry, ParseError};
 
 /// The primitives whose share of an operation `profile` reports.

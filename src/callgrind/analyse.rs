@@ -559,46 +559,51 @@ mod tests {
         provider: &'static str,
     }
 
-    const LIBOQS_MLKEM: Fixture = Fixture {
-        text: include_str!("testdata/liboqs-mlkem768-keygen.cg"),
-        marker: "OQS_KEM_keypair",
-        provider: "liboqs",
-    };
-    const LIBOQS_FRODO_AES: Fixture = Fixture {
-        text: include_str!("testdata/liboqs-frodokem640aes-keygen.cg"),
-        marker: "OQS_KEM_keypair",
-        provider: "liboqs",
-    };
-    const PQCLEAN_AVX2: Fixture = Fixture {
-        text: include_str!("testdata/pqclean-mlkem768-avx2-keygen.cg"),
-        marker: "PQCLEAN_MLKEM768_AVX2_crypto_kem_keypair",
-        provider: "pqclean",
-    };
-    const PQCLEAN_CALLERS4: Fixture = Fixture {
-        text: include_str!("testdata/pqclean-mlkem768-clean-keygen-callers4.cg"),
-        marker: "PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair",
-        provider: "pqclean",
-    };
-    const OPENSSL_X25519: Fixture = Fixture {
-        text: include_str!("testdata/openssl-x25519-derive.cg"),
-        marker: "EVP_PKEY_derive",
-        provider: "openssl",
-    };
-    const AWSLC_X25519: Fixture = Fixture {
-        text: include_str!("testdata/awslc-x25519-keygen.cg"),
-        marker: "aws_lc_0_47_0_X25519_keypair",
-        provider: "aws-lc",
-    };
-    const LIBCRUX: Fixture = Fixture {
-        text: include_str!("testdata/libcrux-mlkem768-avx2-keygen.cg"),
-        marker: "<kembench::providers::libcrux::Libcrux as kembench::kem::Kem>::keypair_kept_raw",
-        provider: "libcrux",
-    };
-    const RUSTCRYPTO: Fixture = Fixture {
-        text: include_str!("testdata/rustcrypto-mlkem768-keygen.cg"),
-        marker: "<kembench::providers::rustcrypto::RustCrypto768 as kembench::kem::Kem>::keypair_kept_raw",
-        provider: "rustcrypto",
-    };
+    /// A fixture: its file in `testdata/`, the marker it was taken with, the provider.
+    macro_rules! fixture {
+        ($file:literal, $marker:literal, $provider:literal) => {
+            Fixture {
+                text: include_str!(concat!("testdata/", $file)),
+                marker: $marker,
+                provider: $provider,
+            }
+        };
+    }
+
+    const LIBOQS_MLKEM: Fixture =
+        fixture!("liboqs-mlkem768-keygen.cg", "OQS_KEM_keypair", "liboqs");
+    const LIBOQS_FRODO_AES: Fixture = fixture!(
+        "liboqs-frodokem640aes-keygen.cg",
+        "OQS_KEM_keypair",
+        "liboqs"
+    );
+    const PQCLEAN_AVX2: Fixture = fixture!(
+        "pqclean-mlkem768-avx2-keygen.cg",
+        "PQCLEAN_MLKEM768_AVX2_crypto_kem_keypair",
+        "pqclean"
+    );
+    const PQCLEAN_CALLERS4: Fixture = fixture!(
+        "pqclean-mlkem768-clean-keygen-callers4.cg",
+        "PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair",
+        "pqclean"
+    );
+    const OPENSSL_X25519: Fixture =
+        fixture!("openssl-x25519-derive.cg", "EVP_PKEY_derive", "openssl");
+    const AWSLC_X25519: Fixture = fixture!(
+        "awslc-x25519-keygen.cg",
+        "aws_lc_0_47_0_X25519_keypair",
+        "aws-lc"
+    );
+    const LIBCRUX: Fixture = fixture!(
+        "libcrux-mlkem768-avx2-keygen.cg",
+        "<kembench::providers::libcrux::Libcrux as kembench::kem::Kem>::keypair_kept_raw",
+        "libcrux"
+    );
+    const RUSTCRYPTO: Fixture = fixture!(
+        "rustcrypto-mlkem768-keygen.cg",
+        "<kembench::providers::rustcrypto::RustCrypto768 as kembench::kem::Kem>::keypair_kept_raw",
+        "rustcrypto"
+    );
     const ALL: [&Fixture; 8] = [
         &LIBOQS_MLKEM,
         &LIBOQS_FRODO_AES,

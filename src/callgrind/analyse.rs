@@ -18,7 +18,7 @@ pub const DEEPER: &str = "[deeper]";
 /// How many lines [`OpAnalysis::lines`] keeps per function.
 pub const LINES_PER_FUNCTION: usize = 8;
 
-/// What [`analyse`] needs besides the dump.
+/// What [`analyse()`] needs besides the dump.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AnalysisOptions {
     /// The name of the root frame: the operation (`keygen`, `encaps`, ...).

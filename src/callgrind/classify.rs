@@ -414,7 +414,7 @@ impl Classifier {
 }
 
 /// The primitive `frame` belongs to when profiling `provider`, by the same tables as the
-/// shares of [`analyse`](super::analyse); `None` when the frame does not decide by itself.
+/// shares of [`analyse()`](super::analyse()); `None` when the frame does not decide by itself.
 pub fn primitive_of(provider: &str, frame: &str) -> Option<Primitive> {
     Classifier::new(provider).classify(frame)
 }

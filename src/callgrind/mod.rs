@@ -9,7 +9,7 @@
 //! has its full stack and the frames above the marker are cut off here.
 //!
 //! - `parse`: the callgrind format into contexts, costs, calls and line costs;
-//! - `analyse`: one dump into an [`OpAnalysis`] ([`analyse`], [`AnalysisOptions`]);
+//! - `analyse`: one dump into an [`OpAnalysis`] ([`analyse()`], [`AnalysisOptions`]);
 //! - `classify`: the name patterns of the primitives, one table per provider;
 //! - `flame`: flame graphs and differential flame graphs (SVG, by `inferno`).
 

@@ -8,6 +8,7 @@
 
 pub mod mock;
 pub mod registry;
+pub mod seeded;
 
 pub use registry::{Filter, Registry, SelectError};
 

@@ -154,4 +154,56 @@ pub(crate) mod tests {
         assert!(!fill(&mut c));
         assert!(fill_or_os(&mut c).is_ok());
     }
+
+    /// What one implementation produces after `fix_randomness(seed)`: the public key, the
+    /// secret key's bytes where the library exports them, an encapsulation to that key (ct,
+    /// ss) and the decapsulated secret (not compared with ss: `mock/broken` is here too).
+    type Draws = (Vec<u8>, Option<Vec<u8>>, Vec<u8>, Vec<u8>, Vec<u8>);
+
+    /// Fixes `k`'s randomness with `seed` and draws on a fresh thread (aws-lc seeds a thread's
+    /// generator at its first draw; Classic McEliece needs a big stack).
+    fn draws_after_fix(k: &dyn crate::kem::Kem, seed: u8) -> Draws {
+        assert!(k.fix_randomness(&[seed; 32]).is_fixed());
+        std::thread::scope(|s| {
+            std::thread::Builder::new()
+                .stack_size(64 << 20)
+                .spawn_scoped(s, || {
+                    let label = k.meta().label();
+                    let (pk, mut sk) = k.keypair_kept_vec().expect(&label);
+                    let sk_bytes = k.sk_export(&sk).ok();
+                    let (ct, ss) = k.encaps_vec(&pk).expect(&label);
+                    let decapsulated = k.decaps_kept_vec(&mut sk, &ct).expect(&label);
+                    (pk, sk_bytes, ct, ss, decapsulated)
+                })
+                .unwrap()
+                .join()
+                .unwrap()
+        })
+    }
+
+    #[test]
+    fn every_fixed_implementation_repeats_its_draws_for_a_seed() {
+        let _g = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        // No known-answer transcript may switch liboqs's generator meanwhile.
+        #[cfg(feature = "liboqs")]
+        let _oqs = crate::providers::liboqs::randomness::LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let mut impls = crate::providers::all().impls;
+        impls.extend(crate::providers::mock::implementations());
+        for k in &impls {
+            let k = k.as_ref();
+            let label = k.meta().label();
+            if let crate::kem::Randomness::NotFixed(why) = k.fix_randomness(&[1; 32]) {
+                assert!(why.len() > 40, "{label}: say why not");
+                continue;
+            }
+            let a = draws_after_fix(k, 1);
+            assert_eq!(a, draws_after_fix(k, 1), "{label}: same seed, same draws");
+            let b = draws_after_fix(k, 2);
+            assert_ne!(a.0, b.0, "{label}: another seed, another key");
+            assert_ne!(a.2, b.2, "{label}: another seed, another ciphertext");
+        }
+        uninstall();
+    }
 }

@@ -8,21 +8,38 @@
 //! `sha3_x4_default_callbacks`, global symbols of `liboqs.a`; oqs-sys has no bindings for any of
 //! this, so the tables are declared here, field for field as in liboqs 0.13's headers).
 //!
-//! Each wrapper is a real frame (not inlined, not a tail jump), so that callgrind's inclusive
-//! cost of the functions whose names start with [`SHA3_PROBE_PREFIX`] is the instructions spent
-//! in liboqs's SHA-3 (plus a few per call for the wrapper itself): an independent check of a
-//! classifier that attributes functions to Keccak by name. Outputs are unchanged.
+//! liboqs's one-shot defaults call back into its incremental functions through the same tables
+//! (`SHA3_sha3_256` calls `OQS_SHA3_sha3_256_inc_init`, `_absorb`, ...). So that no instruction
+//! is counted twice, only the outermost SHA-3 call of a thread goes through a
+//! `kembench_sha3_probe_<slot>` frame; calls made from inside one go straight to liboqs's
+//! default. Each probe is a real frame (not inlined, not a tail jump): callgrind's inclusive
+//! cost of the functions whose names start with [`SHA3_PROBE_PREFIX`], summed, is the
+//! instructions spent in liboqs's SHA-3 (plus a few per outermost call for the probe itself).
+//! The table entries that choose (`sha3_probe::<slot>::entry`) cost a few instructions per call
+//! outside the probes. Outputs are unchanged.
 
+use std::cell::Cell;
 use std::ffi::c_void;
 
 /// The prefix of every probe function's symbol name.
 pub const SHA3_PROBE_PREFIX: &str = "kembench_sha3_probe_";
 
-/// Declares one of liboqs's callback tables, liboqs's default table and setter, a forwarding
-/// wrapper per slot and the table of wrappers.
+thread_local! {
+    /// How many probe frames this thread is inside.
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Whether a SHA-3 call now is an outermost one (not made from inside liboqs's SHA-3).
+fn outermost() -> bool {
+    DEPTH.with(|d| d.get() == 0)
+}
+
+/// Declares one of liboqs's callback tables, liboqs's default table and setter, per slot a
+/// probe (forwards and counts depth) and a table entry (the probe when outermost, else liboqs's
+/// default directly), and the table of entries.
 macro_rules! probe_table {
     (
-        $table:ident, $default:ident, $setter:ident, $probes:ident;
+        $table:ident, $default:ident, $setter:ident, $entries:ident;
         $( $slot:ident => $probe:ident ( $($arg:ident : $ty:ty),* ); )*
     ) => {
         /// One of liboqs's callback tables, in its header's field order.
@@ -42,22 +59,38 @@ macro_rules! probe_table {
             #[no_mangle]
             #[inline(never)]
             unsafe extern "C" fn $probe($($arg: $ty),*) {
+                DEPTH.with(|d| d.set(d.get() + 1));
                 // SAFETY: liboqs's default implementation of the same slot, called with the
                 // arguments liboqs passed, which satisfy that implementation's contract.
                 unsafe { ($default.$slot)($($arg),*) };
-                // Keeps the call a call (not a tail jump), so that the wrapper stays on the
-                // stack while liboqs's code runs.
-                std::hint::black_box(());
+                // After the call, so that the call stays a call (not a tail jump) and the probe
+                // stays on the stack while liboqs's code runs.
+                DEPTH.with(|d| d.set(d.get() - 1));
+            }
+
+            mod $slot {
+                use super::*;
+
+                /// The table's entry for this slot.
+                pub(super) unsafe extern "C" fn entry($($arg: $ty),*) {
+                    if outermost() {
+                        // SAFETY: as the probe's own call.
+                        unsafe { $probe($($arg),*) }
+                    } else {
+                        // SAFETY: as in the probe.
+                        unsafe { ($default.$slot)($($arg),*) }
+                    }
+                }
             }
         )*
 
-        /// The wrappers, as a table liboqs can be given.
-        static $probes: $table = $table { $( $slot: $probe, )* };
+        /// The entries, as a table liboqs can be given.
+        static $entries: $table = $table { $( $slot: $slot::entry, )* };
     };
 }
 
 probe_table! {
-    Sha3Callbacks, sha3_default_callbacks, OQS_SHA3_set_callbacks, SHA3_PROBES;
+    Sha3Callbacks, sha3_default_callbacks, OQS_SHA3_set_callbacks, SHA3_ENTRIES;
     sha3_256 => kembench_sha3_probe_sha3_256(out: *mut u8, input: *const u8, len: usize);
     sha3_256_inc_init => kembench_sha3_probe_sha3_256_inc_init(s: *mut c_void);
     sha3_256_inc_absorb => kembench_sha3_probe_sha3_256_inc_absorb(s: *mut c_void, input: *const u8, len: usize);
@@ -98,7 +131,7 @@ probe_table! {
 }
 
 probe_table! {
-    Sha3X4Callbacks, sha3_x4_default_callbacks, OQS_SHA3_x4_set_callbacks, SHA3_X4_PROBES;
+    Sha3X4Callbacks, sha3_x4_default_callbacks, OQS_SHA3_x4_set_callbacks, SHA3_X4_ENTRIES;
     shake128_x4 => kembench_sha3_probe_shake128_x4(
         o0: *mut u8, o1: *mut u8, o2: *mut u8, o3: *mut u8, outlen: usize,
         i0: *const u8, i1: *const u8, i2: *const u8, i3: *const u8, inlen: usize);
@@ -125,8 +158,8 @@ probe_table! {
     shake256_x4_inc_ctx_reset => kembench_sha3_probe_shake256_x4_inc_ctx_reset(s: *mut c_void);
 }
 
-/// Routes every SHA-3 and 4-way SHAKE call of liboqs through the `kembench_sha3_probe_*`
-/// wrappers (see the module docs). Process-global and permanent; calling it again changes
+/// Routes every outermost SHA-3 and 4-way SHAKE call of liboqs through a
+/// `kembench_sha3_probe_*` frame (see the module docs). Process-global and permanent; calling it again changes
 /// nothing. Outputs are unchanged.
 pub fn install_sha3_probe() {
     super::init();
@@ -135,8 +168,8 @@ pub fn install_sha3_probe() {
     // C prototypes). Replacing a table while another thread hashes is benign: both tables end
     // in the same functions on the same contexts.
     unsafe {
-        OQS_SHA3_set_callbacks(std::ptr::from_ref(&SHA3_PROBES).cast_mut());
-        OQS_SHA3_x4_set_callbacks(std::ptr::from_ref(&SHA3_X4_PROBES).cast_mut());
+        OQS_SHA3_set_callbacks(std::ptr::from_ref(&SHA3_ENTRIES).cast_mut());
+        OQS_SHA3_x4_set_callbacks(std::ptr::from_ref(&SHA3_X4_ENTRIES).cast_mut());
     }
 }
 

@@ -33,7 +33,8 @@ fn main() {
     git(dir);
 }
 
-/// `KEMBENCH_DEP_<NAME>`: the locked version of each tracked provider crate, or "absent".
+/// `KEMBENCH_DEP_<NAME>`: the locked version of each tracked provider crate, or "absent"; and
+/// `KEMBENCH_AWS_LC_SYMBOL_PREFIX`, the prefix of aws-lc's C symbols.
 fn provider_versions(dir: &Path) {
     let lock = dir.join("Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
@@ -45,7 +46,13 @@ fn provider_versions(dir: &Path) {
         } else if let (Some(v), Some(n)) = (line.strip_prefix("version = "), name.take()) {
             if TRACKED.contains(&n) {
                 let key = n.to_uppercase().replace('-', "_");
-                println!("cargo:rustc-env=KEMBENCH_DEP_{key}={}", v.trim_matches('"'));
+                let v = v.trim_matches('"');
+                println!("cargo:rustc-env=KEMBENCH_DEP_{key}={v}");
+                if n == "aws-lc-sys" {
+                    // aws-lc-sys prefixes every C symbol with its version.
+                    let prefix = format!("aws_lc_{}_", v.replace('.', "_"));
+                    println!("cargo:rustc-env=KEMBENCH_AWS_LC_SYMBOL_PREFIX={prefix}");
+                }
             }
         }
     }

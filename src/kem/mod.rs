@@ -161,6 +161,33 @@ impl SeedLens {
     };
 }
 
+/// How `profile` makes an implementation's random draws repeatable (see
+/// [`Kem::fix_randomness`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "randomness", content = "how", rename_all = "kebab-case")]
+pub enum Randomness {
+    /// Every draw of the randomized operations (keygen, encaps, decaps) now comes from the seed,
+    /// by the mechanism stated.
+    Fixed(String),
+    /// The draws cannot be fixed in-process; why, and which operations are still repeatable
+    /// (through the derandomized entry points, or because they draw nothing).
+    NotFixed(String),
+}
+
+impl Randomness {
+    /// Whether the draws are fixed.
+    pub fn is_fixed(&self) -> bool {
+        matches!(self, Randomness::Fixed(_))
+    }
+
+    /// The mechanism, or why there is none.
+    pub fn how(&self) -> &str {
+        match self {
+            Randomness::Fixed(s) | Randomness::NotFixed(s) => s,
+        }
+    }
+}
+
 /// One KEM implementation, over byte slices.
 ///
 /// Implementors write the `*_raw` methods and may assume that every buffer already has the
@@ -249,6 +276,19 @@ pub trait Kem: Send + Sync {
         _sk: &mut [u8],
     ) -> Result<(), KemError> {
         Err(KemError::Unsupported)
+    }
+
+    /// Makes the random draws of the randomized operations (`keypair*`, `encaps`, `decaps`)
+    /// come from `seed`, where the library allows it, and says how or why not.
+    ///
+    /// Meant for a fresh `profile` worker process, called once before anything is measured: it
+    /// may install process-global generators into libraries (liboqs's `randombytes`, OpenSSL's
+    /// random provider, aws-lc's entropy source) and leaves them installed for the life of the
+    /// process. Calling it again restarts the draws from the new seed. The derandomized entry
+    /// points ([`seed_lens`](Self::seed_lens)) take their randomness as arguments and are not
+    /// affected; this covers every other draw. The default fixes nothing.
+    fn fix_randomness(&self, _seed: &[u8; 32]) -> Randomness {
+        Randomness::NotFixed("this implementation declares no way to fix its random draws".into())
     }
 
     /// Deterministic encapsulation with randomness `seed`.

@@ -1,7 +1,9 @@
 //! aws-lc through `aws-lc-rs`: ML-KEM and ECDH (X25519, P-256, P-384, P-521).
 //!
 //! aws-lc-rs offers no deterministic operations, so its known answers come from FIPS 203
-//! decapsulation vectors and from interoperability with implementations that do.
+//! decapsulation vectors and from interoperability with implementations that do. For
+//! `profile`, aws-lc's DRBG can be seeded from the seeded stream ([`Kem::fix_randomness`],
+//! through aws-lc's entropy-source hook; see `aws_lc_random.rs`).
 //!
 //! # What one timed call does
 //!
@@ -18,7 +20,7 @@
 //! - pk-import (ML-KEM only; aws-lc-rs has no separate parse for ECDH peers):
 //!   `EncapsulationKey::new`.
 
-use crate::kem::{ImplMeta, Imports, Kem, KemError, SecretKey};
+use crate::kem::{ImplMeta, Imports, Kem, KemError, Randomness, SecretKey};
 use aws_lc_rs::agreement::{self, PrivateKey, UnparsedPublicKey};
 use aws_lc_rs::encoding::{AsBigEndian, Curve25519SeedBin, EcPrivateKeyBin};
 use aws_lc_rs::kem;
@@ -44,6 +46,11 @@ pub struct AwsLcMlKem {
 impl Kem for AwsLcMlKem {
     fn meta(&self) -> &ImplMeta {
         &self.meta
+    }
+
+    fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+        super::aws_lc_random::fix(seed);
+        Randomness::Fixed(super::aws_lc_random::FIXED.into())
     }
 
     fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
@@ -161,6 +168,11 @@ impl AwsLcEcdh {
 impl Kem for AwsLcEcdh {
     fn meta(&self) -> &ImplMeta {
         &self.meta
+    }
+
+    fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+        super::aws_lc_random::fix(seed);
+        Randomness::Fixed(super::aws_lc_random::FIXED.into())
     }
 
     fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {

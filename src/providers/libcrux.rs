@@ -3,6 +3,7 @@
 //! libcrux takes its randomness as arguments, so the randomized operations draw 64 (key
 //! generation) or 32 (encapsulation) bytes from the operating system first, exactly as its own
 //! `rand` wrappers do, and the derandomized operations are the same functions with given seeds.
+//! Under `profile` ([`Kem::fix_randomness`]) those bytes come from the seeded stream instead.
 //!
 //! # What one timed call does
 //!
@@ -12,7 +13,8 @@
 //! the kept private key (the ciphertext copied into its type). libcrux has no import step:
 //! its keys are byte arrays.
 
-use crate::kem::{ImplMeta, Kem, KemError, SecretKey, SeedLens};
+use super::seeded;
+use crate::kem::{ImplMeta, Kem, KemError, Randomness, SecretKey, SeedLens};
 
 type EncFn = fn(&[u8], &[u8; 32], &mut [u8], &mut [u8]) -> Result<(), KemError>;
 type KeepFn = fn(&[u8; 64], &mut [u8]) -> SecretKey;
@@ -30,9 +32,11 @@ pub struct Libcrux {
     export: ExportFn,
 }
 
+/// `N` bytes from the operating system, or from `profile`'s seeded stream once
+/// [`fix_randomness`](Kem::fix_randomness) has installed one.
 fn random<const N: usize>() -> Result<[u8; N], KemError> {
     let mut r = [0u8; N];
-    getrandom::fill(&mut r).map_err(|e| KemError::Failure(format!("getrandom: {e}")))?;
+    seeded::fill_or_os(&mut r).map_err(|e| KemError::Failure(format!("getrandom: {e}")))?;
     Ok(r)
 }
 
@@ -91,6 +95,15 @@ impl Kem for Libcrux {
 
     fn seed_lens(&self) -> SeedLens {
         SeedLens::ML_KEM
+    }
+
+    fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+        seeded::install(seed);
+        Randomness::Fixed(
+            "the adapter draws libcrux's randomness itself (64 bytes for keygen, 32 for encaps; \
+             decaps draws none): from kembench's seeded ChaCha20 stream instead of getrandom"
+                .into(),
+        )
     }
 
     fn keypair_derand_raw(

@@ -2,9 +2,11 @@
 //!
 //! liboqs picks its AVX2 code at run time where the CPU has it; there is no run-time switch to
 //! its portable code. Key generation from a seed is offered where liboqs has it (ML-KEM);
-//! liboqs 0.13 has no deterministic encapsulation.
+//! liboqs 0.13 has no deterministic encapsulation. For `profile`, liboqs's `randombytes` can be
+//! switched to the seeded stream ([`Kem::fix_randomness`]) and its SHA-3 calls can be marked
+//! ([`install_sha3_probe`]).
 
-use crate::kem::{ImplMeta, Kem, KemError, SeedLens};
+use crate::kem::{ImplMeta, Kem, KemError, Randomness, SeedLens};
 use oqs_sys::kem as ffi;
 use std::ffi::{CStr, CString};
 use std::sync::Once;
@@ -191,6 +193,16 @@ impl Kem for LibOqs {
         }
     }
 
+    fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+        randomness::fix(seed);
+        Randomness::Fixed(
+            "liboqs's randombytes switched to kembench's seeded ChaCha20 stream \
+             (OQS_randombytes_custom_algorithm, process-global): every draw of keygen, encaps \
+             and decaps"
+                .into(),
+        )
+    }
+
     fn keypair_derand_raw(
         &self,
         seed: &[u8],
@@ -223,6 +235,10 @@ pub fn implementations() -> Vec<Box<dyn Kem>> {
 
 mod drbg;
 pub mod kat;
+pub(crate) mod randomness;
+mod sha3_probe;
+
+pub use sha3_probe::{install_sha3_probe, SHA3_PROBE_PREFIX};
 
 #[cfg(test)]
 mod tests {

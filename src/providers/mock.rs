@@ -2,7 +2,8 @@
 //!
 //! `MockKEM` is a toy: pk = H(sk), ct = m xor H(pk), ss = H(m || ct). It is correct (round trip,
 //! implicit rejection, deterministic operations), fast and reproducible: randomness comes from a
-//! counter. `mock/broken` decapsulates to a wrong secret, so that `verify` must fail it.
+//! counter, or from `profile`'s seeded stream once [`Kem::fix_randomness`] has installed one.
+//! `mock/broken` decapsulates to a wrong secret, so that `verify` must fail it.
 //!
 //! With `KEMBENCH_MOCK_FAULTS=1` in the environment, two more test the crash-safety of `run`:
 //! `mock/crash` raises SIGSEGV once it has encapsulated [`FAULT_AFTER`] times in a process,
@@ -18,7 +19,7 @@
 //! decapsulating with a kept key does not.
 
 use crate::kem::catalog::MOCK;
-use crate::kem::{ImplMeta, Imports, Kem, KemError, SecretKey, SeedLens};
+use crate::kem::{ImplMeta, Imports, Kem, KemError, Randomness, SecretKey, SeedLens};
 use sha2::{Digest, Sha256};
 
 /// How a mock implementation misbehaves.
@@ -137,6 +138,10 @@ impl Mock {
     }
 
     fn next_random(&self, label: &[u8]) -> [u8; 32] {
+        let mut seeded = [0; 32];
+        if super::seeded::fill(&mut seeded) {
+            return seeded;
+        }
         // A per-thread counter: throughput threads must not share a written cache line.
         thread_local!(static COUNTER: std::cell::Cell<u64> = const { std::cell::Cell::new(0) });
         let n = COUNTER.with(|c| {
@@ -225,6 +230,15 @@ impl Kem for Mock {
             keypair: Some(32),
             encaps: Some(32),
         }
+    }
+
+    fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+        super::seeded::install(seed);
+        Randomness::Fixed(
+            "the mock's keygen and encaps draws come from kembench's seeded ChaCha20 stream \
+             instead of its counter (decaps draws none)"
+                .into(),
+        )
     }
 
     fn keypair_derand_raw(

@@ -6,8 +6,11 @@
 //! the `providers!` list below. Nothing else names providers: `list`, `verify`, the tests and
 //! the default build's provider count derive from that list.
 
+#[cfg(any(feature = "aws-lc", feature = "rustls"))]
+mod aws_lc_random;
 pub mod mock;
 pub mod registry;
+pub mod seeded;
 
 pub use registry::{Filter, Registry, SelectError};
 

@@ -5,7 +5,8 @@
 //! ffdhe2048/3072/4096) goes through `EVP_PKEY_derive` in the DHKEM model. Finite-field DH pads
 //! the shared secret to the modulus length, as TLS 1.3 requires. ML-KEM key generation from a
 //! seed (`seed` parameter) and encapsulation from a given message (`ikme`) give the
-//! derandomized operations.
+//! derandomized operations; for `profile`, every other draw can be switched to the seeded
+//! stream ([`Kem::fix_randomness`], through OpenSSL's random provider).
 //!
 //! # What one timed call does (what an OpenSSL application does, and no more)
 //!
@@ -26,7 +27,7 @@
 //!   (P-curves, DH), and freeing the key. A key loaded from storage pays this once.
 //! - pk-import: the public-key import of encaps alone, and freeing the key.
 
-use crate::kem::{ImplMeta, Imports, Kem, KemError, SecretKey, SeedLens};
+use crate::kem::{ImplMeta, Imports, Kem, KemError, Randomness, SecretKey, SeedLens};
 use openssl_sys as ffi;
 use std::ffi::{c_int, CStr};
 use std::ptr;
@@ -641,6 +642,19 @@ impl Kem for OpenSsl {
         }
     }
 
+    fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+        match random::fix(seed) {
+            Ok(()) => Randomness::Fixed(
+                "OpenSSL's random provider (RAND_set1_random_provider, process-global) set to a \
+                 built-in provider that answers from kembench's seeded ChaCha20 stream: every \
+                 RAND_bytes_ex / RAND_priv_bytes_ex of keygen, encaps and decaps (keys, \
+                 ephemeral keys, EC blinding) instead of the DRBG"
+                    .into(),
+            ),
+            Err(e) => Randomness::NotFixed(format!("OpenSSL refused the seeded provider: {e}")),
+        }
+    }
+
     fn keypair_derand_raw(
         &self,
         seed: &[u8],
@@ -661,6 +675,8 @@ impl Kem for OpenSsl {
         self.encapsulate(pk, Some(seed), ct, ss)
     }
 }
+
+mod random;
 
 /// The OpenSSL library's own version line, e.g. `OpenSSL 3.6.0 1 Oct 2025`.
 pub fn library_version() -> String {

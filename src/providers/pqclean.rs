@@ -4,9 +4,10 @@
 //! `pqclean/avx2` (hand-vectorised), called directly through the crates' `ffi` modules so that
 //! a run compares them side by side instead of letting the safe API pick one. PQClean's ML-KEM
 //! also has deterministic key generation and encapsulation (`*_derand`), which the crate does
-//! not bind; they are declared here.
+//! not bind; they are declared here. The randomized functions draw from the operating system
+//! through `getrandom`, which `profile` cannot replace ([`Kem::fix_randomness`] says why).
 
-use crate::kem::{ImplMeta, Kem, KemError, SeedLens};
+use crate::kem::{ImplMeta, Kem, KemError, Randomness, SeedLens};
 use std::os::raw::c_int;
 
 type KeypairFn = unsafe extern "C" fn(*mut u8, *mut u8) -> c_int;
@@ -69,6 +70,20 @@ impl Kem for PqClean {
         }
     }
 
+    fn fix_randomness(&self, _seed: &[u8; 32]) -> Randomness {
+        let repeatable = match self.derand {
+            Some(_) => {
+                "Keygen and encaps are repeatable only through the derandomized entry points \
+                 (crypto_kem_keypair_derand, crypto_kem_enc_derand); decaps draws none."
+            }
+            None => {
+                "NTRU has no derandomized entry points: keygen (two draws) and encaps (one) \
+                 take fresh OS randomness in every call; decaps draws none."
+            }
+        };
+        Randomness::NotFixed(format!("{NO_HOOK} {repeatable}"))
+    }
+
     fn keypair_derand_raw(
         &self,
         seed: &[u8],
@@ -98,6 +113,13 @@ impl Kem for PqClean {
         )
     }
 }
+
+/// Why PQClean's draws cannot be fixed in-process.
+const NO_HOOK: &str = "PQClean's C code draws through PQCRYPTO_RUST_randombytes \
+    (pqcrypto-internals 0.2), which calls getrandom 0.3's fill; on Linux that crate picks its \
+    backend at compile time (a global --cfg getrandom_backend) and otherwise finds libc's \
+    getrandom with dlsym(RTLD_DEFAULT): there is no run-time hook, and only a build-wide flag \
+    or interposing libc's getrandom for the whole binary could replace it.";
 
 macro_rules! mlkem_derand_decls {
     ($($kp:ident, $enc:ident;)*) => {

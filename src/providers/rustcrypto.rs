@@ -6,14 +6,25 @@
 //!
 //! # What one timed call does
 //!
-//! - keygen: `generate_keypair` and the encapsulation key's bytes; the `DecapsulationKey` is
-//!   kept.
-//! - encaps: `EncapsulationKey::new` from the peer's bytes (a parse) and `encapsulate`.
+//! - keygen: `generate_keypair_from_rng` and the encapsulation key's bytes; the
+//!   `DecapsulationKey` is kept.
+//! - encaps: `EncapsulationKey::new` from the peer's bytes (a parse) and
+//!   `encapsulate_with_rng`.
 //! - decaps: `decapsulate` with the kept `DecapsulationKey`.
 //! - sk-import: `DecapsulationKey::from_expanded` (parses and checks the expanded key).
 //! - pk-import: `EncapsulationKey::new` alone.
+//!
+//! The generator handed to ml-kem is [`SeededRng`]: `getrandom`, as ml-kem's own
+//! `generate_keypair` and `encapsulate` use it, or `profile`'s seeded stream once
+//! [`Kem::fix_randomness`] has installed one.
 
-use crate::kem::{ImplMeta, Imports, Kem, KemError, SecretKey, SeedLens};
+use super::seeded::{self, SeededRng};
+use crate::kem::{ImplMeta, Imports, Kem, KemError, Randomness, SecretKey, SeedLens};
+
+/// How [`Kem::fix_randomness`] fixes ml-kem's draws.
+const FIXED: &str = "ml-kem takes its generator as an argument (generate_keypair_from_rng, \
+    encapsulate_with_rng; decaps draws none): kembench's seeded ChaCha20 stream instead of \
+    getrandom";
 
 /// Lengths were checked before the call; a conversion failure here is a catalog bug.
 fn bad(what: &'static str) -> KemError {
@@ -35,7 +46,7 @@ macro_rules! rustcrypto_kem {
 
             fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
                 use ml_kem::{ExpandedKeyEncoding, Kem as _, KeyExport};
-                let (dk, ek) = ml_kem::$params::generate_keypair();
+                let (dk, ek) = ml_kem::$params::generate_keypair_from_rng(&mut SeededRng);
                 pk.copy_from_slice(&ek.to_bytes());
                 sk.copy_from_slice(&dk.to_expanded_bytes());
                 Ok(())
@@ -46,7 +57,7 @@ macro_rules! rustcrypto_kem {
                 let key = pk.try_into().map_err(|_| bad("public key"))?;
                 let ek = ml_kem::$m::EncapsulationKey::new(&key)
                     .map_err(|_| KemError::Rejected("invalid encapsulation key".into()))?;
-                let (c, k) = ek.encapsulate();
+                let (c, k) = ek.encapsulate_with_rng(&mut SeededRng);
                 ct.copy_from_slice(&c);
                 ss.copy_from_slice(&k);
                 Ok(())
@@ -58,7 +69,7 @@ macro_rules! rustcrypto_kem {
 
             fn keypair_kept_raw(&self, pk: &mut [u8]) -> Result<SecretKey, KemError> {
                 use ml_kem::{Kem as _, KeyExport};
-                let (dk, ek) = ml_kem::$params::generate_keypair();
+                let (dk, ek) = ml_kem::$params::generate_keypair_from_rng(&mut SeededRng);
                 pk.copy_from_slice(&ek.to_bytes());
                 Ok(SecretKey::new(dk))
             }
@@ -99,6 +110,11 @@ macro_rules! rustcrypto_kem {
 
             fn seed_lens(&self) -> SeedLens {
                 SeedLens::ML_KEM
+            }
+
+            fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+                seeded::install(seed);
+                Randomness::Fixed(FIXED.into())
             }
 
             fn keypair_derand_raw(

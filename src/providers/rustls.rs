@@ -21,8 +21,11 @@
 //! the byte operations (`keypair_raw`, `decaps_raw`) and secret-key export are
 //! [`KemError::Unsupported`], and there is no import step. `verify` checks this provider
 //! through kept keys and interoperability (with aws-lc and OpenSSL), not known answers.
+//!
+//! For `profile`, the draws are fixed as aws-lc's are ([`Kem::fix_randomness`]): rustls's
+//! groups draw only from aws-lc.
 
-use crate::kem::{check_len, ImplMeta, Kem, KemError, SecretKey};
+use crate::kem::{check_len, ImplMeta, Kem, KemError, Randomness, SecretKey};
 use rustls::crypto::aws_lc_rs::kx_group;
 use rustls::crypto::{ActiveKeyExchange, SupportedKxGroup};
 
@@ -58,6 +61,11 @@ pub struct RustlsKx {
 impl Kem for RustlsKx {
     fn meta(&self) -> &ImplMeta {
         &self.meta
+    }
+
+    fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+        super::aws_lc_random::fix(seed);
+        Randomness::Fixed(super::aws_lc_random::FIXED.into())
     }
 
     fn keypair_raw(&self, _pk: &mut [u8], _sk: &mut [u8]) -> Result<(), KemError> {

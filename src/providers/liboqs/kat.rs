@@ -3,15 +3,19 @@
 //! liboqs's `tests/kat_kem.c` seeds NIST's AES-256-CTR DRBG with the bytes 0..47, draws a
 //! 48-byte seed per entry, reseeds with it and runs keypair, encaps, decaps. HQC uses a
 //! SHAKE256-based generator instead (`tests/test_helpers.c`). The SHA-256 of the transcript is
-//! compared with liboqs's `kats.json`. liboqs's randomness source is global, so a transcript
-//! must be produced while no other thread uses liboqs.
+//! compared with liboqs's `kats.json`. liboqs's randomness source is global: while a transcript
+//! is made, only the thread making it draws from the known-answer generator, others draw as
+//! before; afterwards liboqs is put back on the generator it had (the system's, or `profile`'s
+//! seeded stream).
 
 use super::drbg::NistDrbg;
 use super::LibOqs;
 use crate::kem::{Kem, KemError};
+use crate::providers::seeded;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use std::fmt::Write as _;
 use std::sync::Mutex;
+use std::thread::{self, ThreadId};
 
 /// The KAT randomness source liboqs is switched to while a transcript is made.
 enum Source {
@@ -21,7 +25,8 @@ enum Source {
     Hqc(Box<sha3::Shake256Reader>),
 }
 
-static SOURCE: Mutex<Option<Source>> = Mutex::new(None);
+/// The source, and the thread making the transcript: only its draws come from the source.
+static SOURCE: Mutex<Option<(ThreadId, Source)>> = Mutex::new(None);
 
 fn seed_generator(hqc: bool, seed: &[u8; 48]) {
     let s = if hqc {
@@ -32,26 +37,33 @@ fn seed_generator(hqc: bool, seed: &[u8; 48]) {
     } else {
         Source::Nist(NistDrbg::new(seed))
     };
-    *SOURCE.lock().unwrap_or_else(|e| e.into_inner()) = Some(s);
+    *SOURCE.lock().unwrap_or_else(|e| e.into_inner()) = Some((thread::current().id(), s));
 }
 
+/// liboqs's `randombytes` during a transcript. Other threads that use liboqs meanwhile draw as
+/// they would without it (the operating system, or `profile`'s seeded stream), so that they
+/// neither consume the transcript's bytes nor get predictable ones.
 unsafe extern "C" fn kat_randombytes(out: *mut u8, len: usize) {
     // SAFETY: liboqs passes a writable buffer of `len` bytes.
     let buf = unsafe { std::slice::from_raw_parts_mut(out, len) };
+    let me = thread::current().id();
     match SOURCE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-        Some(Source::Nist(d)) => d.fill(buf),
-        Some(Source::Hqc(r)) => r.read(buf),
-        None => buf.fill(0),
+        Some((owner, Source::Nist(d))) if *owner == me => return d.fill(buf),
+        Some((owner, Source::Hqc(r))) if *owner == me => return r.read(buf),
+        _ => {}
+    }
+    if seeded::fill_or_os(buf).is_err() {
+        std::process::abort();
     }
 }
 
-/// Puts liboqs back on the system random source when dropped.
-struct SystemRandomOnDrop;
+/// Puts liboqs back on the generator it used before the transcript when dropped: the system's,
+/// or `profile`'s seeded stream.
+struct RestoreRandomOnDrop;
 
-impl Drop for SystemRandomOnDrop {
+impl Drop for RestoreRandomOnDrop {
     fn drop(&mut self) {
-        // SAFETY: a static C string naming a built-in algorithm.
-        unsafe { oqs_sys::rand::OQS_randombytes_switch_algorithm(c"system".as_ptr()) };
+        super::randomness::restore();
     }
 }
 
@@ -70,10 +82,14 @@ fn hex_line(out: &mut String, label: &str, bytes: &[u8]) {
 
 /// The transcript of `entries` KAT entries, byte for byte as liboqs's `kat_kem` prints it.
 ///
-/// Not thread-safe with respect to other liboqs users (see the module docs).
+/// Transcripts wait for each other (they hold [`LOCK`](super::randomness::LOCK)); other liboqs
+/// users are not disturbed (see the module docs).
 pub fn transcript(kem: &LibOqs, entries: usize) -> Result<String, KemError> {
     let hqc = is_hqc(kem.meta().algorithm.name);
-    let _restore = SystemRandomOnDrop;
+    let _switching = super::randomness::LOCK
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let _restore = RestoreRandomOnDrop;
     // SAFETY: a function with the signature OQS_randombytes expects.
     unsafe { oqs_sys::rand::OQS_randombytes_custom_algorithm(Some(kat_randombytes)) };
 

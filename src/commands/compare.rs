@@ -1,7 +1,7 @@
 //! `kembench compare A B`: what changed between two runs (stored or in files), and is it real.
 
 use crate::compare;
-use crate::record::{AnyRecord, RecordKind, RunRecord};
+use crate::record::{AnyRecord, ProfileRecord, RecordKind, RunRecord};
 
 use std::process::ExitCode;
 
@@ -11,10 +11,65 @@ fn load_run(spec: &str, selector: &str) -> anyhow::Result<(String, RunRecord)> {
         (name, AnyRecord::Run(r)) => Ok((name, *r)),
         (name, AnyRecord::Throughput(_)) => {
             crate::bail_usage!(
-                "{name} is a throughput run; compare reads latency runs (`kembench run`)"
+                "{name} is a throughput run; compare reads latency runs (`kembench run`) and profiles (`kembench profile`)"
             )
         }
+        (name, AnyRecord::Profile(_)) => {
+            crate::bail_usage!("{name} is a profile; compare it with another profile")
+        }
     }
+}
+
+/// The profile a selector names: a `profile --json` file, or a profile in the store.
+fn load_profile(spec: &str, selector: &str) -> anyhow::Result<(String, ProfileRecord)> {
+    match crate::store::load(spec, selector, Some(RecordKind::Profile))? {
+        (name, AnyRecord::Profile(p)) => Ok((name, *p)),
+        (name, _) => crate::bail_usage!(
+            "{name} is not a profile; compare reads two latency runs or two profiles"
+        ),
+    }
+}
+
+/// Whether `new` names a profile (a file, an id, or `latest` when the newest run in the
+/// store is a profile): then both sides are read as profiles.
+fn names_a_profile(spec: &str, new: &str) -> bool {
+    matches!(
+        crate::store::load(spec, new, None),
+        Ok((_, AnyRecord::Profile(_)))
+    )
+}
+
+/// `compare` of two profiles: exact instruction ratios.
+fn run_profiles(
+    spec: &str,
+    old: &str,
+    new: &str,
+    fail_on: Option<f64>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let ((old, a), (new, b)) = (load_profile(spec, old)?, load_profile(spec, new)?);
+    let report = compare::profile::compare(&a, &b);
+    if report.rows.is_empty() {
+        crate::bail_usage!(
+            "{old} and {new} share no (algorithm, implementation, operation) to compare"
+        );
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", crate::output::compare::profile(&report, &old, &new));
+    }
+    if let Some(pct) = fail_on {
+        let reg = report.regressions(pct);
+        if !reg.is_empty() {
+            eprintln!(
+                "{} operations execute more than {pct}% more instructions",
+                reg.len()
+            );
+            return Ok(ExitCode::from(crate::exit::FAILED));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// What a run measured, for messages: `ML-KEM-768@liboqs, X25519@aws-lc` (or `nothing`).
@@ -41,6 +96,9 @@ pub fn run(
     fail_on: Option<f64>,
     json: bool,
 ) -> anyhow::Result<ExitCode> {
+    if names_a_profile(spec, new) {
+        return run_profiles(spec, old, new, fail_on, json);
+    }
     let ((old, a), (new, b)) = (load_run(spec, old)?, load_run(spec, new)?);
     if old == new || (a.run_id.is_some() && a.run_id == b.run_id) {
         eprintln!("warning: {old} is compared with itself: every ratio is 1 by construction");

@@ -9,6 +9,9 @@
 //! samples are not independent, and two runs of the same code would otherwise be called
 //! different.
 
+pub mod profile;
+
+use crate::env::Environment;
 use crate::measure::sampler::Op;
 use crate::record::run::RunRecord;
 use crate::stats::{self, Comparison, Verdict};
@@ -90,7 +93,24 @@ fn diff(out: &mut Vec<EnvDifference>, what: &str, old: impl ToString, new: impl 
 
 /// Environment and version differences between two runs.
 pub fn env_differences(a: &RunRecord, b: &RunRecord) -> Vec<EnvDifference> {
-    let (ea, eb) = (&a.environment, &b.environment);
+    let mut d = environment_differences(&a.environment, &b.environment);
+    diff(
+        &mut d,
+        "decaps secret key",
+        a.measured.decaps_secret_key,
+        b.measured.decaps_secret_key,
+    );
+    diff(
+        &mut d,
+        "pinned cpu",
+        format!("{:?}", a.config.pinned_cpu),
+        format!("{:?}", b.config.pinned_cpu),
+    );
+    d
+}
+
+/// Differences between two environments: machine, OS, build and provider versions.
+pub fn environment_differences(ea: &Environment, eb: &Environment) -> Vec<EnvDifference> {
     let mut d = Vec::new();
     diff(&mut d, "host", &ea.hostname, &eb.hostname);
     diff(&mut d, "cpu.model", &ea.cpu.model, &eb.cpu.model);
@@ -120,20 +140,8 @@ pub fn env_differences(a: &RunRecord, b: &RunRecord) -> Vec<EnvDifference> {
         &ea.build.git_commit,
         &eb.build.git_commit,
     );
-    diff(
-        &mut d,
-        "decaps secret key",
-        a.measured.decaps_secret_key,
-        b.measured.decaps_secret_key,
-    );
     diff(&mut d, "rustc", &ea.build.rustc, &eb.build.rustc);
     diff(&mut d, "cc", &ea.build.cc, &eb.build.cc);
-    diff(
-        &mut d,
-        "pinned cpu",
-        format!("{:?}", a.config.pinned_cpu),
-        format!("{:?}", b.config.pinned_cpu),
-    );
     for pa in &ea.providers {
         if let Some(pb) = eb
             .providers

@@ -2,7 +2,9 @@
 //! operation) for latency runs, per (…, thread count) for throughput runs.
 
 use super::Layout;
+use crate::callgrind::Primitive;
 use crate::measure::counters::Counters;
+use crate::record::profile::{Profile, ProfileRecord, ProfileResult};
 use crate::record::run::{BenchResult, Run, RunRecord};
 use crate::record::throughput::{Throughput, ThroughputRecord, ThroughputResult};
 
@@ -205,6 +207,89 @@ impl Layout<Throughput> for Csv {
     }
 
     fn tail(&self, _r: &ThroughputRecord, _count: usize) -> anyhow::Result<Vec<u8>> {
+        Ok(Vec::new())
+    }
+}
+
+/// The header of profile CSV files.
+const PROFILE_HEADER: &[&str] = &[
+    "algorithm",
+    "implementation",
+    "version",
+    "operation",
+    "seeds",
+    "instructions_min",
+    "instructions_median",
+    "instructions_max",
+    "randomness_fixed",
+    "keccak_instructions",
+    "sha2_instructions",
+    "aes_instructions",
+    "rng_instructions",
+    "bignum_instructions",
+    "other_instructions",
+    "sim_d1_misses",
+    "sim_ll_misses",
+    "sim_estimated_cycles",
+    "native_instructions",
+    "native_cycles",
+    "hottest_self_function",
+    "hottest_self_instructions",
+];
+
+impl Layout<Profile> for Csv {
+    fn head(&self, _r: &ProfileRecord) -> anyhow::Result<Vec<u8>> {
+        rows(|w| w.write_record(PROFILE_HEADER))
+    }
+
+    fn item(
+        &self,
+        _all: &ProfileRecord,
+        _index: usize,
+        r: &ProfileResult,
+    ) -> anyhow::Result<Vec<u8>> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        for o in &r.operations {
+            let a = &o.analysis;
+            let share = |p: Primitive| {
+                a.shares
+                    .iter()
+                    .find(|s| s.primitive == p)
+                    .map_or(0, |s| s.instructions)
+                    .to_string()
+            };
+            let native = match &o.native {
+                Counters::Measured(v) => Some(v),
+                Counters::Unavailable(_) => None,
+            };
+            let hottest = a.functions.iter().max_by_key(|f| f.self_instructions);
+            let mut row = vec![
+                r.algorithm.clone(),
+                r.implementation.clone(),
+                r.version.clone(),
+                o.operation.as_str().to_string(),
+                o.instructions.per_seed.len().to_string(),
+                o.instructions.min.to_string(),
+                o.instructions.median.to_string(),
+                o.instructions.max.to_string(),
+                r.randomness.fixed.to_string(),
+            ];
+            row.extend(Primitive::ALL.map(share));
+            row.extend([
+                opt(a.cache.as_ref().map(|c| c.d1_misses)),
+                opt(a.cache.as_ref().map(|c| c.ll_misses)),
+                opt(a.cache.as_ref().map(|c| c.estimated_cycles)),
+                opt(native.map(|v| v.instructions)),
+                opt(native.map(|v| v.cycles)),
+                opt(hottest.map(|f| f.name.clone())),
+                opt(hottest.map(|f| f.self_instructions)),
+            ]);
+            w.write_record(row)?;
+        }
+        Ok(w.into_inner()?)
+    }
+
+    fn tail(&self, _r: &ProfileRecord, _count: usize) -> anyhow::Result<Vec<u8>> {
         Ok(Vec::new())
     }
 }

@@ -31,6 +31,10 @@ macro_rules! exporter {
             ) -> &dyn $crate::export::Layout<$crate::record::throughput::Throughput> {
                 self
             }
+
+            fn profile(&self) -> &dyn $crate::export::Layout<$crate::record::profile::Profile> {
+                self
+            }
         }
     };
 }
@@ -40,6 +44,7 @@ pub mod file;
 mod json;
 pub mod markdown;
 
+use crate::record::profile::Profile;
 use crate::record::run::Run;
 use crate::record::throughput::Throughput;
 use crate::record::{AnyRecord, Kind, Record};
@@ -74,6 +79,8 @@ pub trait Exporter: Sync {
     fn run(&self) -> &dyn Layout<Run>;
     /// The layout of throughput runs.
     fn throughput(&self) -> &dyn Layout<Throughput>;
+    /// The layout of profiles.
+    fn profile(&self) -> &dyn Layout<Profile>;
 }
 
 /// A record kind that every format can write.
@@ -91,6 +98,12 @@ impl Exportable for Run {
 impl Exportable for Throughput {
     fn layout(format: Format) -> &'static dyn Layout<Throughput> {
         format.0.throughput()
+    }
+}
+
+impl Exportable for Profile {
+    fn layout(format: Format) -> &'static dyn Layout<Profile> {
+        format.0.profile()
     }
 }
 
@@ -139,6 +152,7 @@ impl Format {
         match r {
             AnyRecord::Run(r) => self.serialize(r.as_ref()),
             AnyRecord::Throughput(t) => self.serialize(t.as_ref()),
+            AnyRecord::Profile(p) => self.serialize(p.as_ref()),
         }
     }
 }

@@ -8,6 +8,7 @@
 
 pub mod compare;
 pub mod list;
+pub mod profile;
 pub mod run;
 pub mod runs;
 pub mod throughput;
@@ -204,6 +205,7 @@ pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]
             out.push_str(&run::notes(r, layout, elsewhere));
         }
         AnyRecord::Throughput(t) => out.push_str(&throughput::tables(t, layout)),
+        AnyRecord::Profile(p) => out.push_str(&profile::tables(p, layout)),
     }
     out
 }

@@ -144,6 +144,7 @@ pub fn parse_as(
         RecordKind::Throughput => {
             serde_json::from_value(v).map(|r| AnyRecord::Throughput(Box::new(r)))
         }
+        RecordKind::Profile => serde_json::from_value(v).map(|r| AnyRecord::Profile(Box::new(r))),
     }
     .map_err(|e| malformed(e.to_string()))
 }

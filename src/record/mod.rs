@@ -9,10 +9,12 @@
 //! [`AnyRecord`].
 
 mod load;
+pub mod profile;
 pub mod run;
 pub mod throughput;
 
 pub use load::{load, load_as, parse, parse_as, LoadError};
+pub use profile::ProfileRecord;
 pub use run::RunRecord;
 pub use throughput::ThroughputRecord;
 
@@ -28,17 +30,20 @@ pub enum RecordKind {
     Run,
     /// `kembench throughput`: rates across thread counts.
     Throughput,
+    /// `kembench profile`: instruction counts and where they go, under callgrind.
+    Profile,
 }
 
 impl RecordKind {
     /// Every kind.
-    pub const ALL: [RecordKind; 2] = [RecordKind::Run, RecordKind::Throughput];
+    pub const ALL: [RecordKind; 3] = [RecordKind::Run, RecordKind::Throughput, RecordKind::Profile];
 
     /// The `kind` field of a result file (`kembench-run`).
     pub fn file_kind(self) -> &'static str {
         match self {
             RecordKind::Run => "kembench-run",
             RecordKind::Throughput => "kembench-throughput",
+            RecordKind::Profile => "kembench-profile",
         }
     }
 
@@ -47,6 +52,7 @@ impl RecordKind {
         match self {
             RecordKind::Run => "run",
             RecordKind::Throughput => "throughput",
+            RecordKind::Profile => "profile",
         }
     }
 
@@ -55,6 +61,7 @@ impl RecordKind {
         match self {
             RecordKind::Run => run::SCHEMA_VERSION,
             RecordKind::Throughput => throughput::SCHEMA_VERSION,
+            RecordKind::Profile => profile::SCHEMA_VERSION,
         }
     }
 
@@ -63,6 +70,7 @@ impl RecordKind {
         match self {
             RecordKind::Run => "a run (`kembench run --json`)",
             RecordKind::Throughput => "a throughput run (`kembench throughput --json`)",
+            RecordKind::Profile => "a profile (`kembench profile --json`)",
         }
     }
 
@@ -71,6 +79,7 @@ impl RecordKind {
         match self {
             RecordKind::Run => "latency runs",
             RecordKind::Throughput => "throughput runs",
+            RecordKind::Profile => "profiles",
         }
     }
 
@@ -397,6 +406,8 @@ pub enum AnyRecord {
     Run(Box<RunRecord>),
     /// From `kembench throughput`.
     Throughput(Box<ThroughputRecord>),
+    /// From `kembench profile`.
+    Profile(Box<ProfileRecord>),
 }
 
 impl AnyRecord {
@@ -405,6 +416,7 @@ impl AnyRecord {
         match self {
             AnyRecord::Run(_) => RecordKind::Run,
             AnyRecord::Throughput(_) => RecordKind::Throughput,
+            AnyRecord::Profile(_) => RecordKind::Profile,
         }
     }
 
@@ -413,6 +425,7 @@ impl AnyRecord {
         match self {
             AnyRecord::Run(r) => &r.command_line,
             AnyRecord::Throughput(t) => &t.command_line,
+            AnyRecord::Profile(p) => &p.command_line,
         }
     }
 
@@ -421,6 +434,7 @@ impl AnyRecord {
         match self {
             AnyRecord::Run(r) => &r.environment,
             AnyRecord::Throughput(t) => &t.environment,
+            AnyRecord::Profile(p) => &p.environment,
         }
     }
 }

@@ -1,5 +1,7 @@
-//! The report's input: runs and throughput runs, from result files or the results store.
+//! The report's input: runs, throughput runs and profiles, from result files or the results
+//! store.
 
+use crate::record::profile::ProfileRecord;
 use crate::record::run::RunRecord;
 use crate::record::throughput::ThroughputRecord;
 pub use crate::record::{load, parse, AnyRecord as Record, LoadError, RecordKind};
@@ -24,6 +26,8 @@ pub struct Dataset {
     pub runs: Vec<Input<RunRecord>>,
     /// Throughput runs.
     pub throughputs: Vec<Input<ThroughputRecord>>,
+    /// Profiles (`kembench profile`); the last one given is the one shown.
+    pub profiles: Vec<Input<ProfileRecord>>,
 }
 
 impl Dataset {
@@ -59,6 +63,11 @@ impl Dataset {
                     record: *r,
                 }),
                 Record::Throughput(r) => d.throughputs.push(Input {
+                    label,
+                    path,
+                    record: *r,
+                }),
+                Record::Profile(r) => d.profiles.push(Input {
                     label,
                     path,
                     record: *r,

@@ -95,7 +95,8 @@ struct Slot {
     done: bool,
 }
 
-fn failure(ended: &Ended, during: &str) -> Failure {
+/// The record of a worker that ended without answering (crash, timeout, Ctrl-C) during `during`.
+pub fn failure(ended: &Ended, during: &str) -> Failure {
     let (kind, signal, exit_code) = match ended {
         Ended::Died { signal, code } => (FailureKind::Crashed, *signal, *code),
         Ended::Garbled(_) => (FailureKind::Crashed, None, None),

@@ -4,6 +4,7 @@
 //! into the record it came from.
 
 use super::{schema::OpRow, NewRun, Store, StoredResult, StoredRun};
+use crate::record::profile::ProfileResult;
 use crate::record::run::{BenchResult, OperationResult};
 use crate::record::throughput::ThroughputResult;
 use crate::record::{AnyRecord, Benchmark, Kind, Record};
@@ -51,6 +52,8 @@ impl Storable for BenchResult {
 
 impl Storable for ThroughputResult {}
 
+impl Storable for ProfileResult {}
+
 /// The `runs` row of a record (its `run_id` must be set).
 pub fn run_row<K: Kind>(r: &Record<K>) -> anyhow::Result<NewRun>
 where
@@ -92,6 +95,7 @@ pub fn record(stored: &StoredRun) -> anyhow::Result<AnyRecord> {
             run.sort_as_planned();
         }
         AnyRecord::Throughput(t) => fill(t, id, &stored.results)?,
+        AnyRecord::Profile(p) => fill(p, id, &stored.results)?,
     }
     Ok(r)
 }
@@ -113,6 +117,7 @@ pub fn insert(s: &mut Store, r: AnyRecord) -> anyhow::Result<(String, usize)> {
     match r {
         AnyRecord::Run(r) => insert_as(s, *r),
         AnyRecord::Throughput(t) => insert_as(s, *t),
+        AnyRecord::Profile(p) => insert_as(s, *p),
     }
 }
 

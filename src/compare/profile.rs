@@ -1,0 +1,196 @@
+//! Comparison of two profiles: per (algorithm, implementation, operation) the ratio of
+//! instruction counts, and the functions whose self counts changed most. Counts under
+//! callgrind are exact: where both sides' counts did not vary across seeds, any difference is
+//! real and no significance test is needed; where they varied (rejection sampling, retries,
+//! randomness the seed could not fix), the ranges over seeds are compared instead.
+
+use super::{environment_differences, EnvDifference};
+use crate::measure::sampler::Op;
+use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How sure a profile comparison is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Certainty {
+    /// Both counts were the same on every seed: the ratio is exact.
+    Exact,
+    /// Counts varied across seeds and the ranges do not overlap: a real change.
+    RangesApart,
+    /// Counts varied across seeds and the ranges overlap: the medians differ by chance as
+    /// much as by change.
+    RangesOverlap,
+}
+
+/// One compared operation.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileRow {
+    /// Algorithm.
+    pub algorithm: String,
+    /// Implementation id.
+    pub implementation: String,
+    /// Operation.
+    pub operation: Op,
+    /// Median instructions in the old profile.
+    pub old_instructions: u64,
+    /// Median instructions in the new profile.
+    pub new_instructions: u64,
+    /// new / old.
+    pub ratio: f64,
+    /// Whether the ratio is exact.
+    pub certainty: Certainty,
+}
+
+/// A function whose self count changed between the profiles.
+#[derive(Debug, Clone, Serialize)]
+pub struct FunctionChange {
+    /// `algorithm@implementation`.
+    pub label: String,
+    /// Operation.
+    pub operation: Op,
+    /// The function.
+    pub function: String,
+    /// Self instructions in the old profile (seed 0).
+    pub old_self: u64,
+    /// Self instructions in the new profile (seed 0).
+    pub new_self: u64,
+}
+
+impl FunctionChange {
+    /// new − old.
+    pub fn delta(&self) -> i64 {
+        self.new_self as i64 - self.old_self as i64
+    }
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileReport {
+    /// Environment and version differences, shown above the table.
+    pub differences: Vec<EnvDifference>,
+    /// One row per operation present in both.
+    pub rows: Vec<ProfileRow>,
+    /// The functions whose self counts changed most, largest change first.
+    pub functions: Vec<FunctionChange>,
+    /// Operations present in only one of the profiles: (label, "old" or "new").
+    pub unmatched: Vec<(String, &'static str)>,
+}
+
+impl ProfileReport {
+    /// Rows with more instructions by more than `pct` percent, and not within the spread
+    /// across seeds.
+    pub fn regressions(&self, pct: f64) -> Vec<&ProfileRow> {
+        self.rows
+            .iter()
+            .filter(|r| r.certainty != Certainty::RangesOverlap && r.ratio > 1.0 + pct / 100.0)
+            .collect()
+    }
+}
+
+/// Most function changes listed.
+const TOP_FUNCTIONS: usize = 15;
+
+fn certainty(a: &OpProfile, b: &OpProfile) -> Certainty {
+    let (x, y) = (&a.instructions, &b.instructions);
+    if !x.varies() && !y.varies() {
+        Certainty::Exact
+    } else if x.max < y.min || y.max < x.min {
+        Certainty::RangesApart
+    } else {
+        Certainty::RangesOverlap
+    }
+}
+
+/// Self instructions per function (seed 0).
+fn self_counts(o: &OpProfile) -> BTreeMap<&str, u64> {
+    o.analysis
+        .functions
+        .iter()
+        .map(|f| (f.name.as_str(), f.self_instructions))
+        .collect()
+}
+
+fn label(r: &ProfileResult) -> String {
+    format!("{}@{}", r.algorithm, r.implementation)
+}
+
+/// Compares two profiles, `old` then `new`.
+pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
+    let mut rows = Vec::new();
+    let mut functions = Vec::new();
+    let mut unmatched = Vec::new();
+    for ra in &old.results {
+        let rb = new
+            .results
+            .iter()
+            .find(|r| r.algorithm == ra.algorithm && r.implementation == ra.implementation);
+        for oa in &ra.operations {
+            let name = format!("{} {}", label(ra), oa.operation.as_str());
+            let Some(ob) = rb.and_then(|rb| rb.op(oa.operation)) else {
+                unmatched.push((name, "old"));
+                continue;
+            };
+            rows.push(ProfileRow {
+                algorithm: ra.algorithm.clone(),
+                implementation: ra.implementation.clone(),
+                operation: oa.operation,
+                old_instructions: oa.instructions.median,
+                new_instructions: ob.instructions.median,
+                ratio: ob.instructions.median as f64 / oa.instructions.median.max(1) as f64,
+                certainty: certainty(oa, ob),
+            });
+            let (fa, fb) = (self_counts(oa), self_counts(ob));
+            let names: std::collections::BTreeSet<&str> =
+                fa.keys().chain(fb.keys()).copied().collect();
+            for f in names {
+                let (x, y) = (
+                    fa.get(f).copied().unwrap_or(0),
+                    fb.get(f).copied().unwrap_or(0),
+                );
+                if x != y {
+                    functions.push(FunctionChange {
+                        label: label(ra),
+                        operation: oa.operation,
+                        function: f.to_string(),
+                        old_self: x,
+                        new_self: y,
+                    });
+                }
+            }
+        }
+    }
+    for rb in &new.results {
+        for ob in &rb.operations {
+            let found = old
+                .result(&rb.algorithm, &rb.implementation)
+                .and_then(|ra| ra.op(ob.operation));
+            if found.is_none() {
+                unmatched.push((format!("{} {}", label(rb), ob.operation.as_str()), "new"));
+            }
+        }
+    }
+    functions.sort_by_key(|f| std::cmp::Reverse(f.delta().unsigned_abs()));
+    functions.truncate(TOP_FUNCTIONS);
+    let mut differences = environment_differences(&old.environment, &new.environment);
+    if old.measured.valgrind != new.measured.valgrind {
+        differences.push(EnvDifference {
+            what: "valgrind".into(),
+            old: old.measured.valgrind.clone(),
+            new: new.measured.valgrind.clone(),
+        });
+    }
+    if old.config.cache_geometry != new.config.cache_geometry {
+        differences.push(EnvDifference {
+            what: "simulated cache".into(),
+            old: old.config.cache_geometry.clone(),
+            new: new.config.cache_geometry.clone(),
+        });
+    }
+    ProfileReport {
+        differences,
+        rows,
+        functions,
+        unmatched,
+    }
+}

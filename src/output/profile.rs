@@ -1,0 +1,319 @@
+//! The console tables of a profile: instruction counts and primitive shares per operation,
+//! then (for a few implementations, or with `--wide`) each operation's hot-path tree, hottest
+//! functions and hottest source lines, then the notes that say what the figures are.
+
+use super::{num, prose, table, Layout};
+use crate::callgrind::{HotNode, OpAnalysis, Primitive};
+use crate::measure::counters::Counters;
+use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult, Spread};
+use crate::record::{Benchmark, ResultStatus};
+use crate::units;
+use std::fmt::Write as _;
+
+/// At most this many implementations get their trees printed without `--wide`.
+const TREES_UP_TO: usize = 3;
+
+/// `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// How the count varied across seeds: `exact` when it did not, else `min – max (±x%)`.
+pub fn spread(s: &Spread) -> String {
+    if s.per_seed.len() < 2 {
+        "1 seed".into()
+    } else if !s.varies() {
+        format!("same ×{}", s.per_seed.len())
+    } else {
+        format!(
+            "{} – {} ({:.1}%)",
+            thousands(s.min),
+            thousands(s.max),
+            100.0 * s.relative_range()
+        )
+    }
+}
+
+fn pct(a: &OpAnalysis, p: Primitive) -> String {
+    let v = 100.0 * a.share(p);
+    if v == 0.0 {
+        "–".into()
+    } else {
+        format!("{v:.1}%")
+    }
+}
+
+/// The console output of a profile, each line ending in a newline.
+pub fn tables(record: &ProfileRecord, layout: Layout) -> String {
+    let mut out = format!("{}\n", main_table(record, layout));
+    let profiled: Vec<&ProfileResult> = record
+        .results
+        .iter()
+        .filter(|r| !r.operations.is_empty())
+        .collect();
+    if layout == Layout::Wide || profiled.len() <= TREES_UP_TO {
+        for r in &profiled {
+            for o in &r.operations {
+                out.push_str(&details(r, o));
+            }
+        }
+    } else if !profiled.is_empty() {
+        let id = record.run_id.as_deref().unwrap_or("ID");
+        out.push_str(&prose(
+            layout,
+            &format!(
+                "Hot-path trees, hottest functions and lines of every operation: `kembench show {id} --wide`, or profile fewer implementations."
+            ),
+        ));
+    }
+    out.push_str(&notes(record, layout));
+    out
+}
+
+fn main_table(record: &ProfileRecord, layout: Layout) -> comfy_table::Table {
+    let mut header = vec![
+        "algorithm",
+        "implementation",
+        "op",
+        "instructions",
+        "across seeds",
+        "Keccak",
+        "SHA-2",
+        "AES",
+        "RNG",
+        "bignum",
+        "other",
+        "est. cycles",
+    ];
+    if layout == Layout::Wide {
+        header.extend(["D1 misses", "LL misses", "native instr.", "native cycles"]);
+    }
+    let mut t = table(&header);
+    for r in &record.results {
+        if r.operations.is_empty() {
+            let why = match r.status() {
+                ResultStatus::Ok => "nothing profiled".to_string(),
+                s => s.as_str().to_string(),
+            };
+            t.add_row(vec![
+                r.algorithm.clone(),
+                r.implementation.clone(),
+                "–".into(),
+                why,
+            ]);
+            continue;
+        }
+        for o in &r.operations {
+            let a = &o.analysis;
+            let mut row = vec![
+                comfy_table::Cell::new(&r.algorithm),
+                comfy_table::Cell::new(&r.implementation),
+                comfy_table::Cell::new(o.operation.as_str()),
+                num(thousands(o.instructions.median)),
+                num(spread(&o.instructions)),
+            ];
+            row.extend(Primitive::ALL.map(|p| num(pct(a, p))));
+            row.push(num(a
+                .cache
+                .as_ref()
+                .map_or("–".into(), |c| thousands(c.estimated_cycles))));
+            if layout == Layout::Wide {
+                let c = a.cache.as_ref();
+                row.push(num(c.map_or("–".into(), |c| thousands(c.d1_misses))));
+                row.push(num(c.map_or("–".into(), |c| thousands(c.ll_misses))));
+                let (i, cy) = match &o.native {
+                    Counters::Measured(v) => (units::count(v.instructions), units::count(v.cycles)),
+                    Counters::Unavailable(_) => ("–".into(), "–".into()),
+                };
+                row.push(num(i));
+                row.push(num(cy));
+            }
+            t.add_row(row);
+        }
+    }
+    t
+}
+
+/// One operation's hot-path tree, hottest functions and hottest lines.
+pub fn details(r: &ProfileResult, o: &OpProfile) -> String {
+    let a = &o.analysis;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\n{}@{} {}: {} instructions (seed 0). Hot path, share of the parent:",
+        r.algorithm,
+        r.implementation,
+        o.operation.as_str(),
+        thousands(a.instructions)
+    );
+    tree(&mut s, &a.tree, "", true, true);
+    let _ = writeln!(s, "Hottest functions (self, inclusive, calls):");
+    let mut by_self: Vec<_> = a.functions.iter().collect();
+    by_self.sort_by_key(|f| std::cmp::Reverse(f.self_instructions));
+    for f in by_self.iter().take(8) {
+        let _ = writeln!(
+            s,
+            "  {:>5.1}% {:>5.1}% {:>7}  {}",
+            100.0 * f.self_instructions as f64 / a.instructions.max(1) as f64,
+            100.0 * f.inclusive_instructions as f64 / a.instructions.max(1) as f64,
+            f.calls,
+            f.name
+        );
+    }
+    for fl in a.lines.iter().take(3) {
+        let lines: Vec<String> = fl
+            .lines
+            .iter()
+            .take(5)
+            .map(|l| {
+                format!(
+                    "{} {:.1}%",
+                    l.line,
+                    100.0 * l.instructions as f64 / a.instructions.max(1) as f64
+                )
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "  lines of {} ({}): {}",
+            fl.function,
+            fl.file,
+            lines.join(", ")
+        );
+    }
+    s
+}
+
+fn tree(s: &mut String, n: &HotNode, prefix: &str, last: bool, root: bool) {
+    let (branch, next) = if root {
+        ("", String::new())
+    } else if last {
+        ("└─ ", format!("{prefix}   "))
+    } else {
+        ("├─ ", format!("{prefix}│  "))
+    };
+    let _ = writeln!(
+        s,
+        "  {:>5.1}%  {prefix}{branch}{}",
+        100.0 * n.share_of_parent,
+        n.name
+    );
+    for (i, c) in n.children.iter().enumerate() {
+        tree(s, c, &next, i + 1 == n.children.len(), false);
+    }
+}
+
+fn notes(record: &ProfileRecord, layout: Layout) -> String {
+    let mut out = String::new();
+    let m = &record.measured;
+    out.push_str(&prose(
+        layout,
+        &format!(
+            "Instructions: exact counts of one call under {} (callgrind), median over {} seed(s); shares are of those instructions, by the outermost primitive on each stack. Estimated cycles: L1 hits + 5 × LL hits + 35 × memory accesses in callgrind's simulated caches ({}), not this machine's.",
+            m.valgrind, record.config.seeds, record.config.cache_geometry
+        ),
+    ));
+    let lost = m.features_lost_under_valgrind();
+    if !lost.is_empty() {
+        out.push_str(&prose(
+            layout,
+            &format!(
+                "Under valgrind the CPU lacks {} (valgrind does not run AVX-512): libraries that dispatch on these took other code paths than they do natively.",
+                lost.join(", ")
+            ),
+        ));
+    }
+    match &m.pmu_unavailable {
+        Some(why) => out.push_str(&prose(
+            layout,
+            &format!("No real hardware counters beside the simulation: {why}."),
+        )),
+        None => out.push_str(&prose(
+            layout,
+            "Native instructions and cycles per call, from the hardware counters, are in `--wide`.",
+        )),
+    }
+    // Implementations whose draws the seed could not fix, grouped by the reason.
+    let mut unfixed: Vec<(&str, Vec<String>)> = Vec::new();
+    for r in record
+        .results
+        .iter()
+        .filter(|r| !r.operations.is_empty() && !r.randomness.fixed)
+    {
+        let label = format!("{}@{}", r.algorithm, r.implementation);
+        match unfixed.iter_mut().find(|(how, _)| *how == r.randomness.how) {
+            Some((_, labels)) => labels.push(label),
+            None => unfixed.push((&r.randomness.how, vec![label])),
+        }
+    }
+    for (how, labels) in unfixed {
+        out.push_str(&prose(
+            layout,
+            &format!(
+                "Randomness not fixed by the seed for {}: {how}",
+                labels.join(", ")
+            ),
+        ));
+    }
+    for r in &record.results {
+        let label = format!("{}@{}", r.algorithm, r.implementation);
+        if let Some(f) = &r.failure {
+            out.push_str(&prose(layout, &format!("{label}: {}", f.detail)));
+        }
+        if let Some(e) = &r.error {
+            out.push_str(&prose(layout, &format!("{label}: {e}")));
+        }
+        if let crate::verify::Outcome::Fail(why) = &r.correctness {
+            out.push_str(&prose(
+                layout,
+                &format!("{label}: failed the correctness check, not profiled: {why}"),
+            ));
+        }
+    }
+    out
+}
+
+/// The SHA-3 cross-check of `profile --sha3-probe`: for each liboqs operation, the share of
+/// instructions inside the counting wrappers around liboqs's SHA-3 calls beside the Keccak
+/// share the symbol classifier found, each line ending in a newline.
+pub fn sha3_check(record: &ProfileRecord) -> String {
+    let mut out = String::from(
+        "\nSHA-3 cross-check (liboqs): instructions inside liboqs's SHA-3 callbacks vs the classifier's Keccak share\n",
+    );
+    let mut any = false;
+    for r in record
+        .results
+        .iter()
+        .filter(|r| r.implementation == "liboqs")
+    {
+        for o in &r.operations {
+            let a = &o.analysis;
+            let probe = a.inclusive_of(|f| f.starts_with(crate::profile::SHA3_PROBE_PREFIX)) as f64
+                / a.instructions.max(1) as f64;
+            let classified = a.share(Primitive::Keccak);
+            any = true;
+            let _ = writeln!(
+                out,
+                "  {}@{} {:<8} callbacks {:>5.1}%  classifier {:>5.1}%  difference {:>+5.1} pp",
+                r.algorithm,
+                r.implementation,
+                o.operation.as_str(),
+                100.0 * probe,
+                100.0 * classified,
+                100.0 * (classified - probe)
+            );
+        }
+    }
+    if !any {
+        out.push_str("  (no liboqs implementation was profiled)\n");
+    }
+    out
+}

@@ -1,0 +1,235 @@
+//! The record of `kembench profile`: per implementation and operation, exact instruction
+//! counts under callgrind over several seeds, and for one seed where those instructions went
+//! (functions, hot-path tree, source lines, primitive shares, simulated cache, folded stacks).
+
+use super::run::Failure;
+use super::{Benchmark, Kind, Record, RecordKind, ResultStatus};
+use crate::callgrind::OpAnalysis;
+use crate::measure::counters::Counters;
+use crate::measure::sampler::Op;
+use crate::verify::Outcome;
+use serde::{Deserialize, Serialize};
+
+/// The layout version of profile files.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A profile record.
+pub type ProfileRecord = Record<Profile>;
+
+/// How `profile` was run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProfileConfig {
+    /// Seeds profiled per implementation (seeds 0 to N-1).
+    pub seeds: usize,
+    /// Operations asked for (import steps only where the library has them).
+    pub operations: Vec<Op>,
+    /// `algorithm@implementation` of every planned benchmark, in order.
+    pub planned: Vec<String>,
+    /// The cache geometry callgrind simulated (not this machine's caches).
+    pub cache_geometry: String,
+    /// Frames of call chain callgrind kept per function (`--separate-callers`).
+    pub separate_callers: usize,
+    /// Depth of the hot-path tree.
+    pub tree_depth: usize,
+    /// Paths under this fraction of an operation are pruned from the tree.
+    pub tree_threshold: f64,
+    /// Whether liboqs's SHA-3 calls went through kembench's counting wrappers.
+    pub sha3_probe: bool,
+}
+
+/// What `profile` found about the machine and valgrind before profiling.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProfileMeasured {
+    /// `valgrind --version`.
+    pub valgrind: String,
+    /// CPU features this process sees natively (CPUID).
+    pub cpu_features_native: Vec<String>,
+    /// CPU features a process sees under valgrind (libraries dispatch on these).
+    pub cpu_features_under_valgrind: Vec<String>,
+    /// Why the real hardware counters are unavailable here (`None`: they are available and
+    /// each operation's `native` figures come from them).
+    pub pmu_unavailable: Option<String>,
+}
+
+impl ProfileMeasured {
+    /// Features present natively but hidden under valgrind (AVX-512, typically).
+    pub fn features_lost_under_valgrind(&self) -> Vec<String> {
+        self.cpu_features_native
+            .iter()
+            .filter(|f| !self.cpu_features_under_valgrind.contains(f))
+            .cloned()
+            .collect()
+    }
+}
+
+/// Whether and how an implementation's random draws were fixed by the seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RandomnessNote {
+    /// True when every draw of the profiled calls comes from the seed.
+    pub fixed: bool,
+    /// How, or why not.
+    pub how: String,
+}
+
+/// Instruction counts of one operation across seeds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// One count per seed, in seed order.
+    pub per_seed: Vec<u64>,
+    /// The fewest.
+    pub min: u64,
+    /// The median (the lower middle value for an even count).
+    pub median: u64,
+    /// The most.
+    pub max: u64,
+}
+
+impl Spread {
+    /// The spread of `per_seed` (which must not be empty).
+    pub fn of(per_seed: Vec<u64>) -> Spread {
+        let mut sorted = per_seed.clone();
+        sorted.sort_unstable();
+        Spread {
+            min: sorted[0],
+            median: sorted[(sorted.len() - 1) / 2],
+            max: sorted[sorted.len() - 1],
+            per_seed,
+        }
+    }
+
+    /// Whether the count differed between seeds.
+    pub fn varies(&self) -> bool {
+        self.min != self.max
+    }
+
+    /// (max − min) / median.
+    pub fn relative_range(&self) -> f64 {
+        if self.median == 0 {
+            0.0
+        } else {
+            (self.max - self.min) as f64 / self.median as f64
+        }
+    }
+}
+
+/// One operation's profile.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OpProfile {
+    /// The operation.
+    pub operation: Op,
+    /// What one profiled call was (the entry point used).
+    pub call: String,
+    /// Instructions of one call, per seed.
+    pub instructions: Spread,
+    /// Where the instructions of seed 0's call went.
+    pub analysis: OpAnalysis,
+    /// Real hardware counters per call of the same operation run natively, where the
+    /// machine has them.
+    pub native: Counters,
+}
+
+/// One (algorithm, implementation)'s profile.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProfileResult {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Family.
+    pub family: String,
+    /// Implementation id.
+    pub implementation: String,
+    /// The provider's version.
+    pub version: String,
+    /// The correctness gate's quick check (profiled only when it passed).
+    pub correctness: Outcome,
+    /// Whether the seed fixed the implementation's random draws.
+    pub randomness: RandomnessNote,
+    /// One entry per profiled operation.
+    pub operations: Vec<OpProfile>,
+    /// What went wrong, when something did.
+    pub error: Option<String>,
+    /// The worker's abnormal end under valgrind (crash, timeout, Ctrl-C).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Failure>,
+}
+
+impl ProfileResult {
+    /// The profile of `op`, if it was profiled.
+    pub fn op(&self, op: Op) -> Option<&OpProfile> {
+        self.operations.iter().find(|o| o.operation == op)
+    }
+}
+
+impl Benchmark for ProfileResult {
+    fn algorithm(&self) -> &str {
+        &self.algorithm
+    }
+
+    fn implementation(&self) -> &str {
+        &self.implementation
+    }
+
+    fn status(&self) -> ResultStatus {
+        if let Some(f) = &self.failure {
+            f.kind.status()
+        } else if self.correctness.failed() {
+            ResultStatus::CheckFailed
+        } else if self.error.is_some() {
+            ResultStatus::Error
+        } else {
+            ResultStatus::Ok
+        }
+    }
+
+    fn is_final(&self) -> bool {
+        self.status() != ResultStatus::Interrupted
+    }
+}
+
+/// Whether a profile run was stopped before it finished.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ProfileState {
+    /// Stopped by Ctrl-C or SIGTERM.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+}
+
+/// The marker type of profile records.
+#[derive(Debug, Clone, Copy)]
+pub struct Profile;
+
+impl Kind for Profile {
+    const KIND: RecordKind = RecordKind::Profile;
+    type State = ProfileState;
+    type Config = ProfileConfig;
+    type Measured = ProfileMeasured;
+    type Result = ProfileResult;
+
+    fn selection(config: &ProfileConfig) -> String {
+        config.planned.join(",")
+    }
+
+    fn interrupted(state: &ProfileState) -> bool {
+        state.interrupted
+    }
+
+    fn set_interrupted(state: &mut ProfileState, interrupted: bool) {
+        state.interrupted = interrupted;
+    }
+
+    fn check_result(r: &ProfileResult) -> Result<(), String> {
+        for o in &r.operations {
+            let op = o.operation.as_str();
+            if o.instructions.per_seed.is_empty() {
+                return Err(format!("{op} has no instruction count"));
+            }
+            let shares: u64 = o.analysis.shares.iter().map(|s| s.instructions).sum();
+            if shares != o.analysis.instructions {
+                return Err(format!(
+                    "{op}: the primitive shares add up to {shares} instructions, not {}",
+                    o.analysis.instructions
+                ));
+            }
+        }
+        Ok(())
+    }
+}

@@ -3,7 +3,7 @@
 
 use crate::export::{Format, FORMATS};
 use crate::measure::sampler::{Op, SamplerConfig};
-use crate::options::{Outputs, RunOptions, ThroughputOptions};
+use crate::options::{Outputs, ProfileOptions, RunOptions, ThroughputOptions};
 use crate::output::Layout;
 use clap::{Args, Parser, Subcommand};
 
@@ -144,6 +144,43 @@ pub enum Command {
         /// In the comparison of runs, changes smaller than this percentage are called noise.
         #[arg(long, default_value_t = 2.0, value_name = "PCT")]
         noise: f64,
+    },
+    /// Exact instruction counts and where they go, under valgrind's callgrind: per operation
+    /// the count over several seeds, shares in Keccak, SHA-2, AES, the RNG and bignum
+    /// arithmetic, the hot-path tree, the hottest functions and lines, simulated cache misses,
+    /// and flame graphs (default suite unless filters or --all are given).
+    Profile {
+        /// Which implementations.
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// Profiling options and output files.
+        #[command(flatten)]
+        args: ProfileArgs,
+    },
+    /// One worker process of `profile`, run under callgrind (internal).
+    #[command(hide = true)]
+    ProfileWorker {
+        /// `algorithm@implementation`.
+        #[arg(long, default_value = "")]
+        label: String,
+        /// The seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Operations.
+        #[arg(long, value_delimiter = ',', value_enum)]
+        ops: Vec<crate::measure::sampler::Op>,
+        /// Offer the mock provider.
+        #[arg(long)]
+        include_mock: bool,
+        /// Route liboqs's SHA-3 through the counting wrappers.
+        #[arg(long)]
+        sha3_probe: bool,
+        /// Only print the CPU features this process sees.
+        #[arg(long)]
+        cpu_features: bool,
+        /// Run natively: the correctness check and the hardware counters.
+        #[arg(long)]
+        native: bool,
     },
     /// One benchmark's worker process of `run` (internal).
     #[command(hide = true)]
@@ -344,6 +381,103 @@ pub struct ThroughputArgs {
     /// Result files.
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// Options of `profile`.
+#[derive(Debug, Clone, Args)]
+pub struct ProfileArgs {
+    /// Every implementation instead of the default suite (ignored when filters are given).
+    #[arg(long)]
+    pub all: bool,
+    /// Operations to profile (default: keygen, encaps, decaps; sk-import and pk-import only
+    /// where the library has that step).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub ops: Vec<crate::measure::sampler::Op>,
+    /// Seeds per implementation: counts that depend on the key (rejection sampling, retries)
+    /// are reported as min / median / max over them.
+    #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100))]
+    pub seeds: usize,
+    /// Implementations profiled at once (default: the logical CPUs; counts do not depend on it).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
+    pub jobs: Option<usize>,
+    /// Seconds one worker (one implementation, one seed) may run under valgrind before it is
+    /// killed and the benchmark recorded as timed out.
+    #[arg(long, default_value_t = 600.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// Levels of the hot-path tree.
+    #[arg(long, default_value_t = 8, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+    pub tree_depth: usize,
+    /// Paths under this percentage of an operation are left out of the tree.
+    #[arg(long, default_value_t = 1.0, value_name = "PCT", value_parser = non_negative_pct)]
+    pub tree_threshold: f64,
+    /// Write one flame-graph SVG per (implementation, operation) into this directory (created
+    /// if missing; existing files of the same names are replaced, nothing else is touched).
+    #[arg(long, value_name = "DIR")]
+    pub flamegraphs: Option<std::path::PathBuf>,
+    /// Keep callgrind's raw files here (`LABEL/seedN/OP.callgrind`, for kcachegrind or
+    /// callgrind_annotate).
+    #[arg(long, value_name = "DIR")]
+    pub callgrind_out: Option<std::path::PathBuf>,
+    /// Route liboqs's SHA-3 through counting wrappers and print, for each liboqs
+    /// implementation, the instructions inside them beside the Keccak share the symbol
+    /// classifier found (a cross-check of the classifier; the wrappers add a few
+    /// instructions per hash call, so the counts are not those of a plain profile).
+    #[arg(long)]
+    pub sha3_probe: bool,
+    /// Do not record the profile in the results store.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Every column, and every operation's hot-path tree, hottest functions and lines.
+    #[arg(long)]
+    pub wide: bool,
+    /// Result files.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl ProfileArgs {
+    /// The validated options of `profile`.
+    pub fn to_options(&self, filter: &FilterArgs, cpus: usize) -> anyhow::Result<ProfileOptions> {
+        positive_seconds("--timeout", self.timeout)?;
+        if self.tree_threshold >= 100.0 {
+            crate::bail_usage!(
+                "--tree-threshold is a percentage below 100, got {}",
+                self.tree_threshold
+            );
+        }
+        self.output.check_dirs()?;
+        for (flag, dir) in [
+            ("--flamegraphs", &self.flamegraphs),
+            ("--callgrind-out", &self.callgrind_out),
+        ] {
+            if let Some(d) = dir {
+                if d.exists() && !d.is_dir() {
+                    crate::bail_usage!("{flag} {} exists and is not a directory", d.display());
+                }
+            }
+        }
+        Ok(ProfileOptions {
+            filter: filter.to_filter(),
+            include_mock: filter.include_mock,
+            all: self.all,
+            ops: if self.ops.is_empty() {
+                vec![Op::Keygen, Op::Encaps, Op::Decaps]
+            } else {
+                self.ops.clone()
+            },
+            seeds: self.seeds,
+            jobs: self.jobs.unwrap_or(cpus).max(1),
+            timeout_s: self.timeout,
+            tree_depth: self.tree_depth,
+            tree_threshold: self.tree_threshold / 100.0,
+            flamegraphs: self.flamegraphs.clone(),
+            callgrind_out: self.callgrind_out.clone(),
+            sha3_probe: self.sha3_probe,
+            store: !self.no_store,
+            outputs: self.output.files(),
+            layout: Layout::wide_if(self.wide),
+        })
+    }
 }
 
 /// `export --format NAME`: one of [`crate::export::FORMATS`].

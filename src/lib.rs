@@ -20,6 +20,7 @@ pub mod kem;
 pub mod measure;
 pub mod options;
 pub mod output;
+pub mod profile;
 pub mod providers;
 pub mod record;
 pub mod report;

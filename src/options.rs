@@ -67,3 +67,38 @@ pub struct ThroughputOptions {
     /// How much the console tables show.
     pub layout: Layout,
 }
+
+/// `kembench profile`, validated.
+#[derive(Debug, Clone)]
+pub struct ProfileOptions {
+    /// Which implementations (empty: the default suite, or every one with `all`).
+    pub filter: Filter,
+    /// Whether the mock implementations are offered.
+    pub include_mock: bool,
+    /// Every implementation instead of the default suite.
+    pub all: bool,
+    /// Operations to profile.
+    pub ops: Vec<Op>,
+    /// Seeds per implementation.
+    pub seeds: usize,
+    /// Implementations profiled at once.
+    pub jobs: usize,
+    /// Longest one worker may run, in seconds.
+    pub timeout_s: f64,
+    /// Levels of the hot-path tree.
+    pub tree_depth: usize,
+    /// Paths under this fraction of an operation are pruned.
+    pub tree_threshold: f64,
+    /// Directory for flame-graph SVGs.
+    pub flamegraphs: Option<std::path::PathBuf>,
+    /// Directory for callgrind's raw files.
+    pub callgrind_out: Option<std::path::PathBuf>,
+    /// Route liboqs's SHA-3 through counting wrappers.
+    pub sha3_probe: bool,
+    /// Record the profile in the results store.
+    pub store: bool,
+    /// Result files.
+    pub outputs: Outputs,
+    /// How much the console tables show.
+    pub layout: Layout,
+}

@@ -4,6 +4,7 @@
 
 mod compare;
 mod list;
+mod profile;
 mod report;
 mod run;
 mod store;
@@ -20,6 +21,31 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::List { filter, json } => list::run(&filter.to_filter(), filter.include_mock, json),
         Command::Run { filter, args } => run::run(&args.to_options(&filter)?, &spec),
         Command::RunWorker => crate::run::worker::serve().map(|()| ExitCode::SUCCESS),
+        Command::Profile { filter, args } => {
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+            profile::run(&args.to_options(&filter, cpus)?, &spec)
+        }
+        Command::ProfileWorker {
+            label,
+            seed,
+            ops,
+            include_mock,
+            sha3_probe,
+            cpu_features,
+            native,
+        } => if cpu_features {
+            crate::profile::worker::features()
+        } else {
+            crate::profile::worker::serve(crate::profile::worker::WorkerArgs {
+                label,
+                seed,
+                ops,
+                include_mock,
+                sha3_probe,
+                native,
+            })
+        }
+        .map(|()| ExitCode::SUCCESS),
         Command::Compare {
             old,
             new,

@@ -1,0 +1,214 @@
+//! `kembench profile`: profile under callgrind, record, write the result files and flame
+//! graphs, print the tables.
+
+use crate::env::Environment;
+use crate::export::file::ResultFile;
+use crate::export::Format;
+use crate::options::ProfileOptions;
+use crate::profile::{self, valgrind, Plan};
+use crate::providers::Registry;
+use crate::record::profile::{ProfileConfig, ProfileMeasured, ProfileRecord, ProfileResult};
+use crate::record::Benchmark;
+use crate::store::records::{self, Storable};
+use crate::store::{self, Recorder};
+use std::path::Path;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Runs `profile`.
+pub fn run(o: &ProfileOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
+    store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
+    let valgrind = valgrind::locate()?;
+    let version = valgrind::version(&valgrind)?;
+    let exe = std::env::current_exe()?;
+    let registry = Registry::new(o.include_mock);
+    let (impls, _) = crate::run::suite::select(&registry, &o.filter, o.all)?;
+    let under_valgrind = profile::features_under_valgrind(&valgrind, &exe)?;
+    let measured = ProfileMeasured {
+        valgrind: version,
+        cpu_features_native: valgrind::cpu_features(),
+        cpu_features_under_valgrind: under_valgrind,
+        pmu_unavailable: crate::measure::counters::Pmu::open().err(),
+    };
+    let config = ProfileConfig {
+        seeds: o.seeds,
+        operations: o.ops.clone(),
+        planned: impls.iter().map(|k| k.meta().label()).collect(),
+        cache_geometry: valgrind::CACHE_GEOMETRY.to_string(),
+        separate_callers: valgrind::SEPARATE_CALLERS,
+        tree_depth: o.tree_depth,
+        tree_threshold: o.tree_threshold,
+        sha3_probe: o.sha3_probe,
+    };
+    let run_id = store::new_run_id();
+    let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
+    let mut record = ProfileRecord::new(
+        Some(run_id.clone()),
+        store::recorded_command_line(),
+        config.clone(),
+        Environment::for_implementations(&impls),
+        measured,
+    );
+    recorder.begin(records::run_row(&record));
+    recorder.announce(&run_id);
+    let mut files = Vec::with_capacity(o.outputs.len());
+    for (format, path) in &o.outputs {
+        files.push(ResultFile::create(*format, path, &record)?);
+    }
+    crate::interrupt::install("killing the profiles in progress");
+    let plan = Plan {
+        impls,
+        config,
+        include_mock: o.include_mock,
+        jobs: o.jobs,
+        timeout: Duration::from_secs_f64(o.timeout_s),
+        valgrind,
+        exe,
+        keep: o.callgrind_out.clone(),
+    };
+    let total = plan.impls.len();
+    eprintln!(
+        "profile: {total} implementation(s), {} seed(s) each, {} at a time, under callgrind ...",
+        o.seeds, plan.jobs
+    );
+    let mut done = 0;
+    let mut failed = false;
+    let mut io_error = None;
+    profile::profile_all(
+        &plan,
+        &crate::interrupt::requested,
+        &mut |r: ProfileResult| {
+            done += 1;
+            eprintln!(
+                "profile: {} ({done} of {total}): {}",
+                r.label(),
+                r.status().as_str()
+            );
+            failed |= r.status() != crate::record::ResultStatus::Ok;
+            recorder.put(r.stored());
+            record.put(r);
+            let newest = record.results.last().expect("just put");
+            for file in &mut files {
+                if let Err(e) = file.append(&record, newest) {
+                    io_error.get_or_insert(e);
+                }
+            }
+        },
+    );
+    if let Some(e) = io_error {
+        return Err(e);
+    }
+    sort_as_planned(&mut record);
+    let interrupted = crate::interrupt::requested();
+    let lost = recorder.close(&mut record, interrupted, |r| Format::JSON.serialize(r))?;
+    for file in files {
+        file.finish(&record)?;
+    }
+    if let Some(dir) = &o.flamegraphs {
+        write_flamegraphs(dir, &record, store_spec)?;
+    }
+    print!("{}", crate::output::profile::tables(&record, o.layout));
+    if o.sha3_probe {
+        print!("{}", crate::output::profile::sha3_check(&record));
+    }
+    Ok(if lost {
+        ExitCode::from(crate::exit::IO)
+    } else if interrupted {
+        ExitCode::from(crate::exit::INTERRUPTED)
+    } else if failed {
+        ExitCode::from(crate::exit::FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Results in the order planned (they arrive in the order they finish).
+fn sort_as_planned(record: &mut ProfileRecord) {
+    let planned = record.config.planned.clone();
+    record.results.sort_by_key(|r| {
+        planned
+            .iter()
+            .position(|p| *p == r.label())
+            .unwrap_or(usize::MAX)
+    });
+}
+
+/// A file name for `label` and `what`: `ML-KEM-768@pqclean_avx2-keygen.svg`.
+fn svg_name(label: &str, what: &str) -> String {
+    let safe: String = label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-@.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{safe}-{what}.svg")
+}
+
+/// One flame graph per (implementation, operation) in `dir`, and for every algorithm with
+/// several implementations profiled, a differential one per operation between the first and
+/// each other.
+fn write_flamegraphs(dir: &Path, record: &ProfileRecord, store_spec: &str) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    let protected = store::protected(store_spec);
+    let mut written = 0;
+    let mut write = |name: String, svg: String| -> anyhow::Result<()> {
+        let path = dir.join(name);
+        crate::files::refuse_overwrite(&path, &protected)?;
+        crate::files::write_atomic(&path, svg.as_bytes())?;
+        written += 1;
+        Ok(())
+    };
+    for r in &record.results {
+        for o in &r.operations {
+            let svg = crate::callgrind::flamegraph(
+                &o.analysis.folded,
+                &format!("{} {}", r.label(), o.operation.as_str()),
+                &format!(
+                    "{} instructions under callgrind (seed 0)",
+                    crate::output::profile::thousands(o.analysis.instructions)
+                ),
+            )?;
+            write(svg_name(&r.label(), o.operation.as_str()), svg)?;
+        }
+    }
+    for (i, a) in record.results.iter().enumerate() {
+        let first = record.results[..i]
+            .iter()
+            .find(|b| b.algorithm == a.algorithm);
+        let Some(base) = first else { continue };
+        for o in &a.operations {
+            let Some(b) = base.op(o.operation) else {
+                continue;
+            };
+            let svg = crate::callgrind::differential(
+                &profile::comparable(&b.analysis.folded),
+                &profile::comparable(&o.analysis.folded),
+                &format!(
+                    "{} {}: {} → {}",
+                    a.algorithm,
+                    o.operation.as_str(),
+                    base.implementation,
+                    a.implementation
+                ),
+                "red: more instructions in the second, blue: fewer (function names without their implementation prefix)",
+            )?;
+            write(
+                svg_name(
+                    &format!(
+                        "{}@{}-vs-{}",
+                        a.algorithm, base.implementation, a.implementation
+                    ),
+                    o.operation.as_str(),
+                ),
+                svg,
+            )?;
+        }
+    }
+    eprintln!("profile: {written} flame graph(s) in {}", dir.display());
+    Ok(())
+}

@@ -1,0 +1,229 @@
+//! The profile worker: a `kembench profile-worker` process that runs under callgrind, loads one
+//! implementation, fixes its randomness from the seed, prepares each operation's inputs
+//! outside collection, warms it up, and then makes one call inside [`kembench_profiled_op`],
+//! which callgrind collects and dumps. It reports on stdout, behind [`PREFIX`], which dump
+//! holds which operation.
+
+use crate::kem::{Kem, KemError};
+use crate::measure::counters::{Counters, Pmu};
+use crate::measure::sampler::{Op, Workload};
+use crate::providers::registry::Registry;
+use crate::record::profile::RandomnessNote;
+use crate::verify::Outcome;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Marks a message line on the worker's stdout.
+pub const PREFIX: &str = "KEMBENCH-PROFILE ";
+
+/// What a worker says.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Message {
+    /// How the seed fixed the implementation's random draws.
+    Randomness(RandomnessNote),
+    /// `op` was profiled; callgrind's dump number `dump` (1-based) holds it.
+    Profiled {
+        /// The operation.
+        op: Op,
+        /// The dump's number.
+        dump: usize,
+        /// What the call was.
+        call: String,
+    },
+    /// `op` could not be profiled.
+    Failed {
+        /// The operation.
+        op: Op,
+        /// Why.
+        error: String,
+    },
+    /// The CPU features this process sees.
+    Features(Vec<String>),
+    /// The quick correctness gate's outcome (the native worker).
+    Checked(Outcome),
+    /// Real hardware counters per call of `op` run natively (the native worker).
+    Native {
+        /// The operation.
+        op: Op,
+        /// The counters, or why there are none.
+        counters: Counters,
+    },
+}
+
+/// What one worker profiles.
+#[derive(Debug, Clone)]
+pub struct WorkerArgs {
+    /// `algorithm@implementation`.
+    pub label: String,
+    /// The seed.
+    pub seed: u64,
+    /// Operations, in order (those the implementation lacks are skipped).
+    pub ops: Vec<Op>,
+    /// Offer the mock implementations.
+    pub include_mock: bool,
+    /// Route liboqs's SHA-3 through kembench's counting wrappers.
+    pub sha3_probe: bool,
+    /// Run natively (not under valgrind): the quick correctness gate, then the hardware
+    /// counters of each operation where the machine has them.
+    pub native: bool,
+}
+
+static PROFILED_CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// The marker: callgrind collects only while this function is on the stack
+/// (`--toggle-collect`) and dumps when it returns (`--dump-after`). Its own cost, a handful of
+/// instructions for the call and the counter, is part of every profiled count.
+#[no_mangle]
+#[inline(never)]
+pub fn kembench_profiled_op(f: &mut dyn FnMut() -> Result<(), KemError>) -> Result<(), KemError> {
+    let r = f();
+    // Work after the call, so that it is never a tail call and the marker stays on the stack
+    // while the operation runs.
+    PROFILED_CALLS.fetch_add(1, Ordering::Relaxed);
+    r
+}
+
+fn send(m: &Message) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{PREFIX}{}",
+        serde_json::to_string(m).expect("messages always serialise")
+    )?;
+    out.flush()
+}
+
+/// Parses one line of a worker's stdout: the message, or `None` for anything else (a C
+/// library may print there).
+pub fn parse(line: &str) -> Option<Message> {
+    serde_json::from_str(line.strip_prefix(PREFIX)?).ok()
+}
+
+/// The 32-byte seed the implementation's generators are fixed with: SHA-256 of a label and
+/// the seed number, so seeds 0, 1, 2 ... give unrelated streams.
+pub fn seed_bytes(seed: u64) -> [u8; 32] {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    h.update(b"kembench profile seed");
+    h.update(seed.to_le_bytes());
+    h.finalize().into()
+}
+
+/// Prints the CPU features this process sees.
+pub fn features() -> anyhow::Result<()> {
+    send(&Message::Features(super::valgrind::cpu_features()))?;
+    Ok(())
+}
+
+/// Serves one profile, on a thread with a stack of
+/// [`WORKER_STACK`](crate::verify::WORKER_STACK) (megabyte keys live on the stack in some
+/// libraries).
+pub fn serve(a: WorkerArgs) -> anyhow::Result<()> {
+    std::thread::Builder::new()
+        .name("kembench-profile".into())
+        .stack_size(crate::verify::WORKER_STACK)
+        .spawn(move || serve_here(&a))?
+        .join()
+        .map_err(|_| anyhow::anyhow!("the profiling thread panicked"))?
+}
+
+fn serve_here(a: &WorkerArgs) -> anyhow::Result<()> {
+    let registry = Registry::new(a.include_mock);
+    let Some(k) = registry.get(&a.label) else {
+        anyhow::bail!("{} is not an implementation in this build", a.label);
+    };
+    let k: &dyn Kem = k.as_ref();
+    if a.native {
+        return serve_native(k, &a.ops);
+    }
+    send(&Message::Randomness(super::randomness::fix(
+        k,
+        &seed_bytes(a.seed),
+    )))?;
+    // The probe exists for liboqs only; other implementations are profiled as usual.
+    if a.sha3_probe && k.meta().provider() == "liboqs" {
+        super::randomness::install_sha3_probe(k)?;
+    }
+    let mut dumps = 0;
+    for op in a.ops.iter().copied().filter(|op| op.offered_by(k)) {
+        match profile_op(k, op, &mut dumps) {
+            Ok(()) => send(&Message::Profiled {
+                op,
+                dump: dumps,
+                call: super::call_of(op).to_string(),
+            })?,
+            Err(e) => send(&Message::Failed {
+                op,
+                error: e.to_string(),
+            })?,
+        }
+    }
+    Ok(())
+}
+
+/// The native worker: the quick correctness gate (in a process of its own, so that an
+/// implementation that crashes or hangs ends only this process), then, if it passed, the
+/// hardware counters of each operation.
+fn serve_native(k: &dyn Kem, ops: &[Op]) -> anyhow::Result<()> {
+    let outcome = crate::run::quick_check(k);
+    let failed = outcome.failed();
+    send(&Message::Checked(outcome))?;
+    if failed {
+        return Ok(());
+    }
+    let mut pmu = Pmu::open();
+    for op in ops.iter().copied().filter(|op| op.offered_by(k)) {
+        send(&Message::Native {
+            op,
+            counters: native_counters(k, op, &mut pmu),
+        })?;
+    }
+    Ok(())
+}
+
+/// Real counters per call of `op` run natively, or why there are none.
+fn native_counters(k: &dyn Kem, op: Op, pmu: &mut Result<Pmu, String>) -> Counters {
+    const CALLS: u64 = 16;
+    let pmu = match pmu {
+        Ok(p) => p,
+        Err(why) => return Counters::Unavailable(why.clone()),
+    };
+    let mut w = match Workload::new(k, op, CALLS as usize) {
+        Ok(w) => w,
+        Err(e) => return Counters::Unavailable(format!("preparing {}: {e}", op.as_str())),
+    };
+    // Warm-up, then the counted calls, every input ready beforehand.
+    let warm = w
+        .ready(2 * CALLS as usize)
+        .and_then(|()| (0..CALLS).try_for_each(|_| w.call()));
+    if let Err(e) = warm {
+        return Counters::Unavailable(format!("{}: {e}", op.as_str()));
+    }
+    let mut failed = None;
+    let c = pmu.count(CALLS, || {
+        if let Err(e) = w.call() {
+            failed = Some(e);
+        }
+    });
+    match failed {
+        Some(e) => Counters::Unavailable(format!("{}: {e}", op.as_str())),
+        None => c,
+    }
+}
+
+/// Prepares `op`'s inputs and warms it up outside collection, then makes one call inside the
+/// marker. `dumps` counts the marker's returns (callgrind's dump numbers).
+fn profile_op(k: &dyn Kem, op: Op, dumps: &mut usize) -> Result<(), KemError> {
+    // One input: the warm-up and the profiled call see the same public key or ciphertext
+    // (a keygen makes a fresh key each time).
+    let mut w = Workload::new(k, op, 1)?;
+    w.ready(2)?;
+    // Warm-up: lazy initialisation, CPU-feature detection, first-touch page faults and
+    // one-time table setup land here, not in the profiled call.
+    w.call()?;
+    w.ready(1)?;
+    let r = kembench_profiled_op(&mut || w.call());
+    *dumps += 1;
+    r
+}

@@ -1,0 +1,275 @@
+//! CLI tests of `kembench profile`, under the real valgrind: exact counts that repeat, the
+//! SHA-3 cross-check of the primitive classifier, comparing profiles, flame graphs, a crash
+//! under valgrind, and valgrind missing.
+
+mod common;
+
+use common::{kembench, kembench_at};
+use predicates::prelude::*;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("kembench-profile-{}-{name}", std::process::id()))
+}
+
+/// `profile ARGS --json FILE` into `store`; the record.
+fn profile(store: &Path, name: &str, args: &[&str]) -> Value {
+    let path = temp(&format!("{name}.json"));
+    let out = kembench_at(store)
+        .arg("profile")
+        .args(args)
+        .arg("--json")
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
+}
+
+/// (label, operation) → instructions per seed.
+fn counts(v: &Value) -> Vec<(String, String, Vec<u64>)> {
+    let mut out = Vec::new();
+    for r in v["results"].as_array().unwrap() {
+        let label = format!(
+            "{}@{}",
+            r["algorithm"].as_str().unwrap(),
+            r["implementation"].as_str().unwrap()
+        );
+        for o in r["operations"].as_array().unwrap() {
+            let per: Vec<u64> = o["instructions"]["per_seed"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap())
+                .collect();
+            out.push((
+                label.clone(),
+                o["operation"].as_str().unwrap().to_string(),
+                per,
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn two_profiles_of_the_same_build_count_identically_and_compare_as_one() {
+    let store = temp("same.sqlite");
+    let args = [
+        "--include-mock",
+        "--impl",
+        "mock/correct,liboqs",
+        "--alg",
+        "MockKEM,ML-KEM-768",
+        "--seeds",
+        "2",
+    ];
+    let a = profile(&store, "a", &args);
+    let b = profile(&store, "b", &args);
+    let (ca, cb) = (counts(&a), counts(&b));
+    assert_eq!(ca.len(), 6, "{ca:?}");
+    assert_eq!(
+        ca, cb,
+        "the same seeds and binary must give the same counts"
+    );
+    for (label, op, per) in &ca {
+        assert!(per.iter().all(|&n| n > 0), "{label} {op}: {per:?}");
+    }
+    for r in a["results"].as_array().unwrap() {
+        assert_eq!(r["randomness"]["fixed"], true, "{r}");
+        for o in r["operations"].as_array().unwrap() {
+            let an = &o["analysis"];
+            let total = an["instructions"].as_u64().unwrap();
+            let shares: u64 = an["shares"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["instructions"].as_u64().unwrap())
+                .sum();
+            assert_eq!(shares, total);
+            assert!(!an["tree"]["children"].as_array().unwrap().is_empty());
+        }
+    }
+    let ids: Vec<String> = common::runs(&store)
+        .iter()
+        .map(|r| r["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    let out = kembench_at(&store)
+        .args(["compare", &ids[1], &ids[0], "--fail-on-regression", "0"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8_lossy(&out);
+    assert!(text.contains("1.000"), "{text}");
+    assert!(text.contains("No function's self count changed."), "{text}");
+}
+
+#[test]
+fn the_keccak_share_of_liboqs_ml_kem_768_agrees_with_its_sha3_callbacks() {
+    let store = temp("probe.sqlite");
+    let path = temp("probe.json");
+    let out = kembench_at(&store)
+        .args([
+            "profile",
+            "--alg",
+            "ML-KEM-768",
+            "--impl",
+            "liboqs",
+            "--seeds",
+            "1",
+            "--sha3-probe",
+            "--no-store",
+            "--json",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    for o in v["results"][0]["operations"].as_array().unwrap() {
+        let an = &o["analysis"];
+        let total = an["instructions"].as_u64().unwrap() as f64;
+        let probe: u64 = an["folded"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["stack"].as_str().unwrap().contains("kembench_sha3_probe"))
+            .map(|f| f["instructions"].as_u64().unwrap())
+            .sum();
+        let keccak = an["shares"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["primitive"] == "keccak")
+            .unwrap()["instructions"]
+            .as_u64()
+            .unwrap();
+        let (p, k) = (probe as f64 / total, keccak as f64 / total);
+        assert!(p > 0.2, "{}: the callbacks saw {p}", o["operation"]);
+        assert!(
+            (p - k).abs() <= 0.02,
+            "{}: callbacks {:.1}% vs classifier {:.1}%",
+            o["operation"],
+            100.0 * p,
+            100.0 * k
+        );
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("SHA-3 cross-check"), "{text}");
+}
+
+#[test]
+fn flame_graphs_are_written_per_operation_and_between_implementations() {
+    let dir = temp("flames");
+    let _ = std::fs::remove_dir_all(&dir);
+    kembench()
+        .args([
+            "profile",
+            "--alg",
+            "ML-KEM-512",
+            "--impl",
+            "pqclean/clean,pqclean/avx2",
+            "--seeds",
+            "1",
+            "--ops",
+            "keygen",
+            "--no-store",
+            "--flamegraphs",
+        ])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("Hot path"));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 3, "{names:?}");
+    for n in &names {
+        let svg = std::fs::read_to_string(dir.join(n)).unwrap();
+        assert!(svg.contains("<svg"), "{n}");
+        assert!(svg.contains("ML-KEM-512"), "{n}");
+    }
+    assert!(names.iter().any(|n| n.contains("-vs-")), "{names:?}");
+}
+
+#[test]
+fn a_crash_or_a_hang_is_recorded_and_the_others_are_profiled() {
+    let path = temp("crash.json");
+    let out = kembench()
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .env("KEMBENCH_MOCK_FAULT_AFTER", "1")
+        .args([
+            "profile",
+            "--include-mock",
+            "--impl",
+            "mock/crash,mock/hang,mock/correct",
+            "--alg",
+            "MockKEM",
+            "--seeds",
+            "1",
+            "--timeout",
+            "15",
+            "--no-store",
+            "--json",
+        ])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3);
+    let by = |i: &str| results.iter().find(|r| r["implementation"] == i).unwrap();
+    assert_eq!(
+        by("mock/crash")["failure"]["kind"],
+        "crashed",
+        "{}",
+        by("mock/crash")
+    );
+    assert_eq!(
+        by("mock/hang")["failure"]["kind"],
+        "timed-out",
+        "{}",
+        by("mock/hang")
+    );
+    assert_eq!(
+        by("mock/correct")["operations"].as_array().unwrap().len(),
+        3
+    );
+}
+
+#[test]
+fn without_valgrind_profile_says_how_to_install_it() {
+    kembench()
+        .env("KEMBENCH_VALGRIND", "/nonexistent/valgrind")
+        .args([
+            "profile",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--no-store",
+        ])
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("apt-get install valgrind"));
+}

@@ -137,21 +137,44 @@ fn serve_here(a: &WorkerArgs) -> anyhow::Result<()> {
     if a.native {
         return serve_native(k, &a.ops);
     }
-    send(&Message::Randomness(super::randomness::fix(
-        k,
-        &seed_bytes(a.seed),
-    )))?;
+    let seed = seed_bytes(a.seed);
+    let mut note = super::randomness::fix(k, &seed);
+    let ops: Vec<Op> = a
+        .ops
+        .iter()
+        .copied()
+        .filter(|op| op.offered_by(k))
+        .collect();
+    // Where the library's draws cannot be fixed but it has derandomized entry points that
+    // cover every operation asked for, those are profiled instead, with seeds from `seed`.
+    let derand = (!note.fixed && Derand::covers(k, &ops)).then(|| Derand::new(k, &seed));
+    if derand.is_some() {
+        note = RandomnessNote {
+            fixed: true,
+            how: format!(
+                "keygen and encaps profiled through the derandomized entry points (keypair_derand, \
+                 encaps_derand) with seeds from the profile seed, and decaps on the key and \
+                 ciphertext they made; the library's own draws could not be fixed: {}",
+                note.how
+            ),
+        };
+    }
+    send(&Message::Randomness(note))?;
     // The probe exists for liboqs only; other implementations are profiled as usual.
     if a.sha3_probe && k.meta().provider() == "liboqs" {
         super::randomness::install_sha3_probe(k)?;
     }
     let mut dumps = 0;
-    for op in a.ops.iter().copied().filter(|op| op.offered_by(k)) {
-        match profile_op(k, op, &mut dumps) {
-            Ok(()) => send(&Message::Profiled {
+    for op in ops {
+        let done = match &derand {
+            Some(d) => d.profile(op, &mut dumps).map(|()| Derand::call_of(op)),
+            None => profile_op(k, op, &mut dumps).map(|()| super::call_of(op)),
+        };
+        match done {
+            Ok(call) => send(&Message::Profiled {
                 op,
                 dump: dumps,
-                call: super::call_of(op).to_string(),
+                call: call.to_string(),
             })?,
             Err(e) => send(&Message::Failed {
                 op,
@@ -226,4 +249,94 @@ fn profile_op(k: &dyn Kem, op: Op, dumps: &mut usize) -> Result<(), KemError> {
     let r = kembench_profiled_op(&mut || w.call());
     *dumps += 1;
     r
+}
+
+/// Keygen, encaps and decaps through the derandomized entry points, for libraries whose own
+/// draws cannot be fixed (PQClean): every input comes from the profile seed.
+struct Derand<'a> {
+    k: &'a dyn Kem,
+    /// The key-generation seed of the profiled key.
+    key_seed: Vec<u8>,
+    /// The encapsulation seed.
+    enc_seed: Vec<u8>,
+    /// A second key-generation seed, for the warm-up.
+    warm_seed: Vec<u8>,
+}
+
+impl<'a> Derand<'a> {
+    /// Whether the derandomized entry points cover `ops`.
+    fn covers(k: &dyn Kem, ops: &[Op]) -> bool {
+        let lens = k.seed_lens();
+        lens.keypair.is_some()
+            && lens.encaps.is_some()
+            && ops
+                .iter()
+                .all(|op| matches!(op, Op::Keygen | Op::Encaps | Op::Decaps))
+    }
+
+    fn new(k: &'a dyn Kem, seed: &[u8; 32]) -> Derand<'a> {
+        use rand::{RngCore, SeedableRng};
+        let mut rng = rand::rngs::StdRng::from_seed(*seed);
+        let lens = k.seed_lens();
+        let mut draw = |n: Option<usize>| {
+            let mut v = vec![0u8; n.unwrap_or(0)];
+            rng.fill_bytes(&mut v);
+            v
+        };
+        Derand {
+            k,
+            key_seed: draw(lens.keypair),
+            enc_seed: draw(lens.encaps),
+            warm_seed: draw(lens.keypair),
+        }
+    }
+
+    fn call_of(op: Op) -> &'static str {
+        match op {
+            Op::Keygen => "one keypair_derand from a seed (no draw of the library's own)",
+            Op::Encaps => "one encaps_derand to a public key given as bytes, from a seed",
+            _ => "one decapsulation with a kept secret key (as `run` times it)",
+        }
+    }
+
+    fn keypair(&self, seed: &[u8]) -> Result<(Vec<u8>, Vec<u8>), KemError> {
+        let a = self.k.meta().algorithm;
+        let (mut pk, mut sk) = (vec![0; a.pk_len], vec![0; a.sk_len]);
+        self.k.keypair_derand(seed, &mut pk, &mut sk)?;
+        Ok((pk, sk))
+    }
+
+    fn encaps(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
+        self.k.encaps_derand(pk, &self.enc_seed, ct, ss)
+    }
+
+    /// Prepares `op`'s inputs and warms it up outside collection, then one call inside the
+    /// marker.
+    fn profile(&self, op: Op, dumps: &mut usize) -> Result<(), KemError> {
+        let a = self.k.meta().algorithm;
+        let (mut ct, mut ss) = (vec![0; a.ct_len], vec![0; a.ss_len]);
+        let r = match op {
+            Op::Keygen => {
+                let (mut pk, mut sk) = (vec![0; a.pk_len], vec![0; a.sk_len]);
+                self.k.keypair_derand(&self.warm_seed, &mut pk, &mut sk)?;
+                kembench_profiled_op(&mut || {
+                    self.k.keypair_derand(&self.key_seed, &mut pk, &mut sk)
+                })
+            }
+            Op::Encaps => {
+                let (pk, _) = self.keypair(&self.key_seed)?;
+                self.encaps(&pk, &mut ct, &mut ss)?;
+                kembench_profiled_op(&mut || self.encaps(&pk, &mut ct, &mut ss))
+            }
+            _ => {
+                let (pk, sk) = self.keypair(&self.key_seed)?;
+                self.encaps(&pk, &mut ct, &mut ss)?;
+                let mut kept = self.k.sk_import(&sk)?;
+                self.k.decaps_kept(&mut kept, &ct, &mut ss)?;
+                kembench_profiled_op(&mut || self.k.decaps_kept(&mut kept, &ct, &mut ss))
+            }
+        };
+        *dumps += 1;
+        r
+    }
 }

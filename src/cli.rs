@@ -265,6 +265,11 @@ pub struct RunArgs {
     /// Target half-width of the median's 95% confidence interval, in percent.
     #[arg(long, default_value_t = 1.0)]
     pub precision: f64,
+    /// After the timed rounds, also count each operation's instructions under valgrind's
+    /// callgrind (one call, as `kembench profile` does with one seed) and record them beside
+    /// the times.
+    #[arg(long)]
+    pub instructions: bool,
     /// Every column (TSC ticks, cycles, quartiles, allocations, share, samples) and every
     /// note in full, instead of a table that fits 120 columns.
     #[arg(long)]
@@ -598,6 +603,7 @@ impl RunArgs {
                 ..SamplerConfig::default()
             },
             pin: !self.no_pin,
+            instructions: self.instructions,
             step_timeout_s: self.step_timeout,
             resume: self.resume.clone(),
             store: !self.no_store,

@@ -29,6 +29,8 @@ pub struct RunOptions {
     pub step_timeout_s: f64,
     /// The run to resume, if any.
     pub resume: Option<String>,
+    /// Count each operation's instructions under callgrind after the timed rounds.
+    pub instructions: bool,
     /// Record the run in the results store.
     pub store: bool,
     /// Result files.

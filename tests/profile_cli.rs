@@ -273,3 +273,35 @@ fn without_valgrind_profile_says_how_to_install_it() {
         .failure()
         .stderr(predicate::str::contains("apt-get install valgrind"));
 }
+
+#[test]
+fn run_instructions_records_exact_counts_beside_the_times() {
+    let path = temp("run-instructions.json");
+    let out = kembench()
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--no-store",
+        ])
+        .args(common::FAST)
+        .args(["--rounds", "1", "--instructions", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Instructions of one call under callgrind")
+    );
+    let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let ops = v["results"][0]["operations"].as_array().unwrap();
+    assert!(!ops.is_empty());
+    for o in ops {
+        assert!(o["callgrind_instructions"].as_u64().unwrap() > 0, "{o}");
+    }
+}

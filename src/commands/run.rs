@@ -28,6 +28,10 @@ pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
     if let Some(sel) = &o.resume {
         return resume(sel, o, store_spec);
     }
+    if o.instructions {
+        // Missing valgrind is an error before anything is measured, not after.
+        crate::profile::valgrind::locate()?;
+    }
     let registry = Registry::new(o.include_mock);
     let (impls, selection) = suite::select(&registry, &o.filter, o.all)?;
     let run_id = store::new_run_id();
@@ -80,6 +84,60 @@ pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
         exe: std::env::current_exe().context("locating the kembench binary for its workers")?,
     };
     execute(&mut record, &plan, &mut recorder, o)
+}
+
+/// `run --instructions`: counts one call of each measured operation under callgrind (after
+/// the timed rounds, so valgrind never competes with them for the CPU) and stores the
+/// results again with the counts.
+fn add_instructions(
+    record: &mut RunRecord,
+    plan: &run::Plan,
+    recorder: &mut Recorder,
+) -> anyhow::Result<()> {
+    let impls: Vec<_> = plan
+        .impls
+        .iter()
+        .filter(|k| {
+            record
+                .results
+                .iter()
+                .any(|r| r.label() == k.meta().label() && !r.operations.is_empty())
+        })
+        .cloned()
+        .collect();
+    if impls.is_empty() {
+        return Ok(());
+    }
+    eprintln!(
+        "run: counting instructions under callgrind ({} implementation(s)) ...",
+        impls.len()
+    );
+    let counted = crate::profile::instruction_counts(
+        impls,
+        plan.ops.clone(),
+        plan.include_mock,
+        plan.exe.clone(),
+        &crate::interrupt::requested,
+    )?;
+    for p in counted {
+        let Some(r) = record.results.iter_mut().find(|r| r.label() == p.label()) else {
+            continue;
+        };
+        if p.status() != ResultStatus::Ok {
+            let why = p
+                .failure
+                .as_ref()
+                .map(|f| f.detail.clone())
+                .or(p.error.clone())
+                .unwrap_or_else(|| p.status().as_str().to_string());
+            eprintln!("warning: {}: instructions not counted: {why}", p.label());
+        }
+        for o in &mut r.operations {
+            o.callgrind_instructions = p.op(o.operation).map(|x| x.instructions.median);
+        }
+        recorder.put(r.stored());
+    }
+    Ok(())
 }
 
 /// Whether `here` is the machine and build a run was made on; the first difference if not.
@@ -212,6 +270,9 @@ fn execute(
     bar.finish_and_clear();
     // Benchmarks finish in any order (failures first); list them as planned.
     record.sort_as_planned();
+    if o.instructions && !interrupted {
+        add_instructions(record, plan, recorder)?;
+    }
     // Lost: the store failed and no fallback file could be written; the exit code says so
     // after the table, which shows the results.
     let lost = recorder.close(record, interrupted, |r| Format::JSON.serialize(r))?;

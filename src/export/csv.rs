@@ -58,6 +58,7 @@ const HEADER: &[&str] = &[
     "outliers_high_severe",
     "round_spread",
     "best_round_median_ns",
+    "callgrind_instructions",
 ];
 
 fn opt<T: ToString>(v: Option<T>) -> String {
@@ -129,6 +130,7 @@ impl Layout<Run> for Csv {
                 o.outliers.high_severe.to_string(),
                 o.round_spread.to_string(),
                 opt(o.best_round_median_ns),
+                opt(o.callgrind_instructions),
             ];
             w.write_record(&row)?;
         }

@@ -105,9 +105,48 @@ fn problems(r: &BenchResult) -> Vec<(&'static str, String)> {
 /// The console table of a run's results, with a newline after it (and in [`Layout::Fit`],
 /// the failure messages its rows point to).
 pub fn table(results: &[BenchResult], layout: Layout) -> String {
-    match layout {
+    let mut out = match layout {
         Layout::Fit => fit(results),
         Layout::Wide => format!("{}\n", wide(results)),
+    };
+    out.push_str(&instructions(results));
+    out
+}
+
+/// The instruction counts `run --instructions` added, beside the medians; empty when none.
+fn instructions(results: &[BenchResult]) -> String {
+    let mut t = super::table(&[
+        "algorithm",
+        "implementation",
+        "op",
+        "instructions (callgrind)",
+        "median",
+        "instructions/ns",
+    ]);
+    let mut any = false;
+    for r in results {
+        for o in &r.operations {
+            let Some(n) = o.callgrind_instructions else {
+                continue;
+            };
+            any = true;
+            t.add_row(vec![
+                Cell::new(&r.algorithm),
+                Cell::new(&r.implementation),
+                Cell::new(o.operation.as_str()),
+                num(super::profile::thousands(n)),
+                num(units::ns(o.median_ns)),
+                num(format!(
+                    "{:.2}",
+                    n as f64 / o.median_ns.max(f64::MIN_POSITIVE)
+                )),
+            ]);
+        }
+    }
+    if any {
+        format!("Instructions of one call under callgrind (exact; `kembench profile` shows where they go):\n{t}\n")
+    } else {
+        String::new()
     }
 }
 

@@ -124,6 +124,41 @@ pub fn profile_all(
     });
 }
 
+/// Exact instruction counts of one call of each of `ops` (one seed) for every implementation
+/// of `impls`, the way `profile` counts them: what `run --instructions` records beside its
+/// times. Analysis settings are `profile`'s defaults.
+pub fn instruction_counts(
+    impls: Vec<Arc<dyn Kem>>,
+    ops: Vec<Op>,
+    include_mock: bool,
+    exe: PathBuf,
+    stop: &(dyn Fn() -> bool + Sync),
+) -> anyhow::Result<Vec<ProfileResult>> {
+    let valgrind = valgrind::locate()?;
+    let plan = Plan {
+        config: ProfileConfig {
+            seeds: 1,
+            operations: ops,
+            planned: impls.iter().map(|k| k.meta().label()).collect(),
+            cache_geometry: valgrind::CACHE_GEOMETRY.to_string(),
+            separate_callers: valgrind::SEPARATE_CALLERS,
+            tree_depth: AnalysisOptions::default().tree_depth,
+            tree_threshold: AnalysisOptions::default().tree_threshold,
+            sha3_probe: false,
+        },
+        impls,
+        include_mock,
+        jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        timeout: Duration::from_secs(600),
+        valgrind,
+        exe,
+        keep: None,
+    };
+    let mut out = Vec::new();
+    profile_all(&plan, stop, &mut |r| out.push(r));
+    Ok(out)
+}
+
 /// A result with the implementation's names and nothing profiled yet.
 fn skeleton(k: &dyn Kem, correctness: Outcome) -> ProfileResult {
     let m = k.meta();

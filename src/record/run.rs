@@ -88,6 +88,10 @@ pub struct OperationResult {
     /// run to run, though an optimistic one. `None` in records from before it existed.
     #[serde(default)]
     pub best_round_median_ns: Option<f64>,
+    /// Instructions of one call counted under callgrind (`run --instructions`; exact, seed 0
+    /// of `profile`'s method); `None` when not counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callgrind_instructions: Option<u64>,
     /// Every sample's per-call time.
     pub raw_samples_ns: Vec<f64>,
     /// Every sample's per-call TSC ticks.
@@ -147,6 +151,7 @@ impl OperationResult {
             share_of_exchange: None,
             round_spread: spread(&s.round_medians_ns),
             best_round_median_ns: s.round_medians_ns.iter().copied().reduce(f64::min),
+            callgrind_instructions: None,
             round_medians_ns: s.round_medians_ns,
             raw_samples_ns: s.samples_ns,
             raw_samples_tsc_ticks: s.samples_tsc,

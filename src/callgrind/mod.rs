@@ -197,3 +197,70 @@ impl OpAnalysis {
             .sum()
     }
 }
+
+/// `text` (a dump) with every function named by its address (`0x00000000008bc7c6`, in `fn=`
+/// and `cfn=` lines) that `names` knows replaced by that name. Valgrind leaves functions
+/// unnamed when their ELF symbol has no size (assembly without `.size`); the caller reads
+/// those symbols from the binary.
+pub fn name_addresses<'a>(
+    text: &'a str,
+    names: &std::collections::HashMap<u64, String>,
+) -> std::borrow::Cow<'a, str> {
+    const HEX: usize = 18; // "0x" and 16 digits
+    let name_of = |token: &str| {
+        let digits = token.strip_prefix("0x")?;
+        names.get(&u64::from_str_radix(digits, 16).ok()?)
+    };
+    if names.is_empty() || !text.contains("=0x") && !text.contains("'0x") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if !(line.starts_with("fn=") || line.starts_with("cfn=")) || !line.contains("0x") {
+            out.push_str(line);
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find("0x") {
+            let token = rest.get(at..at + HEX).unwrap_or("");
+            let whole = token.len() == HEX
+                && token[2..].bytes().all(|b| b.is_ascii_hexdigit())
+                && matches!(rest[..at].chars().last(), Some('=' | '\'' | ' ' | ')'));
+            match name_of(token).filter(|_| whole) {
+                Some(name) => {
+                    out.push_str(&rest[..at]);
+                    out.push_str(name);
+                    rest = &rest[at + HEX..];
+                }
+                None => {
+                    out.push_str(&rest[..at + 2]);
+                    rest = &rest[at + 2..];
+                }
+            }
+        }
+        out.push_str(rest);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::*;
+
+    #[test]
+    fn known_addresses_in_function_names_get_their_names() {
+        let names = [(0x8bc7c6u64, "poly_Rq_mul".to_string())]
+            .into_iter()
+            .collect();
+        let text = "fn=0x00000000008bc7c6'owcpa_keypair'kembench_profiled_op\n\
+                    5 100\n\
+                    cfn=0x00000000008bc7c6\n\
+                    calls=1 0x00000000008bc7c6\n\
+                    fn=0x0000000000000001'x\n";
+        let named = name_addresses(text, &names);
+        assert!(named.contains("fn=poly_Rq_mul'owcpa_keypair'"), "{named}");
+        assert!(named.contains("cfn=poly_Rq_mul\n"), "{named}");
+        assert!(named.contains("calls=1 0x00000000008bc7c6"), "{named}");
+        assert!(named.contains("fn=0x0000000000000001'x"), "{named}");
+    }
+}

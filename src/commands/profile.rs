@@ -63,6 +63,7 @@ pub fn run(o: &ProfileOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
         jobs: o.jobs,
         timeout: Duration::from_secs_f64(o.timeout_s),
         valgrind,
+        names: profile::symbols::unsized_text_symbols(&exe),
         exe,
         keep: o.callgrind_out.clone(),
     };

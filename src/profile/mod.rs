@@ -5,6 +5,7 @@
 //! instruction counts do not depend on what else the machine is doing.
 
 pub mod randomness;
+pub mod symbols;
 pub mod valgrind;
 pub mod worker;
 
@@ -46,6 +47,8 @@ pub struct Plan {
     pub exe: PathBuf,
     /// Keep callgrind's raw files here (`LABEL/seedN/OP.callgrind`), for kcachegrind.
     pub keep: Option<PathBuf>,
+    /// Names of the binary's functions valgrind cannot name ([`symbols`]).
+    pub names: std::collections::HashMap<u64, String>,
 }
 
 /// What one profiled call is, for the record and the README.
@@ -151,6 +154,7 @@ pub fn instruction_counts(
         jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
         timeout: Duration::from_secs(600),
         valgrind,
+        names: symbols::unsized_text_symbols(&exe),
         exe,
         keep: None,
     };
@@ -493,6 +497,7 @@ fn run_worker(
                     tree_threshold: plan.config.tree_threshold,
                     ..AnalysisOptions::default()
                 };
+                let text = callgrind::name_addresses(&text, &plan.names);
                 match callgrind::analyse(&text, &opts) {
                     Ok(analysis) => out.profiled.push(Profiled { op, call, analysis }),
                     Err(e) => out

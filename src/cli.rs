@@ -87,6 +87,10 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// With two profiles: write a differential flame graph per (implementation,
+        /// operation) into this directory (created if missing).
+        #[arg(long, value_name = "DIR")]
+        flamegraphs: Option<std::path::PathBuf>,
     },
     /// List the runs in the store, newest first: id, status, time, host, CPU, selection and
     /// how many benchmarks are stored (and how many of them did not end well).

@@ -111,6 +111,14 @@ fn two_profiles_of_the_same_build_count_identically_and_compare_as_one() {
     let text = String::from_utf8_lossy(&out);
     assert!(text.contains("1.000"), "{text}");
     assert!(text.contains("No function's self count changed."), "{text}");
+    let dir = temp("diff-flames");
+    let _ = std::fs::remove_dir_all(&dir);
+    kembench_at(&store)
+        .args(["compare", &ids[1], &ids[0], "--flamegraphs"])
+        .arg(&dir)
+        .assert()
+        .success();
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 6);
 }
 
 #[test]

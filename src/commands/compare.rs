@@ -46,9 +46,18 @@ fn run_profiles(
     new: &str,
     fail_on: Option<f64>,
     json: bool,
+    flamegraphs: Option<&std::path::Path>,
 ) -> anyhow::Result<ExitCode> {
     let ((old, a), (new, b)) = (load_profile(spec, old)?, load_profile(spec, new)?);
     let report = compare::profile::compare(&a, &b);
+    if let Some(dir) = flamegraphs {
+        let n =
+            crate::profile::flames::write_differences(dir, &a, &b, &crate::store::protected(spec))?;
+        eprintln!(
+            "compare: {n} differential flame graph(s) in {}",
+            dir.display()
+        );
+    }
     if report.rows.is_empty() {
         crate::bail_usage!(
             "{old} and {new} share no (algorithm, implementation, operation) to compare"
@@ -95,9 +104,13 @@ pub fn run(
     noise: f64,
     fail_on: Option<f64>,
     json: bool,
+    flamegraphs: Option<&std::path::Path>,
 ) -> anyhow::Result<ExitCode> {
     if names_a_profile(spec, new) {
-        return run_profiles(spec, old, new, fail_on, json);
+        return run_profiles(spec, old, new, fail_on, json, flamegraphs);
+    }
+    if flamegraphs.is_some() {
+        crate::bail_usage!("--flamegraphs applies to the comparison of two profiles");
     }
     let ((old, a), (new, b)) = (load_run(spec, old)?, load_run(spec, new)?);
     if old == new || (a.run_id.is_some() && a.run_id == b.run_id) {

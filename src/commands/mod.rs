@@ -52,6 +52,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             noise,
             fail_on_regression,
             json,
+            flamegraphs,
         } => compare::run(
             &spec,
             &old,
@@ -59,6 +60,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             noise_fraction(noise)?,
             fail_on_regression,
             json,
+            flamegraphs.as_deref(),
         ),
         Command::Runs { json, limit } => store::runs(&spec, json, limit),
         Command::Show { run, wide } => {

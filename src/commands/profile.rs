@@ -11,7 +11,6 @@ use crate::record::profile::{ProfileConfig, ProfileMeasured, ProfileRecord, Prof
 use crate::record::Benchmark;
 use crate::store::records::{self, Storable};
 use crate::store::{self, Recorder};
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -106,7 +105,8 @@ pub fn run(o: &ProfileOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
         file.finish(&record)?;
     }
     if let Some(dir) = &o.flamegraphs {
-        write_flamegraphs(dir, &record, store_spec)?;
+        let n = profile::flames::write_all(dir, &record, &store::protected(store_spec))?;
+        eprintln!("profile: {n} flame graph(s) in {}", dir.display());
     }
     print!("{}", crate::output::profile::tables(&record, o.layout));
     if o.sha3_probe {
@@ -132,84 +132,4 @@ fn sort_as_planned(record: &mut ProfileRecord) {
             .position(|p| *p == r.label())
             .unwrap_or(usize::MAX)
     });
-}
-
-/// A file name for `label` and `what`: `ML-KEM-768@pqclean_avx2-keygen.svg`.
-fn svg_name(label: &str, what: &str) -> String {
-    let safe: String = label
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-@.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{safe}-{what}.svg")
-}
-
-/// One flame graph per (implementation, operation) in `dir`, and for every algorithm with
-/// several implementations profiled, a differential one per operation between the first and
-/// each other.
-fn write_flamegraphs(dir: &Path, record: &ProfileRecord, store_spec: &str) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
-    let protected = store::protected(store_spec);
-    let mut written = 0;
-    let mut write = |name: String, svg: String| -> anyhow::Result<()> {
-        let path = dir.join(name);
-        crate::files::refuse_overwrite(&path, &protected)?;
-        crate::files::write_atomic(&path, svg.as_bytes())?;
-        written += 1;
-        Ok(())
-    };
-    for r in &record.results {
-        for o in &r.operations {
-            let svg = crate::callgrind::flamegraph(
-                &o.analysis.folded,
-                &format!("{} {}", r.label(), o.operation.as_str()),
-                &format!(
-                    "{} instructions under callgrind (seed 0)",
-                    crate::output::profile::thousands(o.analysis.instructions)
-                ),
-            )?;
-            write(svg_name(&r.label(), o.operation.as_str()), svg)?;
-        }
-    }
-    for (i, a) in record.results.iter().enumerate() {
-        let first = record.results[..i]
-            .iter()
-            .find(|b| b.algorithm == a.algorithm);
-        let Some(base) = first else { continue };
-        for o in &a.operations {
-            let Some(b) = base.op(o.operation) else {
-                continue;
-            };
-            let svg = crate::callgrind::differential(
-                &profile::comparable(&b.analysis.folded),
-                &profile::comparable(&o.analysis.folded),
-                &format!(
-                    "{} {}: {} → {}",
-                    a.algorithm,
-                    o.operation.as_str(),
-                    base.implementation,
-                    a.implementation
-                ),
-                "red: more instructions in the second, blue: fewer (function names without their implementation prefix)",
-            )?;
-            write(
-                svg_name(
-                    &format!(
-                        "{}@{}-vs-{}",
-                        a.algorithm, base.implementation, a.implementation
-                    ),
-                    o.operation.as_str(),
-                ),
-                svg,
-            )?;
-        }
-    }
-    eprintln!("profile: {written} flame graph(s) in {}", dir.display());
-    Ok(())
 }

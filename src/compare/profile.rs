@@ -21,6 +21,9 @@ pub enum Certainty {
     /// Counts varied across seeds and the ranges overlap: the medians differ by chance as
     /// much as by change.
     RangesOverlap,
+    /// The seed did not fix one side's random draws: the same seed may have meant other
+    /// keys, so a difference may be chance.
+    NotFixed,
 }
 
 /// One compared operation.
@@ -79,11 +82,14 @@ pub struct ProfileReport {
 
 impl ProfileReport {
     /// Rows with more instructions by more than `pct` percent, and not within the spread
-    /// across seeds.
+    /// across seeds (nor from an implementation whose draws the seed did not fix).
     pub fn regressions(&self, pct: f64) -> Vec<&ProfileRow> {
         self.rows
             .iter()
-            .filter(|r| r.certainty != Certainty::RangesOverlap && r.ratio > 1.0 + pct / 100.0)
+            .filter(|r| {
+                matches!(r.certainty, Certainty::Exact | Certainty::RangesApart)
+                    && r.ratio > 1.0 + pct / 100.0
+            })
             .collect()
     }
 }
@@ -91,9 +97,11 @@ impl ProfileReport {
 /// Most function changes listed.
 const TOP_FUNCTIONS: usize = 15;
 
-fn certainty(a: &OpProfile, b: &OpProfile) -> Certainty {
+fn certainty(fixed: bool, a: &OpProfile, b: &OpProfile) -> Certainty {
     let (x, y) = (&a.instructions, &b.instructions);
-    if !x.varies() && !y.varies() {
+    if !fixed && x.median != y.median {
+        Certainty::NotFixed
+    } else if !x.varies() && !y.varies() {
         Certainty::Exact
     } else if x.max < y.min || y.max < x.min {
         Certainty::RangesApart
@@ -138,7 +146,11 @@ pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
                 old_instructions: oa.instructions.median,
                 new_instructions: ob.instructions.median,
                 ratio: ob.instructions.median as f64 / oa.instructions.median.max(1) as f64,
-                certainty: certainty(oa, ob),
+                certainty: certainty(
+                    ra.randomness.fixed && rb.is_some_and(|r| r.randomness.fixed),
+                    oa,
+                    ob,
+                ),
             });
             let (fa, fb) = (self_counts(oa), self_counts(ob));
             let names: std::collections::BTreeSet<&str> =

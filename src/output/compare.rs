@@ -62,7 +62,7 @@ pub fn print(r: &Report, old: &str, new: &str) {
 /// The console output of a comparison of two profiles: per operation the exact instruction
 /// ratio, then the functions whose self counts changed most; each line ends in a newline.
 pub fn profile(r: &ProfileReport, old: &str, new: &str) -> String {
-    use crate::output::profile::thousands;
+    use crate::units::thousands;
     let mut out = format!("old: {old}\nnew: {new}\n");
     if r.differences.is_empty() {
         out.push_str("Same environment, provider versions and valgrind.\n");
@@ -101,6 +101,7 @@ pub fn profile(r: &ProfileReport, old: &str, new: &str) -> String {
                 Certainty::Exact => "exact",
                 Certainty::RangesApart => "varies; ranges apart",
                 Certainty::RangesOverlap => "varies; ranges overlap",
+                Certainty::NotFixed => "randomness not fixed",
             }),
         ]);
     }

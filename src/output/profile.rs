@@ -7,24 +7,11 @@ use crate::callgrind::{HotNode, OpAnalysis, Primitive};
 use crate::measure::counters::Counters;
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult, Spread};
 use crate::record::{Benchmark, ResultStatus};
-use crate::units;
+use crate::units::{self, thousands};
 use std::fmt::Write as _;
 
 /// At most this many implementations get their trees printed without `--wide`.
 const TREES_UP_TO: usize = 3;
-
-/// `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// How the count varied across seeds: `exact` when it did not, else `min – max (±x%)`.
 pub fn spread(s: &Spread) -> String {

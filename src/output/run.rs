@@ -134,7 +134,7 @@ fn instructions(results: &[BenchResult]) -> String {
                 Cell::new(&r.algorithm),
                 Cell::new(&r.implementation),
                 Cell::new(o.operation.as_str()),
-                num(super::profile::thousands(n)),
+                num(crate::units::thousands(n)),
                 num(units::ns(o.median_ns)),
                 num(format!(
                     "{:.2}",

@@ -4,6 +4,7 @@
 //! ([`crate::callgrind`]). Implementations are profiled side by side (`jobs` at a time):
 //! instruction counts do not depend on what else the machine is doing.
 
+pub mod flames;
 pub mod randomness;
 pub mod symbols;
 pub mod valgrind;

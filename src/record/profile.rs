@@ -169,15 +169,11 @@ impl Benchmark for ProfileResult {
     }
 
     fn status(&self) -> ResultStatus {
-        if let Some(f) = &self.failure {
-            f.kind.status()
-        } else if self.correctness.failed() {
-            ResultStatus::CheckFailed
-        } else if self.error.is_some() {
-            ResultStatus::Error
-        } else {
-            ResultStatus::Ok
-        }
+        Failure::status_of(
+            self.failure.as_ref(),
+            &self.correctness,
+            self.error.is_some(),
+        )
     }
 
     fn is_final(&self) -> bool {

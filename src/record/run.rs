@@ -235,6 +235,25 @@ pub struct Failure {
 }
 
 impl Failure {
+    /// The status of a benchmark that ended with `failure` (if any), after a correctness
+    /// check with `correctness`, with or without an error: a failure first, then a failed
+    /// check, then an error.
+    pub fn status_of(
+        failure: Option<&Failure>,
+        correctness: &crate::verify::Outcome,
+        error: bool,
+    ) -> ResultStatus {
+        if let Some(f) = failure {
+            f.kind.status()
+        } else if correctness.failed() {
+            ResultStatus::CheckFailed
+        } else if error {
+            ResultStatus::Error
+        } else {
+            ResultStatus::Ok
+        }
+    }
+
     /// Ctrl-C stopped the benchmark during `during`.
     pub fn interrupted(during: impl Into<String>, detail: impl Into<String>) -> Failure {
         Failure {
@@ -432,15 +451,11 @@ impl Benchmark for BenchResult {
     }
 
     fn status(&self) -> ResultStatus {
-        if let Some(f) = &self.failure {
-            f.kind.status()
-        } else if self.correctness.failed() {
-            ResultStatus::CheckFailed
-        } else if self.error.is_some() {
-            ResultStatus::Error
-        } else {
-            ResultStatus::Ok
-        }
+        Failure::status_of(
+            self.failure.as_ref(),
+            &self.correctness,
+            self.error.is_some(),
+        )
     }
 
     /// Anything but a benchmark Ctrl-C stopped, which `run --resume` measures again.

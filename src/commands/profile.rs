@@ -21,7 +21,7 @@ pub fn run(o: &ProfileOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
     let version = valgrind::version(&valgrind)?;
     let exe = std::env::current_exe()?;
     let registry = Registry::new(o.include_mock);
-    let (impls, _) = crate::run::suite::select(&registry, &o.filter, o.all)?;
+    let (impls, selection) = crate::run::suite::select(&registry, &o.filter, o.all)?;
     let under_valgrind = profile::features_under_valgrind(&valgrind, &exe)?;
     let measured = ProfileMeasured {
         valgrind: version,
@@ -30,6 +30,11 @@ pub fn run(o: &ProfileOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
         pmu_unavailable: crate::measure::counters::Pmu::open().err(),
     };
     let config = ProfileConfig {
+        selection: if selection == "filtered" {
+            o.filter.describe()
+        } else {
+            selection.to_string()
+        },
         seeds: o.seeds,
         operations: o.ops.clone(),
         planned: impls.iter().map(|k| k.meta().label()).collect(),

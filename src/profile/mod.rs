@@ -141,6 +141,7 @@ pub fn instruction_counts(
     let valgrind = valgrind::locate()?;
     let plan = Plan {
         config: ProfileConfig {
+            selection: "run --instructions".into(),
             seeds: 1,
             operations: ops,
             planned: impls.iter().map(|k| k.meta().label()).collect(),

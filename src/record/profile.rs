@@ -19,6 +19,9 @@ pub type ProfileRecord = Record<Profile>;
 /// How `profile` was run.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct ProfileConfig {
+    /// What was selected: `default`, `all`, or the filters (`--alg ML-KEM-768`).
+    #[serde(default)]
+    pub selection: String,
     /// Seeds profiled per implementation (seeds 0 to N-1).
     pub seeds: usize,
     /// Operations asked for (import steps only where the library has them).
@@ -201,7 +204,11 @@ impl Kind for Profile {
     type Result = ProfileResult;
 
     fn selection(config: &ProfileConfig) -> String {
-        config.planned.join(",")
+        if config.selection.is_empty() {
+            config.planned.join(",")
+        } else {
+            config.selection.clone()
+        }
     }
 
     fn interrupted(state: &ProfileState) -> bool {

@@ -1,4 +1,5 @@
-//! Unit formatting for people: ns/µs/ms/s, bytes/KiB/MiB, counts with SI prefixes.
+//! Unit formatting for people: ns/µs/ms/s, bytes/KiB/MiB, counts with SI prefixes or
+//! thousands separators.
 
 /// A duration in ns, scaled for reading: `850 ns`, `12.3 µs`, `4.56 ms`, `1.23 s`.
 pub fn ns(v: f64) -> String {

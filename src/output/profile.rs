@@ -5,29 +5,13 @@
 use super::{num, prose, table, Layout};
 use crate::callgrind::{HotNode, OpAnalysis, Primitive};
 use crate::measure::counters::Counters;
-use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult, Spread};
+use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
 use crate::record::{Benchmark, ResultStatus};
 use crate::units::{self, thousands};
 use std::fmt::Write as _;
 
 /// At most this many implementations get their trees printed without `--wide`.
 const TREES_UP_TO: usize = 3;
-
-/// How the count varied across seeds: `exact` when it did not, else `min – max (±x%)`.
-pub fn spread(s: &Spread) -> String {
-    if s.per_seed.len() < 2 {
-        "1 seed".into()
-    } else if !s.varies() {
-        format!("same ×{}", s.per_seed.len())
-    } else {
-        format!(
-            "{} – {} ({:.1}%)",
-            thousands(s.min),
-            thousands(s.max),
-            100.0 * s.relative_range()
-        )
-    }
-}
 
 fn pct(a: &OpAnalysis, p: Primitive) -> String {
     let v = 100.0 * a.share(p);
@@ -105,7 +89,7 @@ fn main_table(record: &ProfileRecord, layout: Layout) -> comfy_table::Table {
                 comfy_table::Cell::new(&r.implementation),
                 comfy_table::Cell::new(o.operation.as_str()),
                 num(thousands(o.instructions.median)),
-                num(spread(&o.instructions)),
+                num(o.instructions.describe()),
             ];
             row.extend(Primitive::ALL.map(|p| num(pct(a, p))));
             row.push(num(a

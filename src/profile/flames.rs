@@ -59,14 +59,7 @@ pub fn write_all(
     let mut w = Writer::new(dir, protected)?;
     for r in &record.results {
         for o in &r.operations {
-            let svg = crate::callgrind::flamegraph(
-                &o.analysis.folded,
-                &format!("{} {}", r.label(), o.operation.as_str()),
-                &format!(
-                    "{} instructions under callgrind (seed 0)",
-                    crate::units::thousands(o.analysis.instructions)
-                ),
-            )?;
+            let svg = r.flamegraph(o)?;
             w.write(svg_name(&r.label(), o.operation.as_str()), svg)?;
         }
     }

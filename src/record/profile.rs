@@ -7,6 +7,7 @@ use super::{Benchmark, Kind, Record, RecordKind, ResultStatus};
 use crate::callgrind::OpAnalysis;
 use crate::measure::counters::Counters;
 use crate::measure::sampler::Op;
+use crate::units::thousands;
 use crate::verify::Outcome;
 use serde::{Deserialize, Serialize};
 
@@ -113,6 +114,23 @@ impl Spread {
             (self.max - self.min) as f64 / self.median as f64
         }
     }
+
+    /// How the count varied across seeds, for tables: `1 seed`, `same ×3` when it did not
+    /// vary, else `min – max (x%)`.
+    pub fn describe(&self) -> String {
+        if self.per_seed.len() < 2 {
+            "1 seed".into()
+        } else if !self.varies() {
+            format!("same ×{}", self.per_seed.len())
+        } else {
+            format!(
+                "{} – {} ({:.1}%)",
+                thousands(self.min),
+                thousands(self.max),
+                100.0 * self.relative_range()
+            )
+        }
+    }
 }
 
 /// One operation's profile.
@@ -159,6 +177,20 @@ impl ProfileResult {
     /// The profile of `op`, if it was profiled.
     pub fn op(&self, op: Op) -> Option<&OpProfile> {
         self.operations.iter().find(|o| o.operation == op)
+    }
+
+    /// The flame graph (SVG, by inferno) of one of its operations, titled with the
+    /// implementation and the operation: what `profile --flamegraphs` writes and the report
+    /// shows.
+    pub fn flamegraph(&self, o: &OpProfile) -> anyhow::Result<String> {
+        crate::callgrind::flamegraph(
+            &o.analysis.folded,
+            &format!("{} {}", self.label(), o.operation.as_str()),
+            &format!(
+                "{} instructions under callgrind (seed 0)",
+                thousands(o.analysis.instructions)
+            ),
+        )
     }
 }
 

@@ -138,6 +138,10 @@ pub struct Table {
     pub rows: Vec<Row>,
     /// Shown folded in HTML (a long table of details under a chart); Markdown ignores it.
     pub folded: bool,
+    /// A line naming the table, for tables that do not follow a heading of their own: a
+    /// folded table's summary line in HTML (instead of "The table (N rows)"), a bold line
+    /// above the table in Markdown.
+    pub title: Option<String>,
 }
 
 impl Table {
@@ -155,12 +159,19 @@ impl Table {
                 .collect(),
             rows: Vec::new(),
             folded: false,
+            title: None,
         }
     }
 
     /// The same table, folded in HTML.
     pub fn folded(mut self) -> Table {
         self.folded = true;
+        self
+    }
+
+    /// The same table, named by `title` (see [`Table::title`]).
+    pub fn titled(mut self, title: impl Into<String>) -> Table {
+        self.title = Some(title.into());
         self
     }
 
@@ -185,6 +196,20 @@ pub struct Chart {
     pub svg: String,
     /// The family the chart is about, when it is about one (the HTML family filter hides it).
     pub family: Option<String>,
+    /// How the HTML page holds the SVG.
+    pub embed: Embed,
+}
+
+/// How the HTML page holds a chart's SVG (the Markdown report always writes it to a file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Embed {
+    /// Inline, as part of the page: plotters' charts, whose text the page's CSS and the
+    /// browser's search reach.
+    Inline,
+    /// As an image (`<img>` of a `data:` URI): an SVG with scripts and styles of its own
+    /// (inferno's flame graphs), which inline would run in the page and restyle every other
+    /// chart. As an image its scripts never run and its styles stay inside it.
+    Image,
 }
 
 impl Chart {

@@ -1,8 +1,10 @@
-//! The HTML report: one self-contained file (inline CSS, inline JS, inline SVG; a Content
-//! Security Policy forbids loading anything else), tables sortable by clicking a header and
-//! filterable by family, level and implementation. Every string from the data is escaped.
+//! The HTML report: one self-contained file (inline CSS, inline JS, inline SVG, flame graphs as
+//! `data:` images; a Content Security Policy forbids loading anything else), tables sortable by
+//! clicking a header and filterable by family, level and implementation. Every string from the
+//! data is escaped.
 
-use super::doc::{Block, Cell, Chart, Document, Para, Span, Table};
+use super::doc::{Block, Cell, Chart, Document, Embed, Para, Span, Table};
+use base64::Engine as _;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
@@ -85,9 +87,11 @@ dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 figure.chart { margin: 12px 0 18px; }
 figure.chart figcaption { font-weight: 600; margin-bottom: 4px; }
 figure.chart svg { display: block; max-width: 100%; height: auto; border: 1px solid #eceff1; }
+figure.chart img { display: block; max-width: 100%; height: auto; border: 1px solid #eceff1; }
 figure.chart p.caption { color: var(--muted); font-size: 12.5px; margin: 4px 0 0; max-width: 1000px; }
 details.table { margin: 6px 0 16px; }
 details.table > summary { cursor: pointer; color: #2b5f8f; }
+p.table-title { font-weight: 600; margin: 14px 0 2px; }
 [hidden] { display: none !important; }
 @media print { .filters { display: none; } }
 "#;
@@ -186,10 +190,13 @@ fn table(out: &mut String, t: &Table) {
     if t.folded {
         let _ = writeln!(
             out,
-            "<details class=\"table\"><summary>The table ({} row{}; click a header to sort)</summary>",
+            "<details class=\"table\"><summary>{} ({} row{}; click a header to sort)</summary>",
+            t.title.as_deref().map_or("The table".into(), esc),
             t.rows.len(),
             if t.rows.len() == 1 { "" } else { "s" }
         );
+    } else if let Some(title) = &t.title {
+        let _ = writeln!(out, "<p class=\"table-title\">{}</p>", esc(title));
     }
     let _ = write!(
         out,
@@ -235,16 +242,30 @@ fn chart(out: &mut String, c: &Chart) {
         let _ = write!(out, " data-family=\"{}\"", esc(f));
     }
     let _ = writeln!(out, "><figcaption>{}</figcaption>", esc(&c.title));
-    // plotters' SVG: its text is escaped by plotters (see charts' tests); strip the XML
-    // declaration if any, as it is not allowed inside HTML.
-    let svg = c.svg.trim_start();
-    let svg = if svg.starts_with("<?xml") {
-        svg.split_once("?>")
-            .map_or(svg, |(_, rest)| rest.trim_start())
-    } else {
-        svg
-    };
-    out.push_str(svg);
+    match c.embed {
+        Embed::Inline => {
+            // plotters' SVG: its text is escaped by plotters (see charts' tests); strip the
+            // XML declaration if any, as it is not allowed inside HTML.
+            let svg = c.svg.trim_start();
+            let svg = if svg.starts_with("<?xml") {
+                svg.split_once("?>")
+                    .map_or(svg, |(_, rest)| rest.trim_start())
+            } else {
+                svg
+            };
+            out.push_str(svg);
+        }
+        Embed::Image => {
+            // Base64: nothing in the SVG can end the attribute, and an image's scripts never
+            // run (the Content-Security-Policy allows `data:` images).
+            let _ = write!(
+                out,
+                "<img alt=\"{}\" src=\"data:image/svg+xml;base64,{}\">",
+                esc(&c.title),
+                base64::engine::general_purpose::STANDARD.encode(&c.svg)
+            );
+        }
+    }
     let _ = writeln!(
         out,
         "\n<p class=\"caption\">{}</p></figure>",

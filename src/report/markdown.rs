@@ -67,6 +67,9 @@ pub fn render(doc: &Document) -> Rendered {
                 s.push('\n');
             }
             Block::Table(t) => {
+                if let Some(title) = &t.title {
+                    let _ = writeln!(s, "**{}**\n", escape(title));
+                }
                 let head: Vec<String> = t.columns.iter().map(|(c, _)| escape(c)).collect();
                 let _ = writeln!(s, "| {} |", head.join(" | "));
                 let align: Vec<&str> = t

@@ -1,9 +1,12 @@
 //! What the report's charts share: colours, marker shapes, legends, axes and logarithmic
-//! ticks. Each chart lives beside the section that shows it (`sections/<name>/chart.rs`) and is
-//! drawn by plotters into an SVG string (`SVGBackend::with_string`).
+//! ticks, and horizontal stacked bars ([`stacked`]). Each chart lives beside the section that
+//! shows it (`sections/<name>/chart.rs`) and is drawn by plotters into an SVG string
+//! (`SVGBackend::with_string`).
 //!
 //! plotters escapes the text it writes into SVG (`<`, `>`, `&`, quotes), so names from the data
 //! can be drawn as they are; the tests check it.
+
+pub mod stacked;
 
 use crate::measure::sampler::Op;
 use crate::units;

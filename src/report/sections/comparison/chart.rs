@@ -9,7 +9,7 @@ use crate::report::charts::{
     self, err, label_style, legend_row, op_color, pair_label, truncate, LegendEntry, Shape, Ticked,
     FONT, MEDIUM, SMALL,
 };
-use crate::report::doc::Chart;
+use crate::report::doc::{Chart, Embed};
 use crate::stats::Verdict;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
@@ -207,6 +207,7 @@ pub fn chart(
         ),
         svg,
         family: None,
+        embed: Embed::Inline,
     }))
 }
 

@@ -8,7 +8,7 @@ use crate::report::charts::{
     decades, err, legend, legend_width, log_ticks, ns_tick, pair_label, series_color, truncate,
     LegendEntry, Shape, Ticked, FONT, LEGEND_LINE, MEDIUM, SMALL,
 };
-use crate::report::doc::{slug, Chart};
+use crate::report::doc::{slug, Chart, Embed};
 use crate::report::sections::common::timed;
 use plotters::prelude::*;
 
@@ -149,6 +149,7 @@ pub fn chart(family: &str, entries: &[&BenchResult]) -> anyhow::Result<Chart> {
             .into(),
         svg,
         family: Some(family.to_string()),
+        embed: Embed::Inline,
     })
 }
 

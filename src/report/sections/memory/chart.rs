@@ -8,7 +8,7 @@ use crate::report::charts::{
     self, binary_bounds, binary_ticks, bytes_tick, err, label_style, legend_row, op_color,
     pair_label, truncate, LegendEntry, Shape, Ticked, FONT, MEDIUM, SMALL,
 };
-use crate::report::doc::Chart;
+use crate::report::doc::{Chart, Embed};
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 
@@ -75,6 +75,7 @@ pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
             .into(),
         svg,
         family: None,
+        embed: Embed::Inline,
     }))
 }
 

@@ -10,7 +10,7 @@ use crate::report::charts::{
     legend, legend_width, level_shape, log_ticks, ns_tick, text_width, LegendEntry, Shape, FONT,
     LEGEND_LINE, MEDIUM, SMALL,
 };
-use crate::report::doc::Chart;
+use crate::report::doc::{Chart, Embed};
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
 
@@ -185,6 +185,7 @@ pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
             .into(),
         svg,
         family: None,
+        embed: Embed::Inline,
     }))
 }
 

@@ -9,7 +9,7 @@ use crate::report::charts::{
     FONT, MEDIUM, SMALL,
 };
 use crate::report::data::Input;
-use crate::report::doc::{slug, Chart};
+use crate::report::doc::{slug, Chart, Embed};
 use crate::units;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos;
@@ -208,6 +208,7 @@ pub fn chart(
         ),
         svg,
         family: Some(r.family.clone()),
+        embed: Embed::Inline,
     }))
 }
 

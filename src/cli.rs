@@ -129,13 +129,15 @@ pub enum Command {
         /// The JSON file.
         file: std::path::PathBuf,
     },
-    /// Build a report from runs: one self-contained HTML page (inline CSS, JS and SVG
-    /// charts, nothing fetched) or Markdown with one SVG file per chart. With several latency
-    /// runs, the first is the baseline of a comparison and the last is the one charted.
+    /// Build a report from runs and profiles: one self-contained HTML page (inline CSS, JS and
+    /// SVG charts, nothing fetched) or Markdown with one SVG file per chart. With several
+    /// latency runs, the first is the baseline of a comparison and the last is the one
+    /// charted; of several profiles, the last is shown.
     Report {
-        /// Runs in the store (id or a unique part, `latest`, `latest~N`, `host:NAME`,
-        /// `cpu:TEXT`) or result files (`run --json`, `throughput --json`), in any mix; runs
-        /// are compared in the order given. Default: the latest run in the store.
+        /// Runs and profiles in the store (id or a unique part, `latest`, `latest~N`,
+        /// `host:NAME`, `cpu:TEXT`) or result files (`run --json`, `throughput --json`,
+        /// `profile --json`), in any mix; runs are compared in the order given. Default: the
+        /// latest run in the store.
         #[arg(value_name = "RUN|FILE")]
         files: Vec<String>,
         /// Where to write: the HTML file (default report.html), or with `--format markdown` a

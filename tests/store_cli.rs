@@ -88,7 +88,7 @@ fn runs_are_recorded_listed_shown_exported_and_imported() {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "Report from 1 run and 0 throughput runs",
+            "Report from 1 run, 0 throughput runs and 0 profiles",
         ));
     assert!(std::fs::read_to_string(&page)
         .unwrap()
@@ -244,7 +244,7 @@ fn report_without_a_run_reports_the_latest_and_show_wide_has_every_column() {
         "{said}"
     );
     assert!(
-        flat.contains("Report from 1 run and 0 throughput runs"),
+        flat.contains("Report from 1 run, 0 throughput runs and 0 profiles"),
         "{said}"
     );
     let html = std::fs::read_to_string(&page).unwrap();

@@ -1,5 +1,5 @@
-//! `kembench report [RUN|FILE...]`: an HTML (or Markdown) report from stored runs or result
-//! files; with none given, from the latest run in the store.
+//! `kembench report [RUN|FILE...]`: an HTML (or Markdown) report from stored runs and profiles
+//! or result files; with none given, from the latest run in the store.
 
 use crate::files::Protected;
 use crate::report::{self, data::Dataset, Format};
@@ -41,11 +41,13 @@ pub fn run(
     let data = Dataset::from_records(records);
     let written = report::write(&data, format, &out, noise, &protected)?;
     println!(
-        "Report from {} run{} and {} throughput run{}: {}",
+        "Report from {} run{}, {} throughput run{} and {} profile{}: {}",
         data.runs.len(),
         if data.runs.len() == 1 { "" } else { "s" },
         data.throughputs.len(),
         if data.throughputs.len() == 1 { "" } else { "s" },
+        data.profiles.len(),
+        if data.profiles.len() == 1 { "" } else { "s" },
         match format {
             Format::Html => out.display().to_string(),
             Format::Markdown => format!(

@@ -1,11 +1,19 @@
-//! A fixed, synthetic run for the exporters' snapshot tests: no clock, no machine.
+//! Fixed, synthetic records (a run, a throughput run, a profile) for the exporters' snapshot
+//! tests and the report's: no clock, no machine.
 
+use crate::callgrind::{
+    CacheCounts, FoldedStack, FunctionCost, FunctionLines, HotNode, LineCost, OpAnalysis,
+    Primitive, Share,
+};
 use crate::env::{Build, Cpu, Environment, ProviderVersion};
 use crate::measure::counters::{CounterValues, Counters};
 use crate::measure::heap::HeapUsage;
 use crate::measure::sampler::{Op, Sampled, SamplerConfig, StopReason};
 use crate::measure::stack::StackUsage;
 use crate::measure::timer::{TimerProfile, Timers};
+use crate::record::profile::{
+    OpProfile, ProfileConfig, ProfileMeasured, ProfileRecord, ProfileResult, RandomnessNote, Spread,
+};
 use crate::record::run::{
     BenchResult, OperationResult, RunConfig, RunMeasured, RunRecord, RunState, SCHEMA_VERSION,
 };
@@ -207,5 +215,176 @@ pub fn throughput() -> ThroughputRecord {
             error: None,
             interrupted: false,
         }],
+    }
+}
+
+/// A hot-path node whose share of its parent is computed from `parent`.
+fn node(name: &str, instructions: u64, parent: u64, children: Vec<HotNode>) -> HotNode {
+    HotNode {
+        name: name.into(),
+        instructions,
+        share_of_parent: instructions as f64 / parent as f64,
+        children,
+    }
+}
+
+/// One operation of [`profile`]: a harness wrapper, the library's entry point, then Keccak
+/// (54%), an NTT (20%), a function named like markup (10%) and a draw from the RNG (4%), every
+/// figure `scale` times that of a 10,000-instruction call.
+fn op_profile(operation: Op, scale: u64, per_seed: Vec<u64>) -> OpProfile {
+    let n = |x: u64| x * scale;
+    let root = operation.as_str();
+    let entry = format!("{root};harness;wrapper;kem_{root}");
+    let folded: Vec<FoldedStack> = [
+        (format!("{entry};gen_matrix;KeccakF1600_StatePermute"), 5400),
+        (format!("{entry};gen_matrix"), 600),
+        (format!("{entry};poly_ntt"), 2000),
+        (format!("{entry};randombytes"), 400),
+        (format!("{entry};<script>alert(4)</script>"), 1000),
+        (entry.clone(), 500),
+        (format!("{root};harness"), 100),
+    ]
+    .into_iter()
+    .map(|(stack, i)| FoldedStack {
+        stack,
+        instructions: n(i),
+    })
+    .collect();
+    let tree = node(
+        root,
+        n(10_000),
+        n(10_000),
+        vec![node(
+            "harness",
+            n(10_000),
+            n(10_000),
+            vec![node(
+                "wrapper",
+                n(9_900),
+                n(10_000),
+                vec![node(
+                    &format!("kem_{root}"),
+                    n(9_900),
+                    n(9_900),
+                    vec![
+                        node(
+                            "gen_matrix",
+                            n(6_000),
+                            n(9_900),
+                            vec![node("KeccakF1600_StatePermute", n(5_400), n(6_000), vec![])],
+                        ),
+                        node("poly_ntt", n(2_000), n(9_900), vec![]),
+                        node("<script>alert(4)</script>", n(1_000), n(9_900), vec![]),
+                        node("randombytes", n(400), n(9_900), vec![]),
+                    ],
+                )],
+            )],
+        )],
+    );
+    let shares = Primitive::ALL
+        .iter()
+        .map(|&primitive| Share {
+            primitive,
+            instructions: n(match primitive {
+                Primitive::Keccak => 5_400,
+                Primitive::Rng => 400,
+                Primitive::Other => 4_200,
+                _ => 0,
+            }),
+        })
+        .collect();
+    OpProfile {
+        operation,
+        call: format!("kem_{root}"),
+        instructions: Spread::of(per_seed),
+        analysis: OpAnalysis {
+            instructions: n(10_000),
+            cache: Some(CacheCounts {
+                data_refs: n(3_000),
+                i1_misses: n(10),
+                d1_misses: n(20),
+                ll_misses: n(5),
+                estimated_cycles: n(13_000),
+            }),
+            functions: vec![FunctionCost {
+                name: "KeccakF1600_StatePermute".into(),
+                object: "libexample.so".into(),
+                self_instructions: n(5_400),
+                inclusive_instructions: n(5_400),
+                calls: 12,
+            }],
+            tree,
+            lines: vec![FunctionLines {
+                function: "KeccakF1600_StatePermute".into(),
+                file: "keccak.c".into(),
+                lines: vec![LineCost {
+                    line: 42,
+                    instructions: n(2_000),
+                }],
+            }],
+            shares,
+            folded,
+            truncated_instructions: 0,
+        },
+        native: Counters::Unavailable("no PMU".into()),
+    }
+}
+
+/// Two implementations profiled over three seeds: one with keygen (the same count for every
+/// seed) and encaps (counts that vary), one that failed its check and has no operations.
+pub fn profile() -> ProfileRecord {
+    let good = ProfileResult {
+        algorithm: "MockKEM".into(),
+        family: "test".into(),
+        implementation: "mock/correct".into(),
+        version: "kembench 0.1.0".into(),
+        correctness: Outcome::Pass("3 trips".into()),
+        randomness: RandomnessNote {
+            fixed: true,
+            how: "every draw from the seeded stream".into(),
+        },
+        operations: vec![
+            op_profile(Op::Keygen, 1, vec![10_000, 10_000, 10_000]),
+            op_profile(Op::Encaps, 2, vec![20_000, 20_600, 19_800]),
+        ],
+        error: None,
+        failure: None,
+    };
+    let bad = ProfileResult {
+        implementation: "mock/<broken>".into(),
+        correctness: Outcome::Fail("trip 1: decapsulated secret differs".into()),
+        operations: Vec::new(),
+        ..good.clone()
+    };
+    ProfileRecord {
+        schema_version: crate::record::profile::SCHEMA_VERSION,
+        run_id: Some("20261122-120000-0123abcd".into()),
+        state: Default::default(),
+        kind: "kembench-profile".into(),
+        started_at: "2026-11-22T12:00:00Z".into(),
+        finished_at: Some("2026-11-22T12:01:00Z".into()),
+        command_line: vec!["kembench".into(), "profile".into()],
+        config: ProfileConfig {
+            selection: "--include-mock --alg MockKEM".into(),
+            seeds: 3,
+            operations: vec![Op::Keygen, Op::Encaps],
+            planned: vec![
+                "MockKEM@mock/correct".into(),
+                "MockKEM@mock/<broken>".into(),
+            ],
+            cache_geometry: "I1 and D1 32 KiB 8-way, LL 8 MiB 16-way, 64-byte lines".into(),
+            separate_callers: 100,
+            tree_depth: 8,
+            tree_threshold: 0.01,
+            sha3_probe: false,
+        },
+        environment: environment(),
+        measured: ProfileMeasured {
+            valgrind: "valgrind-3.19.0".into(),
+            cpu_features_native: vec!["avx2".into(), "avx512f".into()],
+            cpu_features_under_valgrind: vec!["avx2".into()],
+            pmu_unavailable: Some("no PMU".into()),
+        },
+        results: vec![good, bad],
     }
 }

@@ -212,20 +212,7 @@ fn notes(record: &ProfileRecord, layout: Layout) -> String {
             "Native instructions and cycles per call, from the hardware counters, are in `--wide`.",
         )),
     }
-    // Implementations whose draws the seed could not fix, grouped by the reason.
-    let mut unfixed: Vec<(&str, Vec<String>)> = Vec::new();
-    for r in record
-        .results
-        .iter()
-        .filter(|r| !r.operations.is_empty() && !r.randomness.fixed)
-    {
-        let label = format!("{}@{}", r.algorithm, r.implementation);
-        match unfixed.iter_mut().find(|(how, _)| *how == r.randomness.how) {
-            Some((_, labels)) => labels.push(label),
-            None => unfixed.push((&r.randomness.how, vec![label])),
-        }
-    }
-    for (how, labels) in unfixed {
+    for (how, labels) in record.unfixed_randomness() {
         out.push_str(&prose(
             layout,
             &format!(
@@ -235,18 +222,8 @@ fn notes(record: &ProfileRecord, layout: Layout) -> String {
         ));
     }
     for r in &record.results {
-        let label = format!("{}@{}", r.algorithm, r.implementation);
-        if let Some(f) = &r.failure {
-            out.push_str(&prose(layout, &format!("{label}: {}", f.detail)));
-        }
-        if let Some(e) = &r.error {
-            out.push_str(&prose(layout, &format!("{label}: {e}")));
-        }
-        if let crate::verify::Outcome::Fail(why) = &r.correctness {
-            out.push_str(&prose(
-                layout,
-                &format!("{label}: failed the correctness check, not profiled: {why}"),
-            ));
+        for problem in r.problems() {
+            out.push_str(&prose(layout, &format!("{}: {problem}", r.label())));
         }
     }
     out

@@ -179,6 +179,22 @@ impl ProfileResult {
         self.operations.iter().find(|o| o.operation == op)
     }
 
+    /// What went wrong, one sentence each (without the label): the worker's abnormal end,
+    /// the error, a failed correctness check.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(f) = &self.failure {
+            out.push(f.detail.clone());
+        }
+        if let Some(e) = &self.error {
+            out.push(e.clone());
+        }
+        if let Outcome::Fail(why) = &self.correctness {
+            out.push(format!("failed the correctness check, not profiled: {why}"));
+        }
+        out
+    }
+
     /// The flame graph (SVG, by inferno) of one of its operations, titled with the
     /// implementation and the operation: what `profile --flamegraphs` writes and the report
     /// shows.
@@ -213,6 +229,25 @@ impl Benchmark for ProfileResult {
 
     fn is_final(&self) -> bool {
         self.status() != ResultStatus::Interrupted
+    }
+}
+
+impl ProfileRecord {
+    /// The profiled implementations whose random draws the seed did not fix, grouped by the
+    /// reason: (how, `algorithm@implementation` labels), in the order of the results.
+    pub fn unfixed_randomness(&self) -> Vec<(&str, Vec<String>)> {
+        let mut out: Vec<(&str, Vec<String>)> = Vec::new();
+        for r in self
+            .results
+            .iter()
+            .filter(|r| !r.operations.is_empty() && !r.randomness.fixed)
+        {
+            match out.iter_mut().find(|(how, _)| *how == r.randomness.how) {
+                Some((_, labels)) => labels.push(r.label()),
+                None => out.push((&r.randomness.how, vec![r.label()])),
+            }
+        }
+        out
     }
 }
 

@@ -3,6 +3,7 @@
 //! section drawn from the primary run.
 
 use super::Context;
+use crate::kem::catalog;
 use crate::measure::sampler::Op;
 use crate::record::run::{BenchResult, OperationResult, RunRecord};
 use crate::report::data::Input;
@@ -43,6 +44,24 @@ pub fn op_cell(op: Op) -> Cell {
 /// The filter tags of a result.
 pub fn tags(r: &BenchResult) -> Option<Tags> {
     Some(Tags::new(&r.family, r.nist_level, &r.implementation))
+}
+
+/// Tags of an (algorithm, implementation) from a record that does not say its level
+/// (throughput, profile): the level comes from the catalog, empty when the algorithm is
+/// unknown.
+pub fn catalog_tags(family: &str, algorithm: &str, implementation: &str) -> Tags {
+    let level = if algorithm == catalog::MOCK.name {
+        Some(catalog::MOCK.nist_level)
+    } else {
+        catalog::find(algorithm).map(|a| a.nist_level)
+    };
+    match level {
+        Some(l) => Tags::new(family, l, implementation),
+        None => Tags {
+            level: String::new(),
+            ..Tags::new(family, None, implementation)
+        },
+    }
 }
 
 /// A time in ns, with its unit.

@@ -1,8 +1,10 @@
-//! Environments: for every run and throughput file, when it ran, how it was called, and the
-//! machine, build and providers it ran on.
+//! Environments: for every run, throughput file and profile, when it ran, how it was called,
+//! and the machine, build and providers it ran on.
 
 use super::common::{h3, run_heading, say};
 use super::{Context, Section};
+use crate::record::profile::Profile;
+use crate::record::Kind as _;
 use crate::report::doc::Block;
 use crate::units;
 
@@ -64,7 +66,39 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         facts.extend(machine(&r.environment));
         blocks.push(Block::Facts(facts));
     }
-    if data.runs.is_empty() && data.throughputs.is_empty() {
+    for (i, input) in data.profiles.iter().enumerate() {
+        let r = &input.record;
+        h3(
+            blocks,
+            &format!("environment-profile-{}", i + 1),
+            &format!("profile ({})", input.label),
+        );
+        let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
+        facts.extend([
+            (
+                "selection".into(),
+                format!(
+                    "{} ({} implementations)",
+                    Profile::selection(&r.config),
+                    r.results.len()
+                ),
+            ),
+            (
+                "callgrind".into(),
+                format!(
+                    "{}, {} seed(s), simulated caches: {}",
+                    r.measured.valgrind, r.config.seeds, r.config.cache_geometry
+                ),
+            ),
+            (
+                "CPU features under valgrind".into(),
+                r.measured.cpu_features_under_valgrind.join(" "),
+            ),
+        ]);
+        facts.extend(machine(&r.environment));
+        blocks.push(Block::Facts(facts));
+    }
+    if data.runs.is_empty() && data.throughputs.is_empty() && data.profiles.is_empty() {
         say(blocks, "No files.");
     }
     Ok(())

@@ -1,7 +1,8 @@
 //! Builds the report's [`Document`] from the loaded files, one section per file: the summary,
-//! latency, speed against size, time shares, memory, throughput, the comparison of runs,
-//! correctness, environments and the method. Charts and tables describe the last run given; the
-//! comparison takes the first as its baseline.
+//! latency, speed against size, time shares, where the time goes (a profile), memory,
+//! throughput, the comparison of runs, correctness, environments and the method. Charts and
+//! tables describe the last run given (and the last profile); the comparison takes the first
+//! run as its baseline.
 //!
 //! Each section file declares one [`Section`] (`pub const SECTION: Section = Section::new(id,
 //! title, build);`) and [`SECTIONS`] is the one list that orders them. [`build`] writes each
@@ -32,6 +33,7 @@ mod environment;
 mod latency;
 mod memory;
 mod method;
+mod profile;
 mod shares;
 mod size;
 mod summary;
@@ -75,6 +77,7 @@ pub const SECTIONS: &[Section] = &[
     latency::SECTION,
     size::SECTION,
     shares::SECTION,
+    profile::SECTION,
     memory::SECTION,
     throughput::SECTION,
     comparison::SECTION,

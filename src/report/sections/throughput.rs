@@ -3,9 +3,8 @@
 
 pub mod chart;
 
-use super::common::{h3, int_cell, op_cell, pct_cell, say};
+use super::common::{catalog_tags, h3, int_cell, op_cell, pct_cell, say};
 use super::{Context, Section};
-use crate::kem::catalog;
 use crate::record::throughput::ThroughputResult;
 use crate::report::doc::{Block, Cell, Mark, Table, Tags};
 use crate::throughput::calc::{LATENCY_TOLERANCE, SUPERLINEAR_TOLERANCE};
@@ -172,19 +171,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Tags of a throughput result: its level comes from the catalog (throughput files do not
-/// record it), empty when the algorithm is unknown.
+/// Tags of a throughput result (throughput files do not record the level).
 fn throughput_tags(r: &ThroughputResult) -> Tags {
-    let level = if r.algorithm == catalog::MOCK.name {
-        Some(catalog::MOCK.nist_level)
-    } else {
-        catalog::find(&r.algorithm).map(|a| a.nist_level)
-    };
-    match level {
-        Some(l) => Tags::new(&r.family, l, &r.implementation),
-        None => Tags {
-            level: String::new(),
-            ..Tags::new(&r.family, None, &r.implementation)
-        },
-    }
+    catalog_tags(&r.family, &r.algorithm, &r.implementation)
 }

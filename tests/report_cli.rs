@@ -1,5 +1,6 @@
-//! CLI tests of `kembench report`: inputs made by `kembench run` and `kembench throughput` on the
-//! mock provider, the HTML and Markdown reports built from them, clear errors for bad inputs,
+//! CLI tests of `kembench report`: inputs made by `kembench run`, `kembench throughput` and
+//! `kembench profile` (under the real valgrind) on the mock provider, the HTML and Markdown
+//! reports built from them, a report of a stored profile alone, clear errors for bad inputs,
 //! and, where chromium is installed, the HTML page rendered by a real headless browser.
 
 mod common;
@@ -18,8 +19,36 @@ fn tempdir(tag: &str) -> PathBuf {
 
 const FAST_RUN: [&str; 4] = ["--rounds", "1", "--include-mock", "--impl"];
 
+/// `kembench profile` of the correct mock (one seed, under valgrind) into the tests' store and
+/// `file`; its id in the store.
+fn profile(file: &Path) -> String {
+    let out = kembench()
+        .args([
+            "profile",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--alg",
+            "MockKEM",
+            "--seeds",
+            "1",
+            "--json",
+        ])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let record: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    record["run_id"].as_str().unwrap().to_string()
+}
+
 /// Result files in `dir`: a run of mock/correct (the baseline), a run of mock/correct and
-/// mock/broken (which fails its correctness check), and a throughput run.
+/// mock/broken (which fails its correctness check), a throughput run and a profile.
 fn inputs(dir: &Path) -> Vec<PathBuf> {
     let base = dir.join("base.json");
     kembench()
@@ -56,14 +85,19 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
         .arg(&tp)
         .assert()
         .success();
-    vec![base, later, tp]
+    let prof = dir.join("profile.json");
+    profile(&prof);
+    vec![base, later, tp, prof]
 }
 
 /// The ids every report of [`inputs`] has, one per chart container.
-const CHART_IDS: [&str; 6] = [
+const CHART_IDS: [&str; 9] = [
     "chart-latency-test",
     "chart-size",
     "chart-shares",
+    "chart-profile-shares",
+    "chart-profile-flames",
+    "chart-flame-1-mockkem-mock-correct-keygen",
     "chart-memory",
     "chart-throughput",
     "chart-compare-2",
@@ -79,7 +113,7 @@ fn html_report(dir: &Path) -> PathBuf {
         .assert()
         .success()
         .stdout(predicate::str::contains(
-            "Report from 2 runs and 1 throughput run",
+            "Report from 2 runs, 1 throughput run and 1 profile",
         ));
     out
 }
@@ -101,6 +135,18 @@ fn html_report_from_real_runs_is_self_contained_and_complete() {
     );
     assert!(html.contains("later.json against base.json"));
     assert!(html.contains("Methodology") && html.contains("TSC ticks"));
+    assert!(html.contains("Where the time goes") && html.contains("hot paths of keygen"));
+    assert!(
+        html.contains(
+            "<img alt=\"MockKEM · mock/correct · keygen\" src=\"data:image/svg+xml;base64,"
+        ),
+        "flame graphs are data: images"
+    );
+    assert_eq!(
+        html.matches("<script").count(),
+        1,
+        "only the page's own script"
+    );
     for external in ["<link", "src=\"http", "href=\"http", "@import", "url("] {
         assert!(
             !html.contains(external),
@@ -135,14 +181,64 @@ fn markdown_report_writes_report_md_and_one_svg_per_chart() {
         "shares.svg",
         "memory.svg",
         "compare-2.svg",
+        "profile-shares.svg",
+        "flame-1-mockkem-mock-correct-keygen.svg",
     ] {
         assert!(images.contains(&name), "{name} not referenced: {images:?}");
     }
     assert!(images.iter().any(|n| n.starts_with("throughput-1-mockkem")));
     for name in images {
         let svg = std::fs::read_to_string(out.join(name)).unwrap();
-        assert!(svg.starts_with("<svg"), "{name}");
+        // plotters' charts start with the element, inferno's flame graphs with the XML
+        // declaration.
+        assert!(
+            svg.starts_with("<svg") || svg.starts_with("<?xml"),
+            "{name}"
+        );
     }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_stored_profile_alone_makes_a_report() {
+    let dir = tempdir("profile-only");
+    let id = profile(&dir.join("p.json"));
+    let out = dir.join("only.html");
+    kembench()
+        .args(["report", &id, "-o"])
+        .arg(&out)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Report from 0 runs, 0 throughput runs and 1 profile",
+        ));
+    let html = std::fs::read_to_string(&out).unwrap();
+    for id in [
+        "chart-profile-shares",
+        "table-profile",
+        "chart-flame-1-mockkem-mock-correct-keygen",
+        "chart-flame-2-mockkem-mock-correct-encaps",
+        "chart-flame-3-mockkem-mock-correct-decaps",
+        "environment-profile-1",
+    ] {
+        assert!(html.contains(&format!("id=\"{id}\"")), "{id} missing");
+    }
+    assert!(
+        html.contains("No latency run given"),
+        "the run sections say there is none"
+    );
+    let md = dir.join("md");
+    kembench()
+        .args(["report", &id, "--format", "markdown", "-o"])
+        .arg(&md)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(md.join("report.md")).unwrap();
+    assert!(text.contains("## Where the time goes"));
+    assert!(text.contains("**MockKEM · mock/correct: hot paths of keygen, encaps, decaps**"));
+    let flame =
+        std::fs::read_to_string(md.join("flame-1-mockkem-mock-correct-keygen.svg")).unwrap();
+    assert!(flame.contains("MockKEM@mock/correct keygen"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -204,12 +300,13 @@ fn bad_inputs_are_refused_with_clear_errors() {
 }
 
 #[test]
-fn help_says_the_report_reads_stored_runs_and_files() {
+fn help_says_the_report_reads_stored_runs_profiles_and_files() {
     kembench()
         .args(["report", "--help"])
         .assert()
         .success()
-        .stdout(predicate::str::contains("Runs in the store"))
+        .stdout(predicate::str::contains("Runs and profiles in the store"))
+        .stdout(predicate::str::contains("profile --json"))
         .stdout(predicate::str::contains("result files"))
         .stdout(predicate::str::contains("--format"))
         .stdout(predicate::str::contains("markdown"));
@@ -265,12 +362,17 @@ fn headless(bin: &Path, profile: &Path, url: &str, extra: &[String]) -> (String,
     )
 }
 
-/// Console messages chromium logged that report an error.
+/// Console messages chromium logged that report an error (a Content-Security-Policy refusal
+/// included).
 fn console_errors(stderr: &str) -> Vec<&str> {
     stderr
         .lines()
         .filter(|l| l.contains("CONSOLE"))
-        .filter(|l| l.contains("Uncaught") || l.contains("Error"))
+        .filter(|l| {
+            ["Uncaught", "Error", "Refused", "Content Security Policy"]
+                .iter()
+                .any(|w| l.contains(w))
+        })
         .collect()
 }
 
@@ -335,11 +437,25 @@ fn chromium_renders_the_report_without_console_errors() {
             .any(|l| l.contains("CONSOLE") && l.contains("SELFTEST passed")),
         "{stderr}"
     );
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.contains("CONSOLE") && l.contains("FLAMES shown 3")),
+        "the flame graph is a decoded image: {stderr}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Exercises the page's sorting and filtering; logs `SELFTEST passed` or what went wrong.
+/// Exercises the page's sorting and filtering; logs `SELFTEST passed` or what went wrong. Once
+/// the page has loaded, logs `FLAMES shown N` when the N flame-graph images decoded.
 const SELF_TEST: &str = r#"
+window.addEventListener('load', function () {
+  var imgs = document.querySelectorAll('#chart-profile-flames img');
+  var shown = imgs.length > 0 && Array.prototype.every.call(imgs, function (i) {
+    return i.complete && i.naturalWidth > 0;
+  });
+  console.log('FLAMES ' + (shown ? 'shown ' + imgs.length : 'not shown (' + imgs.length + ')'));
+});
 (function () {
   function medians(t) {
     return Array.prototype.map.call(t.tBodies[0].rows, function (r) {
@@ -374,6 +490,7 @@ const SELF_TEST: &str = r#"
 fn console_error_lines_are_recognised() {
     let sample = "[1:2:INFO:CONSOLE(3)] \"Uncaught ReferenceError: x is not defined\", source: file:///r.html (3)\n\
                   [1:2:INFO:CONSOLE(4)] \"hello\", source: file:///r.html (4)\n\
+                  [1:2:INFO:CONSOLE:5] \"Loading the image 'data:x' violates the following Content Security Policy directive: \\\"default-src 'none'\\\". The action has been blocked.\", source: file:///r.html (5)\n\
                   [1:2:ERROR:gpu_init.cc(1)] not a console line";
-    assert_eq!(console_errors(sample).len(), 1);
+    assert_eq!(console_errors(sample).len(), 2);
 }

@@ -73,8 +73,8 @@ pub fn intro(data: &Dataset) -> Vec<Para> {
                 p.record.config.seeds,
                 if p.record.config.seeds == 1 { "" } else { "s" },
             )),
-            text(if i + 1 == data.profiles.len() {
-                " (the profile \"Where the time goes\" describes)."
+            text(if i + 1 == data.profiles.len() && data.profiles.len() > 1 {
+                " (the profile shown)."
             } else {
                 "."
             }),

@@ -105,8 +105,13 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     if profiled.is_empty() {
         return Ok(());
     }
-    hot_paths(&profiled, blocks);
-    flame_graphs(rec, &profiled, blocks)
+    let wide = match &rec.run_id {
+        Some(id) => format!("`kembench show {id} --wide`"),
+        None => "`kembench profile --wide`".to_string(),
+    };
+    hot_paths(&profiled, &wide, blocks);
+    flame_graphs(&profiled, &wide, blocks);
+    Ok(())
 }
 
 /// A share of an operation's instructions; a dash for none at all.
@@ -262,7 +267,8 @@ fn hot_rows(root: &HotNode) -> Vec<HotRow<'_>> {
 }
 
 /// One folded table per implementation: each operation's hot paths.
-fn hot_paths(profiled: &[&ProfileResult], blocks: &mut Vec<Block>) {
+/// `wide` is the command that prints the deeper trees (`kembench show ID --wide`).
+fn hot_paths(profiled: &[&ProfileResult], wide: &str, blocks: &mut Vec<Block>) {
     h3(blocks, "profile-hot-paths", "Hot paths");
     say(
         blocks,
@@ -271,8 +277,8 @@ fn hot_paths(profiled: &[&ProfileResult], blocks: &mut Vec<Block>) {
              with at least {:.0}% of the operation's instructions (inclusive), {HOT_DEPTH} \
              levels deep. A function that hands {:.0}% or more of its instructions to a single \
              callee is shown as that callee, so that wrappers (kembench's harness, a library's \
-             API layers) take no level. `kembench show ID --wide` has the deeper trees, the \
-             hottest functions and source lines.",
+             API layers) take no level. {wide} prints the deeper trees, the hottest \
+             functions and source lines.",
             HOT_MIN * 100.0,
             PASS_THROUGH * 100.0
         ),
@@ -317,7 +323,7 @@ fn flame_pairs<'a>(
     let all: Vec<(&ProfileResult, &OpProfile)> = profiled
         .iter()
         .flat_map(|r| r.operations.iter().map(move |o| (*r, o)))
-        .filter(|(_, o)| o.analysis.instructions > 0)
+        .filter(|(_, o)| o.analysis.folded.iter().any(|f| f.instructions > 0))
         .collect();
     if all.len() <= FLAMES {
         return (all, true);
@@ -350,13 +356,13 @@ fn shares_line(o: &OpProfile) -> String {
 }
 
 /// The flame graphs, each an image of inferno's SVG.
-fn flame_graphs(
-    rec: &ProfileRecord,
-    profiled: &[&ProfileResult],
-    blocks: &mut Vec<Block>,
-) -> anyhow::Result<()> {
+fn flame_graphs(profiled: &[&ProfileResult], wide: &str, blocks: &mut Vec<Block>) {
     h3(blocks, "profile-flame-graphs", "Flame graphs");
     let (pairs, every) = flame_pairs(profiled);
+    if pairs.is_empty() {
+        say(blocks, "No operation has call stacks to draw.");
+        return;
+    }
     let total: usize = profiled.iter().map(|r| r.operations.len()).sum();
     let which = if every {
         "one per profiled operation".to_string()
@@ -376,7 +382,6 @@ fn flame_graphs(
             }
         )
     };
-    let id = rec.run_id.as_deref().unwrap_or("ID");
     say(
         blocks,
         format!(
@@ -384,12 +389,21 @@ fn flame_graphs(
              executed in it and below it, callers under their callees, colours by function \
              name. Here they are pictures; the SVG files (the Markdown report's, or \
              `kembench profile --flamegraphs DIR` for every operation) zoom and search in a \
-             browser, and `kembench show {id} --wide` lists the hottest functions."
+             browser, and {wide} lists the hottest functions."
         ),
     );
     let mut charts = Vec::with_capacity(pairs.len());
+    let mut failed = Vec::new();
     for (i, (r, o)) in pairs.into_iter().enumerate() {
         let op = o.operation.as_str();
+        // One graph inferno cannot draw is said, not the end of the report.
+        let svg = match r.flamegraph(o) {
+            Ok(svg) => svg,
+            Err(e) => {
+                failed.push(format!("No flame graph of {} {op}: {e:#}.", r.label()));
+                continue;
+            }
+        };
         charts.push(Chart {
             id: format!(
                 "chart-flame-{}-{}",
@@ -398,7 +412,7 @@ fn flame_graphs(
             ),
             title: format!("{} · {op}", pair_label(&r.algorithm, &r.implementation)),
             caption: shares_line(o),
-            svg: r.flamegraph(o)?,
+            svg,
             family: Some(r.family.clone()),
             embed: Embed::Image,
         });
@@ -407,7 +421,9 @@ fn flame_graphs(
         id: "chart-profile-flames".into(),
         charts,
     });
-    Ok(())
+    for f in failed {
+        say(blocks, f);
+    }
 }
 
 #[cfg(test)]
@@ -649,6 +665,25 @@ mod tests {
             said.contains("12 of the 40 profiled operations") && said.contains("first 12"),
             "{said}"
         );
+    }
+
+    #[test]
+    fn operations_without_stacks_get_no_flame_graph() {
+        let mut p = fixture::profile();
+        p.results[0].operations[1].analysis.folded.clear();
+        let blocks = section(&data(vec![p.clone()]));
+        let ids: Vec<&str> = charts(&blocks).iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "chart-profile-shares",
+                "chart-flame-1-mockkem-mock-correct-keygen"
+            ]
+        );
+        p.results[0].operations[0].analysis.folded.clear();
+        let blocks = section(&data(vec![p]));
+        assert_eq!(charts(&blocks).len(), 1);
+        assert!(format!("{blocks:?}").contains("No operation has call stacks to draw."));
     }
 
     #[test]

@@ -15,21 +15,7 @@ fn temp(name: &str) -> PathBuf {
 
 /// `profile ARGS --json FILE` into `store`; the record.
 fn profile(store: &Path, name: &str, args: &[&str]) -> Value {
-    let path = temp(&format!("{name}.json"));
-    let out = kembench_at(store)
-        .arg("profile")
-        .args(args)
-        .arg("--json")
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap()
+    common::profile_record(kembench_at(store), &temp(&format!("{name}.json")), args)
 }
 
 /// (label, operation) → instructions per seed.

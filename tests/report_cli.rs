@@ -22,28 +22,16 @@ const FAST_RUN: [&str; 4] = ["--rounds", "1", "--include-mock", "--impl"];
 /// `kembench profile` of the correct mock (one seed, under valgrind) into the tests' store and
 /// `file`; its id in the store.
 fn profile(file: &Path) -> String {
-    let out = kembench()
-        .args([
-            "profile",
-            "--include-mock",
-            "--impl",
-            "mock/correct",
-            "--alg",
-            "MockKEM",
-            "--seeds",
-            "1",
-            "--json",
-        ])
-        .arg(file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let record: serde_json::Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    let args = [
+        "--include-mock",
+        "--impl",
+        "mock/correct",
+        "--alg",
+        "MockKEM",
+        "--seeds",
+        "1",
+    ];
+    let record = common::profile_record(kembench(), file, &args);
     record["run_id"].as_str().unwrap().to_string()
 }
 

@@ -59,6 +59,25 @@ pub fn export_json(store: impl AsRef<OsStr>, run: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// `cmd profile ARGS --json FILE` (the binary with its store), which must succeed; the record
+/// it wrote.
+pub fn profile_record(mut cmd: Command, file: &std::path::Path, args: &[&str]) -> Value {
+    let out = cmd
+        .arg("profile")
+        .args(args)
+        .arg("--json")
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+}
+
 /// kembench started in the background with `args` on `store`, the fault-injecting mocks
 /// offered (`KEMBENCH_MOCK_FAULTS=1`), its output captured.
 pub fn spawn(store: &std::path::Path, args: &[&str]) -> std::process::Child {

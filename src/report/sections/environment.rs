@@ -4,7 +4,7 @@
 use super::common::{h3, run_heading, say};
 use super::{Context, Section};
 use crate::record::profile::Profile;
-use crate::record::Kind as _;
+use crate::record::{Kind, Record};
 use crate::report::doc::Block;
 use crate::units;
 
@@ -15,13 +15,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     let data = ctx.data;
     for (i, input) in data.runs.iter().enumerate() {
         let r = &input.record;
-        h3(
-            blocks,
-            &format!("environment-run-{}", i + 1),
-            &run_heading(i, input),
-        );
-        let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
-        facts.extend([
+        let facts = vec![
             (
                 "selection".into(),
                 format!(
@@ -36,19 +30,13 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
                     .pinned_cpu
                     .map_or("not pinned".into(), |c| format!("pinned to CPU {c}")),
             ),
-        ]);
-        facts.extend(machine(&r.environment));
-        blocks.push(Block::Facts(facts));
+        ];
+        let id = format!("environment-run-{}", i + 1);
+        record_facts(blocks, &id, &run_heading(i, input), r, facts);
     }
     for (i, input) in data.throughputs.iter().enumerate() {
         let r = &input.record;
-        h3(
-            blocks,
-            &format!("environment-throughput-{}", i + 1),
-            &format!("throughput ({})", input.label),
-        );
-        let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
-        facts.push((
+        let facts = vec![(
             "counts".into(),
             format!(
                 "{} {:?}, {} per point, {} repeat(s){}",
@@ -62,19 +50,14 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
                 r.config.repeats,
                 if r.config.pinned { ", pinned" } else { "" }
             ),
-        ));
-        facts.extend(machine(&r.environment));
-        blocks.push(Block::Facts(facts));
+        )];
+        let id = format!("environment-throughput-{}", i + 1);
+        let heading = format!("throughput ({})", input.label);
+        record_facts(blocks, &id, &heading, r, facts);
     }
     for (i, input) in data.profiles.iter().enumerate() {
         let r = &input.record;
-        h3(
-            blocks,
-            &format!("environment-profile-{}", i + 1),
-            &format!("profile ({})", input.label),
-        );
-        let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
-        facts.extend([
+        let facts = vec![
             (
                 "selection".into(),
                 format!(
@@ -94,14 +77,31 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
                 "CPU features under valgrind".into(),
                 r.measured.cpu_features_under_valgrind.join(" "),
             ),
-        ]);
-        facts.extend(machine(&r.environment));
-        blocks.push(Block::Facts(facts));
+        ];
+        let id = format!("environment-profile-{}", i + 1);
+        let heading = format!("profile ({})", input.label);
+        record_facts(blocks, &id, &heading, r, facts);
     }
     if data.runs.is_empty() && data.throughputs.is_empty() && data.profiles.is_empty() {
         say(blocks, "No files.");
     }
     Ok(())
+}
+
+/// One record's sub-heading and facts: when and how it ran, what its kind adds (`own`), the
+/// machine.
+fn record_facts<K: Kind>(
+    blocks: &mut Vec<Block>,
+    id: &str,
+    heading: &str,
+    r: &Record<K>,
+    own: Vec<(String, String)>,
+) {
+    h3(blocks, id, heading);
+    let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
+    facts.extend(own);
+    facts.extend(machine(&r.environment));
+    blocks.push(Block::Facts(facts));
 }
 
 /// When a record's run started and finished, and its command line.

@@ -3,8 +3,9 @@
 //! of contents.
 
 use super::common::run_heading;
+use crate::record::{Kind, Record};
 use crate::report::data::Dataset;
-use crate::report::doc::{code, strong, text, Para};
+use crate::report::doc::{code, strong, text, Para, Span};
 
 /// The intro of a report of `data`.
 pub fn intro(data: &Dataset) -> Vec<Para> {
@@ -25,60 +26,70 @@ pub fn intro(data: &Dataset) -> Vec<Para> {
         if runs == 1 { "" } else { "s" }
     ))]];
     for (i, r) in data.runs.iter().enumerate() {
-        out.push(vec![
-            strong(run_heading(i, r)),
-            text(": latency run started "),
-            code(&r.record.started_at),
-            text(" on "),
-            code(&r.record.environment.hostname),
-            text(format!(
-                ", {} implementation{}",
-                r.record.results.len(),
-                if r.record.results.len() == 1 { "" } else { "s" }
-            )),
-            text(if i == 0 && data.runs.len() > 1 {
-                " (the baseline of the comparison)."
-            } else if i + 1 == data.runs.len() && data.runs.len() > 1 {
-                " (the run the charts and tables describe)."
-            } else {
-                "."
-            }),
-        ]);
+        let n = r.record.results.len();
+        out.push(line(
+            run_heading(i, r),
+            "latency run ",
+            &r.record,
+            vec![
+                text(format!(
+                    ", {n} implementation{}",
+                    if n == 1 { "" } else { "s" }
+                )),
+                text(if i == 0 && data.runs.len() > 1 {
+                    " (the baseline of the comparison)."
+                } else if i + 1 == data.runs.len() && data.runs.len() > 1 {
+                    " (the run the charts and tables describe)."
+                } else {
+                    "."
+                }),
+            ],
+        ));
     }
     for t in &data.throughputs {
-        out.push(vec![
-            strong(format!("throughput ({})", t.label)),
-            text(": started "),
-            code(&t.record.started_at),
-            text(" on "),
-            code(&t.record.environment.hostname),
-            text(if t.record.config.processes {
+        out.push(line(
+            format!("throughput ({})", t.label),
+            "",
+            &t.record,
+            vec![text(if t.record.config.processes {
                 ", independent processes."
             } else {
                 ", threads."
-            }),
-        ]);
+            })],
+        ));
     }
     for (i, p) in data.profiles.iter().enumerate() {
-        out.push(vec![
-            strong(format!("profile ({})", p.label)),
-            text(": started "),
-            code(&p.record.started_at),
-            text(" on "),
-            code(&p.record.environment.hostname),
-            text(format!(
-                ", {} implementation{}, {} seed{}",
-                p.record.results.len(),
-                if p.record.results.len() == 1 { "" } else { "s" },
-                p.record.config.seeds,
-                if p.record.config.seeds == 1 { "" } else { "s" },
-            )),
-            text(if i + 1 == data.profiles.len() && data.profiles.len() > 1 {
-                " (the profile shown)."
-            } else {
-                "."
-            }),
-        ]);
+        let (n, seeds) = (p.record.results.len(), p.record.config.seeds);
+        out.push(line(
+            format!("profile ({})", p.label),
+            "",
+            &p.record,
+            vec![
+                text(format!(
+                    ", {n} implementation{}, {seeds} seed{}",
+                    if n == 1 { "" } else { "s" },
+                    if seeds == 1 { "" } else { "s" },
+                )),
+                text(if i + 1 == data.profiles.len() && data.profiles.len() > 1 {
+                    " (the profile shown)."
+                } else {
+                    "."
+                }),
+            ],
+        ));
     }
     out
+}
+
+/// One record's line: `heading: {what}started T on HOST` and then `rest`.
+fn line<K: Kind>(heading: String, what: &str, r: &Record<K>, rest: Vec<Span>) -> Para {
+    let mut p = vec![
+        strong(heading),
+        text(format!(": {what}started ")),
+        code(&r.started_at),
+        text(" on "),
+        code(&r.environment.hostname),
+    ];
+    p.extend(rest);
+    p
 }

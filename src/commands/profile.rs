@@ -31,7 +31,13 @@ pub fn run(o: &ProfileOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
     };
     let config = ProfileConfig {
         selection: if selection == "filtered" {
-            o.filter.describe()
+            let f = &o.filter;
+            crate::record::describe_filter(
+                &f.algorithms,
+                &f.implementations,
+                f.family.map(|x| x.to_string()).as_deref(),
+                f.level,
+            )
         } else {
             selection.to_string()
         },

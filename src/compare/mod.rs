@@ -80,6 +80,7 @@ impl Report {
     }
 }
 
+/// Adds `what` to `out` when `old` and `new` differ.
 fn diff(out: &mut Vec<EnvDifference>, what: &str, old: impl ToString, new: impl ToString) {
     let (old, new) = (old.to_string(), new.to_string());
     if old != new {

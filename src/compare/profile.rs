@@ -4,7 +4,7 @@
 //! real and no significance test is needed; where they varied (rejection sampling, retries,
 //! randomness the seed could not fix), the ranges over seeds are compared instead.
 
-use super::{environment_differences, EnvDifference};
+use super::{diff, environment_differences, EnvDifference};
 use crate::measure::sampler::Op;
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
 use serde::Serialize;
@@ -185,20 +185,18 @@ pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
     functions.sort_by_key(|f| std::cmp::Reverse(f.delta().unsigned_abs()));
     functions.truncate(TOP_FUNCTIONS);
     let mut differences = environment_differences(&old.environment, &new.environment);
-    if old.measured.valgrind != new.measured.valgrind {
-        differences.push(EnvDifference {
-            what: "valgrind".into(),
-            old: old.measured.valgrind.clone(),
-            new: new.measured.valgrind.clone(),
-        });
-    }
-    if old.config.cache_geometry != new.config.cache_geometry {
-        differences.push(EnvDifference {
-            what: "simulated cache".into(),
-            old: old.config.cache_geometry.clone(),
-            new: new.config.cache_geometry.clone(),
-        });
-    }
+    diff(
+        &mut differences,
+        "valgrind",
+        &old.measured.valgrind,
+        &new.measured.valgrind,
+    );
+    diff(
+        &mut differences,
+        "simulated cache",
+        &old.config.cache_geometry,
+        &new.config.cache_geometry,
+    );
     ProfileReport {
         differences,
         rows,

@@ -302,6 +302,19 @@ impl<'a> Workload<'a> {
         Ok(())
     }
 
+    /// `calls` calls counted by the hardware counters `pmu` (inputs readied first, so nothing
+    /// is prepared inside the counted phase), or the first call's error.
+    pub fn count(&mut self, pmu: &mut Pmu, calls: u64) -> Result<Counters, KemError> {
+        self.ready(calls as usize)?;
+        let mut failed = None;
+        let c = pmu.count(calls, || {
+            if let Err(e) = self.call() {
+                failed = Some(e);
+            }
+        });
+        failed.map_or(Ok(c), Err)
+    }
+
     /// One call of the operation, with the next input of the pool.
     #[inline(always)]
     pub fn call(&mut self) -> Result<(), KemError> {
@@ -531,20 +544,7 @@ impl<'a> OpSampler<'a> {
         let w = &mut self.w;
         // Counted phase, apart from the timed one so counter reads never sit inside a sample.
         let counters = match pmu {
-            Some(p) => {
-                let calls = ((0.05e9 / self.call_ns) as u64).clamp(1, 10_000);
-                w.ready(calls as usize)?;
-                let mut failed = None;
-                let c = p.count(calls, || {
-                    if let Err(e) = w.call() {
-                        failed = Some(e);
-                    }
-                });
-                if let Some(e) = failed {
-                    return Err(e);
-                }
-                c
-            }
+            Some(p) => w.count(p, ((0.05e9 / self.call_ns) as u64).clamp(1, 10_000))?,
             None => Counters::Unavailable(pmu_missing.to_string()),
         };
 

@@ -8,17 +8,7 @@ use std::path::Path;
 
 /// A file name for `label` and `what`: `ML-KEM-768@pqclean_avx2-keygen.svg`.
 fn svg_name(label: &str, what: &str) -> String {
-    let safe: String = label
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-@.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    format!("{safe}-{what}.svg")
+    format!("{}-{what}.svg", super::file_part(label))
 }
 
 /// Writes flame graphs into `dir` (created if missing), never over a protected file.

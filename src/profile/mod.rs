@@ -396,21 +396,27 @@ fn spawn_and_wait(
     Ok(stdout)
 }
 
+/// `label` as part of a file name: letters, digits, `-`, `@` and `.` kept, anything else
+/// (`/`, spaces) as `_` (`ML-KEM-768@pqclean_avx2`).
+pub fn file_part(label: &str) -> String {
+    label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-@.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// A directory of its own for one worker's files, removed when dropped.
 struct WorkDir(PathBuf);
 
 impl WorkDir {
     fn new(label: &str, seed: u64) -> std::io::Result<WorkDir> {
-        let safe: String = label
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
+        let safe = file_part(label);
         let d = std::env::temp_dir().join(format!(
             "kembench-profile-{}-{safe}-{seed}-{:08x}",
             std::process::id(),
@@ -518,10 +524,7 @@ fn run_worker(
 
 /// Copies one dump to `keep/LABEL/seedN/OP.callgrind`; a failure is reported, not fatal.
 fn keep_dump(keep: &Path, label: &str, seed: u64, op: Op, dump: &Path) {
-    let safe: String = label
-        .chars()
-        .map(|c| if c == '/' { '_' } else { c })
-        .collect();
+    let safe = file_part(label);
     let dir = keep.join(safe).join(format!("seed{seed}"));
     let to = dir.join(format!("{}.callgrind", op.as_str()));
     if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::copy(dump, &to)) {

@@ -212,27 +212,13 @@ fn native_counters(k: &dyn Kem, op: Op, pmu: &mut Result<Pmu, String>) -> Counte
         Ok(p) => p,
         Err(why) => return Counters::Unavailable(why.clone()),
     };
-    let mut w = match Workload::new(k, op, CALLS as usize) {
-        Ok(w) => w,
-        Err(e) => return Counters::Unavailable(format!("preparing {}: {e}", op.as_str())),
-    };
-    // Warm-up, then the counted calls, every input ready beforehand.
-    let warm = w
-        .ready(2 * CALLS as usize)
-        .and_then(|()| (0..CALLS).try_for_each(|_| w.call()));
-    if let Err(e) = warm {
-        return Counters::Unavailable(format!("{}: {e}", op.as_str()));
-    }
-    let mut failed = None;
-    let c = pmu.count(CALLS, || {
-        if let Err(e) = w.call() {
-            failed = Some(e);
-        }
+    // A warm-up of as many calls, then the counted ones.
+    let counted = Workload::new(k, op, CALLS as usize).and_then(|mut w| {
+        w.ready(CALLS as usize)?;
+        (0..CALLS).try_for_each(|_| w.call())?;
+        w.count(pmu, CALLS)
     });
-    match failed {
-        Some(e) => Counters::Unavailable(format!("{}: {e}", op.as_str())),
-        None => c,
-    }
+    counted.unwrap_or_else(|e| Counters::Unavailable(format!("{}: {e}", op.as_str())))
 }
 
 /// Prepares `op`'s inputs and warms it up outside collection, then makes one call inside the

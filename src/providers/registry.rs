@@ -75,24 +75,6 @@ pub struct Filter {
 }
 
 impl Filter {
-    /// The filter as its command-line flags (`--alg ML-KEM-768 --impl liboqs`).
-    pub fn describe(&self) -> String {
-        let mut parts = Vec::new();
-        if !self.algorithms.is_empty() {
-            parts.push(format!("--alg {}", self.algorithms.join(",")));
-        }
-        if !self.implementations.is_empty() {
-            parts.push(format!("--impl {}", self.implementations.join(",")));
-        }
-        if let Some(f) = &self.family {
-            parts.push(format!("--family {f}"));
-        }
-        if let Some(l) = self.level {
-            parts.push(format!("--level {l}"));
-        }
-        parts.join(" ")
-    }
-
     /// Whether no filter is set (everything matches).
     pub fn is_empty(&self) -> bool {
         self.algorithms.is_empty()

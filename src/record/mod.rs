@@ -439,6 +439,30 @@ impl AnyRecord {
     }
 }
 
+/// A selection by filters as its command-line flags (`--alg ML-KEM-768 --impl liboqs`), for
+/// the store's `selection` column.
+pub fn describe_filter(
+    algorithms: &[String],
+    implementations: &[String],
+    family: Option<&str>,
+    level: Option<u8>,
+) -> String {
+    let mut parts = Vec::new();
+    if !algorithms.is_empty() {
+        parts.push(format!("--alg {}", algorithms.join(",")));
+    }
+    if !implementations.is_empty() {
+        parts.push(format!("--impl {}", implementations.join(",")));
+    }
+    if let Some(f) = family {
+        parts.push(format!("--family {f}"));
+    }
+    if let Some(l) = level {
+        parts.push(format!("--level {l}"));
+    }
+    parts.join(" ")
+}
+
 /// Now, RFC 3339 UTC with seconds.
 pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()

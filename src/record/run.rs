@@ -389,20 +389,12 @@ impl Kind for Run {
         if c.selection != "filtered" {
             return c.selection.clone();
         }
-        let mut parts = Vec::new();
-        if !c.algorithms.is_empty() {
-            parts.push(format!("--alg {}", c.algorithms.join(",")));
-        }
-        if !c.implementations.is_empty() {
-            parts.push(format!("--impl {}", c.implementations.join(",")));
-        }
-        if let Some(f) = &c.family {
-            parts.push(format!("--family {f}"));
-        }
-        if let Some(l) = c.level {
-            parts.push(format!("--level {l}"));
-        }
-        parts.join(" ")
+        super::describe_filter(
+            &c.algorithms,
+            &c.implementations,
+            c.family.as_deref(),
+            c.level,
+        )
     }
 
     fn interrupted(state: &RunState) -> bool {

@@ -17,6 +17,9 @@ fn load_run(spec: &str, selector: &str) -> anyhow::Result<(String, RunRecord)> {
         (name, AnyRecord::Profile(_)) => {
             crate::bail_usage!("{name} is a profile; compare it with another profile")
         }
+        (name, AnyRecord::Tls(_)) => {
+            crate::bail_usage!("{name} is a tls run; compare reads latency runs and profiles")
+        }
     }
 }
 

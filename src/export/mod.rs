@@ -153,6 +153,7 @@ impl Format {
             AnyRecord::Run(r) => self.serialize(r.as_ref()),
             AnyRecord::Throughput(t) => self.serialize(t.as_ref()),
             AnyRecord::Profile(p) => self.serialize(p.as_ref()),
+            AnyRecord::Tls(_) => anyhow::bail!("tls runs cannot be exported yet"),
         }
     }
 }

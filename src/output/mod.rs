@@ -206,6 +206,7 @@ pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]
         }
         AnyRecord::Throughput(t) => out.push_str(&throughput::tables(t, layout)),
         AnyRecord::Profile(p) => out.push_str(&profile::tables(p, layout)),
+        AnyRecord::Tls(_) => out.push_str("(tls runs are not shown yet)\n"),
     }
     out
 }

@@ -145,6 +145,7 @@ pub fn parse_as(
             serde_json::from_value(v).map(|r| AnyRecord::Throughput(Box::new(r)))
         }
         RecordKind::Profile => serde_json::from_value(v).map(|r| AnyRecord::Profile(Box::new(r))),
+        RecordKind::Tls => serde_json::from_value(v).map(|r| AnyRecord::Tls(Box::new(r))),
     }
     .map_err(|e| malformed(e.to_string()))
 }

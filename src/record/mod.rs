@@ -12,11 +12,13 @@ mod load;
 pub mod profile;
 pub mod run;
 pub mod throughput;
+pub mod tls;
 
 pub use load::{load, load_as, parse, parse_as, LoadError};
 pub use profile::ProfileRecord;
 pub use run::RunRecord;
 pub use throughput::ThroughputRecord;
+pub use tls::TlsRecord;
 
 use crate::env::Environment;
 use serde::de::DeserializeOwned;
@@ -32,11 +34,18 @@ pub enum RecordKind {
     Throughput,
     /// `kembench profile`: instruction counts and where they go, under callgrind.
     Profile,
+    /// `kembench tls`: real TLS 1.3 handshakes per group and stack.
+    Tls,
 }
 
 impl RecordKind {
     /// Every kind.
-    pub const ALL: [RecordKind; 3] = [RecordKind::Run, RecordKind::Throughput, RecordKind::Profile];
+    pub const ALL: [RecordKind; 4] = [
+        RecordKind::Run,
+        RecordKind::Throughput,
+        RecordKind::Profile,
+        RecordKind::Tls,
+    ];
 
     /// The `kind` field of a result file (`kembench-run`).
     pub fn file_kind(self) -> &'static str {
@@ -44,6 +53,7 @@ impl RecordKind {
             RecordKind::Run => "kembench-run",
             RecordKind::Throughput => "kembench-throughput",
             RecordKind::Profile => "kembench-profile",
+            RecordKind::Tls => "kembench-tls",
         }
     }
 
@@ -53,6 +63,7 @@ impl RecordKind {
             RecordKind::Run => "run",
             RecordKind::Throughput => "throughput",
             RecordKind::Profile => "profile",
+            RecordKind::Tls => "tls",
         }
     }
 
@@ -62,6 +73,7 @@ impl RecordKind {
             RecordKind::Run => run::SCHEMA_VERSION,
             RecordKind::Throughput => throughput::SCHEMA_VERSION,
             RecordKind::Profile => profile::SCHEMA_VERSION,
+            RecordKind::Tls => tls::SCHEMA_VERSION,
         }
     }
 
@@ -71,6 +83,7 @@ impl RecordKind {
             RecordKind::Run => "a run (`kembench run --json`)",
             RecordKind::Throughput => "a throughput run (`kembench throughput --json`)",
             RecordKind::Profile => "a profile (`kembench profile --json`)",
+            RecordKind::Tls => "a tls run (`kembench tls --json`)",
         }
     }
 
@@ -80,6 +93,7 @@ impl RecordKind {
             RecordKind::Run => "latency runs",
             RecordKind::Throughput => "throughput runs",
             RecordKind::Profile => "profiles",
+            RecordKind::Tls => "tls runs",
         }
     }
 
@@ -408,6 +422,8 @@ pub enum AnyRecord {
     Throughput(Box<ThroughputRecord>),
     /// From `kembench profile`.
     Profile(Box<ProfileRecord>),
+    /// From `kembench tls`.
+    Tls(Box<TlsRecord>),
 }
 
 impl AnyRecord {
@@ -417,6 +433,7 @@ impl AnyRecord {
             AnyRecord::Run(_) => RecordKind::Run,
             AnyRecord::Throughput(_) => RecordKind::Throughput,
             AnyRecord::Profile(_) => RecordKind::Profile,
+            AnyRecord::Tls(_) => RecordKind::Tls,
         }
     }
 
@@ -426,6 +443,7 @@ impl AnyRecord {
             AnyRecord::Run(r) => &r.command_line,
             AnyRecord::Throughput(t) => &t.command_line,
             AnyRecord::Profile(p) => &p.command_line,
+            AnyRecord::Tls(t) => &t.command_line,
         }
     }
 
@@ -435,6 +453,7 @@ impl AnyRecord {
             AnyRecord::Run(r) => &r.environment,
             AnyRecord::Throughput(t) => &t.environment,
             AnyRecord::Profile(p) => &p.environment,
+            AnyRecord::Tls(t) => &t.environment,
         }
     }
 }

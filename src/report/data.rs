@@ -72,6 +72,7 @@ impl Dataset {
                     path,
                     record: *r,
                 }),
+                Record::Tls(_) => {}
             }
         }
         d

@@ -96,6 +96,7 @@ pub fn record(stored: &StoredRun) -> anyhow::Result<AnyRecord> {
         }
         AnyRecord::Throughput(t) => fill(t, id, &stored.results)?,
         AnyRecord::Profile(p) => fill(p, id, &stored.results)?,
+        AnyRecord::Tls(t) => fill(t, id, &stored.results)?,
     }
     Ok(r)
 }
@@ -118,6 +119,7 @@ pub fn insert(s: &mut Store, r: AnyRecord) -> anyhow::Result<(String, usize)> {
         AnyRecord::Run(r) => insert_as(s, *r),
         AnyRecord::Throughput(t) => insert_as(s, *t),
         AnyRecord::Profile(p) => insert_as(s, *p),
+        AnyRecord::Tls(_) => anyhow::bail!("tls runs cannot be imported yet"),
     }
 }
 

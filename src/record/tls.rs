@@ -1,0 +1,444 @@
+//! The record of `kembench tls`: per TLS stack, key-exchange group and certificate, real TLS 1.3
+//! handshakes: the checks each one passed, bytes and TCP segments per flight, CPU per handshake
+//! on each side (full, resumed, after a HelloRetryRequest), scaling across threads, the cores
+//! for a target rate beside the bare-KEM model, and handshake times under network conditions.
+
+use super::throughput::{Capacity, Point};
+use super::{Benchmark, Kind, Nothing, Record, RecordKind, ResultStatus};
+use serde::{Deserialize, Serialize};
+
+/// Version of the JSON layout.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// TCP's maximum segment size the segment counts assume (Ethernet MTU 1500 less 40 bytes of
+/// IPv4 and TCP headers).
+pub const MSS: usize = 1460;
+/// TCP's initial congestion window, segments (RFC 6928).
+pub const INITCWND: usize = 10;
+
+/// A distribution's summary: the figures the reference study of this question reports, plus
+/// the quartile above.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// Smallest value.
+    pub min: f64,
+    /// 25th percentile.
+    pub p25: f64,
+    /// Median.
+    pub median: f64,
+    /// 75th percentile.
+    pub p75: f64,
+    /// 95th percentile.
+    pub p95: f64,
+    /// Largest value.
+    pub max: f64,
+    /// Values summarised.
+    pub n: usize,
+}
+
+impl Spread {
+    /// The summary of `values` (`None` when there are none or one is not finite).
+    pub fn of(values: &[f64]) -> Option<Spread> {
+        if values.is_empty() || values.iter().any(|v| !v.is_finite()) {
+            return None;
+        }
+        let s = crate::stats::sorted(values);
+        let p = |q: f64| crate::stats::percentile(&s, q);
+        Some(Spread {
+            min: s[0],
+            p25: p(25.0),
+            median: p(50.0),
+            p75: p(75.0),
+            p95: p(95.0),
+            max: s[s.len() - 1],
+            n: s.len(),
+        })
+    }
+
+    fn values(&self) -> [f64; 6] {
+        [
+            self.min,
+            self.p25,
+            self.median,
+            self.p75,
+            self.p95,
+            self.max,
+        ]
+    }
+}
+
+/// One flight of a handshake: what one side sends before it waits for the other.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Flight {
+    /// Which flight (`ClientHello`, `ServerHello..Finished`, `client Finished`,
+    /// `NewSessionTicket`, and for a HelloRetryRequest `HelloRetryRequest` and
+    /// `second ClientHello`).
+    pub name: String,
+    /// Sender: `client` or `server`.
+    pub from: String,
+    /// TLS bytes on the wire (record headers included, TCP/IP headers not).
+    pub bytes: usize,
+    /// TLS records in the flight.
+    pub records: usize,
+    /// TCP segments the flight takes at [`MSS`] bytes each.
+    pub segments: usize,
+}
+
+impl Flight {
+    /// A flight of `bytes` in `records` records.
+    pub fn new(name: &str, from: &str, bytes: usize, records: usize) -> Flight {
+        Flight {
+            name: name.to_string(),
+            from: from.to_string(),
+            bytes,
+            records,
+            segments: bytes.div_ceil(MSS),
+        }
+    }
+}
+
+/// What the checks of every handshake found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Checks {
+    /// Handshakes checked (every one of the run, the scaling and network ones included).
+    pub handshakes: u64,
+    /// The group both stacks reported, and the one the ServerHello carries on the wire.
+    pub negotiated_group: String,
+    /// The key share the ClientHello carries for the group, bytes.
+    pub client_share_bytes: usize,
+    /// The key share the ServerHello carries, bytes.
+    pub server_share_bytes: usize,
+    /// The certificate chain the client verified: signature algorithm and chain length.
+    pub certificate: String,
+}
+
+/// The kinds of handshake measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// A full handshake: the client's first key share is for the group asked for.
+    Full,
+    /// A resumed handshake: a session ticket from an earlier one, PSK with (EC)DHE.
+    Resumed,
+    /// The client's first key share is for another group (X25519, or secp256r1 when the group
+    /// is X25519): the server answers with a HelloRetryRequest.
+    Hrr,
+}
+
+impl Mode {
+    /// Every mode, in the order measured.
+    pub const ALL: [Mode; 3] = [Mode::Full, Mode::Resumed, Mode::Hrr];
+
+    /// The spelling of files, the store and the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Full => "full",
+            Mode::Resumed => "resumed",
+            Mode::Hrr => "hrr",
+        }
+    }
+
+    /// The mode spelt `s`.
+    pub fn parse(s: &str) -> Option<Mode> {
+        Self::ALL.into_iter().find(|m| m.as_str() == s)
+    }
+}
+
+/// CPU cost of one kind of handshake on one core, in-memory transport.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModeCost {
+    /// Which kind of handshake.
+    pub mode: Mode,
+    /// Handshakes made (each checked).
+    pub handshakes: u64,
+    /// Handshakes per second of one thread doing both sides, connection objects included.
+    pub handshakes_per_sec: f64,
+    /// The server's time in its own calls per handshake (ns): what a TLS terminator pays.
+    pub server_ns: Spread,
+    /// The client's time in its own calls per handshake (ns).
+    pub client_ns: Spread,
+    /// The fastest state's figure: the lowest of the per-round medians of the server's time.
+    pub server_best_round_median_ns: f64,
+    /// The same for the client.
+    pub client_best_round_median_ns: f64,
+    /// The flights of one such handshake.
+    pub flights: Vec<Flight>,
+}
+
+/// The bare key exchange measured in the same run with kembench's own implementation of the
+/// group on the same library, and its share of the handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KemShare {
+    /// The implementation measured (`X25519MLKEM768@rustls/aws-lc-rs`).
+    pub implementation: String,
+    /// Median keygen (the client's key share), ns.
+    pub keygen_ns: f64,
+    /// Median encapsulation (the server's share and secret), ns.
+    pub encaps_ns: f64,
+    /// Median decapsulation (the client's secret), ns.
+    pub decaps_ns: f64,
+    /// Encapsulation over the server's median time per full handshake.
+    pub server_share: f64,
+    /// Keygen plus decapsulation over the client's median time per full handshake.
+    pub client_share: f64,
+    /// What `throughput`'s model predicts from these bare rates on one core.
+    pub model: Capacity,
+}
+
+/// Cores a TLS terminator (and its clients) need for the target rate of full handshakes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TlsCapacity {
+    /// Target handshakes per second.
+    pub target_rate: f64,
+    /// Thread count whose per-core rate is used (the largest not above the logical CPUs).
+    pub basis_threads: usize,
+    /// Per-core slowdown at that thread count against one thread (1 = perfect scaling).
+    pub scaling_penalty: f64,
+    /// Server handshakes per second per core: one over the server's median time, times the
+    /// scaling penalty.
+    pub server_handshakes_per_sec_per_core: f64,
+    /// Client handshakes per second per core, likewise.
+    pub client_handshakes_per_sec_per_core: f64,
+    /// Server cores for the target rate.
+    pub server_cores_for_target: f64,
+    /// Client cores for the target rate.
+    pub client_cores_for_target: f64,
+}
+
+/// How one network condition was produced.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Mechanisms {
+    /// The delay (`relay`: kembench's packet relay holds each frame, both directions).
+    pub delay: String,
+    /// The loss (`nft numgen random` rule dropping a share of the packets), or `none`.
+    pub loss: String,
+    /// The rate limit (`tbf` qdisc), or `none`.
+    pub rate: String,
+}
+
+/// Handshake completion times under one network condition (loopback TCP between namespaces).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NetPoint {
+    /// The profile's name (`rtt31-loss3`).
+    pub profile: String,
+    /// Round-trip time asked for, ms.
+    pub rtt_ms: f64,
+    /// Packet loss asked for, percent of packets, each direction.
+    pub loss_pct: f64,
+    /// Rate limit, Mbit/s.
+    pub rate_mbit: f64,
+    /// Round-trip time measured before the handshakes (TCP connect times' median), ms.
+    pub measured_rtt_ms: f64,
+    /// How each part of the condition was made.
+    pub mechanisms: Mechanisms,
+    /// Handshakes completed and checked.
+    pub handshakes: u64,
+    /// Handshakes that failed or timed out (not in the times).
+    pub failures: u64,
+    /// TCP connect plus TLS handshake until the client is done, ms.
+    pub time_ms: Option<Spread>,
+}
+
+/// Everything measured for one (group, stack, certificate).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TlsResult {
+    /// The key-exchange group as the registry names its algorithm (`X25519MLKEM768`, `P-256`).
+    pub algorithm: String,
+    /// `STACK/CERT` (`rustls/ecdsa-p256`): the benchmark's implementation.
+    pub implementation: String,
+    /// The TLS stack (`rustls`, `openssl`).
+    pub stack: String,
+    /// The stack's version.
+    pub version: String,
+    /// The group's TLS name (`X25519MLKEM768`, `secp256r1`).
+    pub group: String,
+    /// The group's code point.
+    pub codepoint: u16,
+    /// The server certificate's key (`ecdsa-p256`, `ed25519`, `rsa2048`).
+    pub cert: String,
+    /// Why the stack cannot run this group (then nothing else is measured).
+    pub unavailable: Option<String>,
+    /// What every handshake was checked for.
+    pub checks: Option<Checks>,
+    /// CPU cost per kind of handshake.
+    pub modes: Vec<ModeCost>,
+    /// Full handshakes across thread counts (both sides in each thread).
+    pub scaling: Vec<Point>,
+    /// Cores for the target rate.
+    pub capacity: Option<TlsCapacity>,
+    /// The bare key exchange and its share.
+    pub kem: Option<KemShare>,
+    /// Handshake times per network condition.
+    pub network: Vec<NetPoint>,
+    /// Why the network conditions were not measured, when asked for.
+    pub network_skipped: Option<String>,
+    /// An error that stopped the measurement, if any.
+    pub error: Option<String>,
+    /// Ctrl-C or SIGTERM stopped it part-way (what was measured is kept).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+}
+
+impl TlsResult {
+    /// The cost of one kind of handshake, if measured.
+    pub fn mode(&self, mode: Mode) -> Option<&ModeCost> {
+        self.modes.iter().find(|m| m.mode == mode)
+    }
+}
+
+/// A network condition to measure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NetProfile {
+    /// Its name (`rtt31-loss3`).
+    pub name: String,
+    /// Round-trip time, ms.
+    pub rtt_ms: f64,
+    /// Packet loss, percent, each direction.
+    pub loss_pct: f64,
+    /// Rate limit, Mbit/s.
+    pub rate_mbit: f64,
+}
+
+/// Configuration of a tls run.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TlsConfig {
+    /// Stacks.
+    pub stacks: Vec<String>,
+    /// Groups, by TLS name.
+    pub groups: Vec<String>,
+    /// Certificate keys.
+    pub certs: Vec<String>,
+    /// Kinds of handshake.
+    pub modes: Vec<Mode>,
+    /// Seconds of handshakes per kind (split into rounds).
+    pub duration_s: f64,
+    /// Thread counts for scaling.
+    pub threads: Vec<usize>,
+    /// Seconds per thread count.
+    pub scaling_duration_s: f64,
+    /// Target handshakes per second for the capacity figures.
+    pub target_rate: f64,
+    /// Network conditions (empty: not measured).
+    pub network: Vec<NetProfile>,
+    /// Handshakes per network condition.
+    pub network_handshakes: usize,
+    /// Every `group@stack/cert` the run set out to measure.
+    pub planned: Vec<String>,
+}
+
+/// The tls record kind: nothing beside the common header.
+#[derive(Debug, Clone, Copy)]
+pub struct Tls;
+
+/// What a tls run records before `kind` when Ctrl-C or SIGTERM stopped it.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct TlsState {
+    /// Stopped before every benchmark was measured.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+}
+
+impl Kind for Tls {
+    const KIND: RecordKind = RecordKind::Tls;
+    type State = TlsState;
+    type Config = TlsConfig;
+    type Measured = Nothing;
+    type Result = TlsResult;
+
+    fn selection(config: &TlsConfig) -> String {
+        config.planned.join(",")
+    }
+
+    fn interrupted(state: &TlsState) -> bool {
+        state.interrupted
+    }
+
+    fn set_interrupted(state: &mut TlsState, interrupted: bool) {
+        state.interrupted = interrupted;
+    }
+
+    fn check_result(r: &TlsResult) -> Result<(), String> {
+        for m in &r.modes {
+            let what = format!("{} handshakes", m.mode.as_str());
+            super::check_times(
+                &what,
+                [
+                    m.handshakes_per_sec,
+                    m.server_best_round_median_ns,
+                    m.client_best_round_median_ns,
+                ]
+                .iter()
+                .chain(&m.server_ns.values())
+                .chain(&m.client_ns.values()),
+            )?;
+        }
+        for p in &r.scaling {
+            super::check_times(
+                &format!("scaling at {} threads", p.threads),
+                [p.total_ops_per_sec]
+                    .iter()
+                    .chain(&p.per_thread_ops_per_sec),
+            )?;
+        }
+        for n in &r.network {
+            if let Some(t) = &n.time_ms {
+                super::check_times(&format!("network {}", n.profile), &t.values())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A whole tls run: what `tls --json` writes.
+pub type TlsRecord = Record<Tls>;
+
+impl Benchmark for TlsResult {
+    fn algorithm(&self) -> &str {
+        &self.algorithm
+    }
+
+    fn implementation(&self) -> &str {
+        &self.implementation
+    }
+
+    fn status(&self) -> ResultStatus {
+        if self.interrupted {
+            ResultStatus::Interrupted
+        } else if self.error.is_some() || self.unavailable.is_some() {
+            ResultStatus::Error
+        } else {
+            ResultStatus::Ok
+        }
+    }
+
+    fn is_final(&self) -> bool {
+        !self.interrupted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_round_up_at_the_mss() {
+        assert_eq!(Flight::new("a", "client", 1460, 1).segments, 1);
+        assert_eq!(Flight::new("a", "client", 1461, 1).segments, 2);
+        assert_eq!(Flight::new("a", "client", 0, 0).segments, 0);
+    }
+
+    #[test]
+    fn spread_of_known_values() {
+        let s = Spread::of(&[5.0, 1.0, 3.0, 2.0, 4.0]).unwrap();
+        assert_eq!((s.min, s.median, s.max, s.n), (1.0, 3.0, 5.0, 5));
+        assert!(Spread::of(&[]).is_none());
+        assert!(Spread::of(&[1.0, f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn modes_round_trip_their_spelling() {
+        for m in Mode::ALL {
+            assert_eq!(Mode::parse(m.as_str()), Some(m));
+        }
+    }
+}

@@ -29,5 +29,6 @@ pub mod stats;
 pub mod store;
 pub mod suggest;
 pub mod throughput;
+pub mod tls;
 pub mod units;
 pub mod verify;

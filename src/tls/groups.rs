@@ -1,0 +1,201 @@
+//! The key-exchange groups `kembench tls` offers, the certificate keys, and the stacks: one
+//! table each, from which the command line, the default selection and the checks derive.
+
+/// A TLS 1.3 key-exchange group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Group {
+    /// The name in the IANA registry (`X25519MLKEM768`, `secp256r1`).
+    pub tls_name: &'static str,
+    /// The code point in the ClientHello's and ServerHello's `key_share`.
+    pub codepoint: u16,
+    /// The algorithm's name in kembench's catalog (`X25519MLKEM768`, `P-256`, `ML-KEM-768`).
+    pub algorithm: &'static str,
+    /// OpenSSL's name for its groups list.
+    pub openssl_name: &'static str,
+    /// Measured when `--groups` is not given.
+    pub default: bool,
+}
+
+/// Every group kembench knows, in the order results are listed.
+pub const GROUPS: &[Group] = &[
+    Group {
+        tls_name: "X25519",
+        codepoint: 0x001d,
+        algorithm: "X25519",
+        openssl_name: "X25519",
+        default: true,
+    },
+    Group {
+        tls_name: "secp256r1",
+        codepoint: 0x0017,
+        algorithm: "P-256",
+        openssl_name: "P-256",
+        default: true,
+    },
+    Group {
+        tls_name: "secp384r1",
+        codepoint: 0x0018,
+        algorithm: "P-384",
+        openssl_name: "P-384",
+        default: true,
+    },
+    Group {
+        tls_name: "X25519MLKEM768",
+        codepoint: 0x11ec,
+        algorithm: "X25519MLKEM768",
+        openssl_name: "X25519MLKEM768",
+        default: true,
+    },
+    Group {
+        tls_name: "SecP256r1MLKEM768",
+        codepoint: 0x11eb,
+        algorithm: "SecP256r1MLKEM768",
+        openssl_name: "SecP256r1MLKEM768",
+        default: true,
+    },
+    Group {
+        tls_name: "MLKEM768",
+        codepoint: 0x0201,
+        algorithm: "ML-KEM-768",
+        openssl_name: "MLKEM768",
+        default: true,
+    },
+    Group {
+        tls_name: "MLKEM1024",
+        codepoint: 0x0202,
+        algorithm: "ML-KEM-1024",
+        openssl_name: "MLKEM1024",
+        default: true,
+    },
+    Group {
+        tls_name: "secp521r1",
+        codepoint: 0x0019,
+        algorithm: "P-521",
+        openssl_name: "P-521",
+        default: false,
+    },
+    Group {
+        tls_name: "ffdhe2048",
+        codepoint: 0x0100,
+        algorithm: "ffdhe2048",
+        openssl_name: "ffdhe2048",
+        default: false,
+    },
+];
+
+impl Group {
+    /// The group named `name` (its TLS name or kembench's algorithm name, any case).
+    pub fn find(name: &str) -> Option<&'static Group> {
+        GROUPS.iter().find(|g| {
+            g.tls_name.eq_ignore_ascii_case(name) || g.algorithm.eq_ignore_ascii_case(name)
+        })
+    }
+
+    /// The group whose code point is `codepoint`.
+    pub fn by_codepoint(codepoint: u16) -> Option<&'static Group> {
+        GROUPS.iter().find(|g| g.codepoint == codepoint)
+    }
+
+    /// The group whose key share the client sends first in a HelloRetryRequest handshake:
+    /// X25519, the most common first guess, or secp256r1 when the group asked for is X25519.
+    pub fn wrong_guess(&self) -> &'static Group {
+        let other = if self.tls_name == "X25519" {
+            "secp256r1"
+        } else {
+            "X25519"
+        };
+        Group::find(other).expect("both are in GROUPS")
+    }
+}
+
+/// The server certificate's key (the chain is a root, an intermediate and a leaf of that key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CertKind {
+    /// ECDSA with P-256 and SHA-256.
+    EcdsaP256,
+    /// Ed25519.
+    Ed25519,
+    /// RSA 2048 (PKCS #1 v1.5 signatures in the certificates, RSA-PSS in the handshake).
+    Rsa2048,
+}
+
+impl CertKind {
+    /// Every kind.
+    pub const ALL: [CertKind; 3] = [CertKind::EcdsaP256, CertKind::Ed25519, CertKind::Rsa2048];
+
+    /// The spelling of the command line and the results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CertKind::EcdsaP256 => "ecdsa-p256",
+            CertKind::Ed25519 => "ed25519",
+            CertKind::Rsa2048 => "rsa2048",
+        }
+    }
+
+    /// The kind spelt `s`.
+    pub fn parse(s: &str) -> Option<CertKind> {
+        Self::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+}
+
+/// A TLS stack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StackKind {
+    /// rustls with its aws-lc-rs crypto provider.
+    Rustls,
+    /// OpenSSL 3.6 from the vendored build.
+    Openssl,
+}
+
+impl StackKind {
+    /// Every stack.
+    pub const ALL: [StackKind; 2] = [StackKind::Rustls, StackKind::Openssl];
+
+    /// The spelling of the command line and the results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StackKind::Rustls => "rustls",
+            StackKind::Openssl => "openssl",
+        }
+    }
+
+    /// The stack spelt `s`.
+    pub fn parse(s: &str) -> Option<StackKind> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    /// The implementation in kembench's registry whose bare key exchange is this stack's
+    /// (`X25519MLKEM768@rustls/aws-lc-rs`).
+    pub fn kem_label(self, g: &Group) -> String {
+        match self {
+            StackKind::Rustls => format!("{}@rustls/aws-lc-rs", g.algorithm),
+            StackKind::Openssl => format!("{}@openssl", g.algorithm),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_codepoints_are_unique_and_found() {
+        for g in GROUPS {
+            assert_eq!(Group::find(g.tls_name), Some(g));
+            assert_eq!(Group::find(g.algorithm), Some(g));
+            assert_eq!(Group::by_codepoint(g.codepoint), Some(g));
+            assert_ne!(g.wrong_guess().codepoint, g.codepoint);
+        }
+    }
+
+    #[test]
+    fn every_group_is_in_the_catalog() {
+        for g in GROUPS {
+            assert!(
+                crate::kem::catalog::find(g.algorithm).is_some(),
+                "{} is not in the catalog",
+                g.algorithm
+            );
+        }
+    }
+}

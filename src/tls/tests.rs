@@ -1,0 +1,118 @@
+//! Real handshakes on both stacks: every default group, every kind of handshake, checked, with
+//! the key-share sizes the drafts fix.
+
+use super::certs::Chain;
+use super::groups::{CertKind, Group, StackKind, GROUPS};
+use super::measure::{check, flights, stack};
+use super::memory::handshake;
+use crate::record::tls::Mode;
+
+fn chain() -> Chain {
+    Chain::generate(CertKind::EcdsaP256).unwrap()
+}
+
+#[test]
+fn every_default_group_negotiates_on_both_stacks() {
+    let chain = chain();
+    for kind in StackKind::ALL {
+        for g in GROUPS.iter().filter(|g| g.default) {
+            let s =
+                stack(kind, g, &chain).unwrap_or_else(|e| panic!("{kind:?} {}: {e}", g.tls_name));
+            for _ in 0..3 {
+                let o = handshake(s.as_ref(), Mode::Full, None)
+                    .unwrap_or_else(|e| panic!("{kind:?} {}: {e}", g.tls_name));
+                check(&o, Mode::Full, g).unwrap_or_else(|e| panic!("{kind:?} {}: {e}", g.tls_name));
+                assert!(o.server_ns > 0 && o.client_ns > 0);
+            }
+        }
+    }
+}
+
+#[test]
+fn hybrid_key_shares_have_the_drafts_sizes_and_spill_the_client_hello() {
+    let chain = chain();
+    let g = Group::find("X25519MLKEM768").unwrap();
+    for kind in StackKind::ALL {
+        let s = stack(kind, g, &chain).unwrap();
+        let o = handshake(s.as_ref(), Mode::Full, None).unwrap();
+        assert_eq!(
+            o.client_hello.as_ref().unwrap().shares,
+            vec![(0x11ec, 1216)],
+            "{kind:?}"
+        );
+        assert_eq!(
+            o.server_hello.as_ref().unwrap().shares,
+            vec![(0x11ec, 1120)],
+            "{kind:?}"
+        );
+        let f = flights(&o, Mode::Full);
+        assert_eq!(f[0].name, "ClientHello");
+        assert!(f[0].bytes > 1216 && f[0].bytes < 2000, "{kind:?}: {f:?}");
+        assert_eq!(f[0].segments, 1 + usize::from(f[0].bytes > 1460));
+        assert_eq!(f[1].from, "server");
+        assert!(f[1].bytes > 1120, "{kind:?}: {f:?}");
+    }
+    // X25519's shares are 32 bytes both ways and its ClientHello fits one segment.
+    let x = Group::find("X25519").unwrap();
+    for kind in StackKind::ALL {
+        let s = stack(kind, x, &chain).unwrap();
+        let o = handshake(s.as_ref(), Mode::Full, None).unwrap();
+        assert_eq!(o.client_hello.unwrap().shares, vec![(0x001d, 32)]);
+        assert_eq!(o.server_hello.unwrap().shares, vec![(0x001d, 32)]);
+        assert_eq!(
+            flights(
+                &handshake(s.as_ref(), Mode::Full, None).unwrap(),
+                Mode::Full
+            )[0]
+            .segments,
+            1
+        );
+    }
+}
+
+#[test]
+fn resumed_and_retried_handshakes_are_what_they_say() {
+    let chain = chain();
+    for kind in StackKind::ALL {
+        for name in ["X25519MLKEM768", "X25519"] {
+            let g = Group::find(name).unwrap();
+            let s = stack(kind, g, &chain).unwrap();
+            let mut session = handshake(s.as_ref(), Mode::Resumed, None).unwrap().session;
+            for _ in 0..3 {
+                let o = handshake(s.as_ref(), Mode::Resumed, session.take()).unwrap();
+                check(&o, Mode::Resumed, g).unwrap_or_else(|e| panic!("{kind:?} {name}: {e}"));
+                session = o.session;
+            }
+            let o = handshake(s.as_ref(), Mode::Hrr, None).unwrap();
+            check(&o, Mode::Hrr, g).unwrap_or_else(|e| panic!("{kind:?} {name}: {e}"));
+            let f = flights(&o, Mode::Hrr);
+            assert_eq!(f[1].name, "HelloRetryRequest");
+            assert_eq!(f[2].from, "client");
+            // A full handshake is not mistaken for one of the others.
+            let full = handshake(s.as_ref(), Mode::Full, None).unwrap();
+            assert!(check(&full, Mode::Resumed, g).is_err());
+            assert!(check(&full, Mode::Hrr, g).is_err());
+        }
+    }
+}
+
+#[test]
+fn a_fallback_to_another_group_fails_the_check() {
+    let chain = chain();
+    let x = Group::find("X25519").unwrap();
+    let hybrid = Group::find("X25519MLKEM768").unwrap();
+    for kind in StackKind::ALL {
+        let s = stack(kind, x, &chain).unwrap();
+        let o = handshake(s.as_ref(), Mode::Full, None).unwrap();
+        let e = check(&o, Mode::Full, hybrid).unwrap_err();
+        assert!(e.contains("instead of X25519MLKEM768"), "{e}");
+    }
+}
+
+#[test]
+fn a_group_a_stack_lacks_is_unavailable_with_the_reason() {
+    let chain = chain();
+    let ff = Group::find("ffdhe2048").unwrap();
+    let e = stack(StackKind::Rustls, ff, &chain).err().unwrap();
+    assert!(e.contains("no ffdhe2048 group"), "{e}");
+}

@@ -3,7 +3,7 @@
 
 use crate::export::{Format, FORMATS};
 use crate::measure::sampler::{Op, SamplerConfig};
-use crate::options::{Outputs, ProfileOptions, RunOptions, ThroughputOptions};
+use crate::options::{Outputs, ProfileOptions, RunOptions, ThroughputOptions, TlsOptions};
 use crate::output::Layout;
 use clap::{Args, Parser, Subcommand};
 
@@ -67,6 +67,16 @@ pub enum Command {
         /// Measurement options and output files.
         #[command(flatten)]
         args: ThroughputArgs,
+    },
+    /// Real TLS 1.3 handshakes between a client and a server (rustls and OpenSSL 3.6, run-time
+    /// certificates): each checked (negotiated group, exported keys, certificate), CPU per
+    /// handshake on each side (full, resumed, HelloRetryRequest), bytes and TCP segments per
+    /// flight, scaling over threads, the cores for a target rate beside the bare-KEM model,
+    /// and with `--network` handshake times under RTT and loss in private network namespaces.
+    Tls {
+        /// Measurement options and output files.
+        #[command(flatten)]
+        args: TlsArgs,
     },
     /// Compare two runs: ratio of medians with a bootstrap interval and a verdict per
     /// operation, and the environment differences above the table. Each side is a run in the
@@ -394,6 +404,56 @@ pub struct ThroughputArgs {
     pub output: OutputArgs,
 }
 
+/// Options of `tls`.
+#[derive(Debug, Clone, Args)]
+pub struct TlsArgs {
+    /// Key-exchange groups, by TLS name or kembench's algorithm name (default: X25519,
+    /// secp256r1, secp384r1, X25519MLKEM768, SecP256r1MLKEM768, MLKEM768, MLKEM1024; also
+    /// secp521r1, ffdhe2048).
+    #[arg(long, value_delimiter = ',')]
+    pub groups: Vec<String>,
+    /// TLS stacks: rustls, openssl (default: both).
+    #[arg(long = "stack", value_delimiter = ',')]
+    pub stacks: Vec<String>,
+    /// Server certificate keys: ecdsa-p256, ed25519, rsa2048 (default: ecdsa-p256).
+    #[arg(long = "cert", value_delimiter = ',')]
+    pub certs: Vec<String>,
+    /// Kinds of handshake: full, resumed, hrr (default: all three).
+    #[arg(long, value_delimiter = ',')]
+    pub modes: Vec<String>,
+    /// Seconds of in-memory handshakes per benchmark, shared by the kinds in interleaved rounds.
+    #[arg(long, default_value_t = 2.0, value_name = "SECS")]
+    pub duration: f64,
+    /// Thread counts for scaling (default 1 and the logical CPUs); must include 1. `0` alone
+    /// skips scaling.
+    #[arg(long, value_delimiter = ',', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=4096))]
+    pub threads: Vec<usize>,
+    /// Seconds per thread count (three repeats in rotation share it).
+    #[arg(long, default_value_t = 1.5, value_name = "SECS")]
+    pub scaling_duration: f64,
+    /// Target handshakes per second for the cores-needed figures.
+    #[arg(long, default_value_t = 70_000.0)]
+    pub target_rate: f64,
+    /// Network conditions to measure over loopback TCP between private network namespaces:
+    /// `default` (RTT 5.6, 31.2, 78.7, 195.7 ms at 0% loss, and 31.2 ms at 1, 2, 3, 5, 10%
+    /// loss), or profiles `rtt<MS>-loss<PCT>[-rate<MBIT>]` (`rtt31.2-loss3`). Needs root
+    /// (network namespaces); skipped with the reason otherwise.
+    #[arg(long, value_delimiter = ',', value_name = "PROFILES")]
+    pub network: Vec<String>,
+    /// Handshakes per network condition with loss (a quarter as many, at least 100, at 0%).
+    #[arg(long, default_value_t = 1000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(10..=100_000))]
+    pub network_handshakes: usize,
+    /// Do not record the run in the results store.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Every figure in its row, instead of tables that fit 120 columns.
+    #[arg(long)]
+    pub wide: bool,
+    /// Result files.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
 /// Options of `profile`.
 #[derive(Debug, Clone, Args)]
 pub struct ProfileArgs {
@@ -671,6 +731,116 @@ impl ThroughputArgs {
                 self.ops.clone()
             },
             resume: self.resume.clone(),
+            store: !self.no_store,
+            outputs: self.output.files(),
+            layout: Layout::wide_if(self.wide),
+        })
+    }
+}
+
+/// Each name of `given` (or every default when empty) looked up with `find`; an unknown name
+/// is a usage error that suggests the nearest of `names`.
+fn pick<T: Copy>(
+    flag: &str,
+    given: &[String],
+    defaults: Vec<T>,
+    names: Vec<String>,
+    find: impl Fn(&str) -> Option<T>,
+) -> anyhow::Result<Vec<T>> {
+    if given.is_empty() {
+        return Ok(defaults);
+    }
+    let mut out = Vec::new();
+    for g in given {
+        match find(g.trim()) {
+            Some(v) => out.push(v),
+            None => {
+                let near = crate::suggest::nearest(g, &names);
+                let hint = if near.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (did you mean {}?)", near.join(", "))
+                };
+                crate::bail_usage!(
+                    "{flag}: unknown {g:?}{hint}; known: {}",
+                    names.join(", ")
+                );
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl TlsArgs {
+    /// The validated options of `tls`; `cpus` sets the default thread counts.
+    pub fn to_options(&self, cpus: usize) -> anyhow::Result<TlsOptions> {
+        use crate::record::tls::Mode;
+        use crate::tls::groups::{CertKind, Group, StackKind, GROUPS};
+        positive_seconds("--duration", self.duration)?;
+        positive_seconds("--scaling-duration", self.scaling_duration)?;
+        if !(self.target_rate > 0.0 && self.target_rate.is_finite()) {
+            crate::bail_usage!("--target-rate must be positive, got {}", self.target_rate);
+        }
+        let groups = pick(
+            "--groups",
+            &self.groups,
+            GROUPS.iter().filter(|g| g.default).collect(),
+            GROUPS.iter().map(|g| g.tls_name.to_string()).collect(),
+            Group::find,
+        )?;
+        let stacks = pick(
+            "--stack",
+            &self.stacks,
+            StackKind::ALL.to_vec(),
+            StackKind::ALL.iter().map(|k| k.as_str().to_string()).collect(),
+            StackKind::parse,
+        )?;
+        let certs = pick(
+            "--cert",
+            &self.certs,
+            vec![CertKind::EcdsaP256],
+            CertKind::ALL.iter().map(|c| c.as_str().to_string()).collect(),
+            CertKind::parse,
+        )?;
+        let modes = pick(
+            "--modes",
+            &self.modes,
+            Mode::ALL.to_vec(),
+            Mode::ALL.iter().map(|m| m.as_str().to_string()).collect(),
+            Mode::parse,
+        )?;
+        let threads = if self.threads.is_empty() {
+            let mut t = vec![1];
+            if cpus > 1 {
+                t.push(cpus);
+            }
+            t
+        } else if self.threads == [0] {
+            Vec::new()
+        } else {
+            self.threads.clone()
+        };
+        if !threads.is_empty() && !threads.contains(&1) {
+            crate::bail_usage!("--threads must include 1: scaling is measured against one thread");
+        }
+        let most = MAX_THREADS_PER_CPU * cpus.max(1);
+        if let Some(&n) = threads.iter().find(|&&n| n > most || n == 0) {
+            crate::bail_usage!("--threads {n}: give 1 to {most} (or 0 alone to skip scaling)");
+        }
+        let network = crate::tls::conditions::parse_profiles(&self.network)
+            .map_err(|e| crate::exit::Usage(format!("--network: {e}")))?;
+        self.output.check_dirs()?;
+        Ok(TlsOptions {
+            groups,
+            stacks,
+            certs,
+            modes,
+            duration_s: self.duration,
+            threads,
+            scaling_duration_s: self.scaling_duration,
+            target_rate: self.target_rate,
+            network,
+            network_handshakes: self.network_handshakes,
             store: !self.no_store,
             outputs: self.output.files(),
             layout: Layout::wide_if(self.wide),

@@ -70,6 +70,37 @@ pub struct ThroughputOptions {
     pub layout: Layout,
 }
 
+/// `kembench tls`, validated.
+#[derive(Debug, Clone)]
+pub struct TlsOptions {
+    /// Groups.
+    pub groups: Vec<&'static crate::tls::groups::Group>,
+    /// Stacks.
+    pub stacks: Vec<crate::tls::groups::StackKind>,
+    /// Certificate keys.
+    pub certs: Vec<crate::tls::groups::CertKind>,
+    /// Kinds of handshake.
+    pub modes: Vec<crate::record::tls::Mode>,
+    /// Seconds of in-memory handshakes per benchmark.
+    pub duration_s: f64,
+    /// Thread counts for scaling (empty: none).
+    pub threads: Vec<usize>,
+    /// Seconds per thread count.
+    pub scaling_duration_s: f64,
+    /// Target handshakes per second.
+    pub target_rate: f64,
+    /// Network conditions (empty: none).
+    pub network: Vec<crate::record::tls::NetProfile>,
+    /// Handshakes per lossy network condition.
+    pub network_handshakes: usize,
+    /// Record the run in the results store.
+    pub store: bool,
+    /// Result files.
+    pub outputs: Outputs,
+    /// How much the console tables show.
+    pub layout: Layout,
+}
+
 /// `kembench profile`, validated.
 #[derive(Debug, Clone)]
 pub struct ProfileOptions {

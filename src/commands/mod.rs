@@ -9,6 +9,7 @@ mod report;
 mod run;
 mod store;
 mod throughput;
+mod tls;
 mod verify;
 
 use crate::cli::{noise_fraction, Cli, Command};
@@ -87,6 +88,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Throughput { filter, args } => {
             let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
             throughput::run(&args.to_options(&filter, cpus)?, cpus, &spec)
+        }
+        Command::Tls { args } => {
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+            tls::run(&args.to_options(cpus)?, cpus, &spec)
         }
         Command::ThroughputWorker {
             label,

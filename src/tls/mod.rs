@@ -5,9 +5,11 @@
 //! time; `wire.rs` what the flights carry; `measure.rs` one benchmark; `certs.rs` the chains.
 
 pub mod certs;
+pub mod conditions;
 pub mod groups;
 pub mod measure;
 mod memory;
+pub mod network;
 #[cfg(feature = "openssl")]
 mod openssl_stack;
 #[cfg(feature = "rustls")]

@@ -1,0 +1,115 @@
+//! `kembench tls`: make the certificates, measure each (group, stack, certificate), record,
+//! write the result files, print the tables.
+
+use crate::env::Environment;
+use crate::export::file::ResultFile;
+use crate::export::Format;
+use crate::measure::timer::Timers;
+use crate::options::TlsOptions;
+use crate::providers::Registry;
+use crate::record::tls::TlsConfig;
+use crate::record::{Nothing, TlsRecord};
+use crate::store::records::{self, Storable};
+use crate::store::{self, Recorder};
+use crate::tls::certs::Chain;
+use crate::tls::measure::{self, Plan};
+use anyhow::Context;
+use std::process::ExitCode;
+
+/// Runs `tls`.
+pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
+    store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
+    let chains = o
+        .certs
+        .iter()
+        .map(|&c| Chain::generate(c).with_context(|| format!("making a {} chain", c.as_str())))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let mut plans = Vec::new();
+    for chain in &chains {
+        for &group in &o.groups {
+            for &stack in &o.stacks {
+                plans.push(Plan {
+                    stack,
+                    group,
+                    chain,
+                });
+            }
+        }
+    }
+    let registry = Registry::new(false);
+    let kems: Vec<_> = plans
+        .iter()
+        .filter_map(|p| registry.get(&p.stack.kem_label(p.group)))
+        .collect();
+    let run_id = store::new_run_id();
+    let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
+    let mut record = TlsRecord::new(
+        Some(run_id.clone()),
+        store::recorded_command_line(),
+        TlsConfig {
+            stacks: o.stacks.iter().map(|s| s.as_str().to_string()).collect(),
+            groups: o.groups.iter().map(|g| g.tls_name.to_string()).collect(),
+            certs: o.certs.iter().map(|c| c.as_str().to_string()).collect(),
+            modes: o.modes.clone(),
+            duration_s: o.duration_s,
+            threads: o.threads.clone(),
+            scaling_duration_s: o.scaling_duration_s,
+            target_rate: o.target_rate,
+            network: o.network.clone(),
+            network_handshakes: o.network_handshakes,
+            planned: plans.iter().map(Plan::label).collect(),
+        },
+        Environment::for_implementations(&kems),
+        Nothing {},
+    );
+    recorder.begin(records::run_row(&record));
+    recorder.announce(&run_id);
+
+    crate::interrupt::install("the benchmark in progress");
+    let timers = Timers::calibrate();
+    let mut files = Vec::with_capacity(o.outputs.len());
+    for (format, path) in &o.outputs {
+        files.push(ResultFile::create(*format, path, &record)?);
+    }
+    let mut failed = false;
+    for (i, plan) in plans.iter().enumerate() {
+        if crate::interrupt::requested() {
+            break;
+        }
+        eprintln!("tls: {} ({} of {}) ...", plan.label(), i + 1, plans.len());
+        let kem = registry.get(&plan.stack.kem_label(plan.group));
+        let mut r = measure::measure_one(
+            plan,
+            &record.config,
+            kem.as_deref(),
+            &timers,
+            cpus,
+            &crate::interrupt::requested,
+        );
+        if !record.config.network.is_empty() && r.error.is_none() && r.unavailable.is_none() {
+            crate::tls::network::measure(plan, &record.config, &mut r, &crate::interrupt::requested);
+        }
+        failed |= r.error.is_some();
+        recorder.put(r.stored());
+        record.put(r);
+        let newest = record.results.last().expect("just put");
+        for file in &mut files {
+            file.append(&record, newest)?;
+        }
+    }
+    let interrupted = crate::interrupt::requested();
+    let lost = recorder.close(&mut record, interrupted, |r| Format::JSON.serialize(r))?;
+    for file in files {
+        file.finish(&record)?;
+    }
+    print!("{}", crate::output::tls::tables(&record, o.layout));
+    Ok(if lost {
+        ExitCode::from(crate::exit::IO)
+    } else if interrupted {
+        ExitCode::from(crate::exit::INTERRUPTED)
+    } else if failed {
+        ExitCode::from(crate::exit::FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

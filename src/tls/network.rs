@@ -1,0 +1,178 @@
+//! `tls --network`: full handshakes of one (group, stack, certificate) over loopback TCP
+//! between private network namespaces, under each network condition ([`super::net`]), each
+//! handshake checked on both sides like the in-memory ones.
+
+use super::measure::Plan;
+use super::net::{self, Endpoint, NetError, Testbed};
+use super::side::{Side, Stack};
+use crate::record::tls::{Mechanisms, Mode, NetPoint, Spread, TlsConfig, TlsResult};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+/// The longest one condition may take before it is cut short (what was measured is kept).
+pub const POINT_DEADLINE: Duration = Duration::from_secs(300);
+
+/// Handshakes at a condition: `lossy` of them with loss, a quarter as many (at least 100)
+/// without, where times vary little.
+pub fn handshakes_for(loss_pct: f64, lossy: usize) -> usize {
+    if loss_pct > 0.0 {
+        lossy
+    } else {
+        (lossy / 4).max(100).min(lossy)
+    }
+}
+
+/// Moves bytes between `side` and `stream` until `done(side)` holds after sending.
+fn pump(
+    side: &mut dyn Side,
+    stream: &mut TcpStream,
+    done: &dyn Fn(&mut dyn Side) -> Result<bool, String>,
+) -> Result<(), String> {
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut out = Vec::with_capacity(4096);
+    loop {
+        out.clear();
+        side.send(&mut out)?;
+        if !out.is_empty() {
+            stream.write_all(&out).map_err(|e| format!("write: {e}"))?;
+        }
+        if done(side)? {
+            return Ok(());
+        }
+        let n = stream.read(&mut buf).map_err(|e| format!("read: {e}"))?;
+        if n == 0 {
+            return Err("the peer closed the connection mid-handshake".into());
+        }
+        side.receive(&buf[..n])?;
+    }
+}
+
+/// One stack's sides over TCP, checked: the server sends the keying material it exported,
+/// the client compares it with its own, and both check the negotiated group.
+struct Tcp<'a> {
+    stack: &'a dyn Stack,
+    group: &'static str,
+}
+
+impl Tcp<'_> {
+    fn group_is_right(&self, side: &dyn Side, who: &str) -> Result<(), String> {
+        match side.group() {
+            Some(g) if g == self.group => Ok(()),
+            other => Err(format!(
+                "the {who} negotiated {} instead of {}",
+                other.as_deref().unwrap_or("no group"),
+                self.group
+            )),
+        }
+    }
+}
+
+impl Endpoint for Tcp<'_> {
+    fn serve(&self, mut stream: TcpStream) -> Result<(), String> {
+        let _ = stream.set_nodelay(true);
+        let mut side = self.stack.server()?;
+        pump(side.as_mut(), &mut stream, &|s| Ok(!s.handshaking()))?;
+        self.group_is_right(side.as_ref(), "server")?;
+        let ekm = side.export()?;
+        side.write_app(&ekm)?;
+        pump(side.as_mut(), &mut stream, &|_| Ok(true))?;
+        // Wait for the client to close, so its last reads find the data.
+        let mut sink = [0u8; 256];
+        while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
+        Ok(())
+    }
+
+    fn connect(&self, stream: &mut TcpStream) -> Result<Instant, String> {
+        let _ = stream.set_nodelay(true);
+        let mut side = self.stack.client(Mode::Full, None)?;
+        pump(side.as_mut(), stream, &|s| Ok(!s.handshaking()))?;
+        let done = Instant::now();
+        self.group_is_right(side.as_ref(), "client")?;
+        let mine = side.export()?;
+        let mut got = Vec::new();
+        pump(side.as_mut(), stream, &|s| {
+            got.extend(s.read_app()?);
+            Ok(got.len() >= mine.len())
+        })?;
+        if got[..mine.len()] != mine[..] {
+            return Err("the client and the server exported different keying material".into());
+        }
+        Ok(done)
+    }
+}
+
+/// Measures every condition of `cfg` for `plan` into `r` (or records why they were skipped).
+pub fn measure(plan: &Plan, cfg: &TlsConfig, r: &mut TlsResult, stop: &dyn Fn() -> bool) {
+    let stack = match super::measure::stack(plan.stack, plan.group, plan.chain) {
+        Ok(s) => s,
+        Err(e) => {
+            r.network_skipped = Some(e);
+            return;
+        }
+    };
+    let mut testbed = match Testbed::new() {
+        Ok(t) => t,
+        Err(e) => {
+            r.network_skipped = Some(format!("network conditions skipped: {e}"));
+            return;
+        }
+    };
+    let endpoint = Tcp {
+        stack: stack.as_ref(),
+        group: plan.group.tls_name,
+    };
+    for p in &cfg.network {
+        if stop() {
+            r.interrupted = true;
+            return;
+        }
+        let profile = net::Profile {
+            name: p.name.clone(),
+            rtt_ms: p.rtt_ms,
+            loss_pct: p.loss_pct,
+            rate_mbit: p.rate_mbit,
+        };
+        let n = handshakes_for(p.loss_pct, cfg.network_handshakes);
+        eprintln!("  network {}: {n} handshakes ...", p.name);
+        match net::measure(&mut testbed, &profile, n, &endpoint, POINT_DEADLINE, stop) {
+            Ok(o) => {
+                if let Some(c) = r.checks.as_mut() {
+                    c.handshakes += o.times_ms.len() as u64;
+                }
+                r.interrupted |= o.stopped;
+                r.network.push(NetPoint {
+                    profile: p.name.clone(),
+                    rtt_ms: p.rtt_ms,
+                    loss_pct: p.loss_pct,
+                    rate_mbit: p.rate_mbit,
+                    measured_rtt_ms: o.measured_rtt_ms.unwrap_or(f64::NAN),
+                    mechanisms: Mechanisms {
+                        delay: o.mechanisms.delay,
+                        loss: o.mechanisms.loss,
+                        rate: o.mechanisms.rate,
+                    },
+                    handshakes: o.times_ms.len() as u64,
+                    failures: o.failures as u64,
+                    time_ms: Spread::of(&o.times_ms),
+                });
+                if o.failures > 0 && o.times_ms.is_empty() {
+                    r.error = Some(format!(
+                        "network {}: every handshake failed: {}",
+                        p.name,
+                        o.errors.join("; ")
+                    ));
+                    return;
+                }
+            }
+            Err(e @ (NetError::NotPermitted(_) | NetError::Unavailable(_))) => {
+                r.network_skipped = Some(format!("network conditions skipped: {e}"));
+                return;
+            }
+            Err(e) => {
+                r.error = Some(format!("network {}: {e}", p.name));
+                return;
+            }
+        }
+    }
+}

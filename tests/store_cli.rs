@@ -4,7 +4,10 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{export_json, kembench_at, runs, signal, spawn, wait_for_run, FAST};
+use common::{
+    export_json, kembench_at, runs, signal, spawn, wait_for_run, write_tls_fixture, FAST,
+    TLS_FIXTURE,
+};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -114,6 +117,44 @@ fn runs_are_recorded_listed_shown_exported_and_imported() {
         .assert()
         .failure()
         .stderr(predicate::str::contains("already in"));
+}
+
+#[test]
+fn a_tls_run_is_imported_shown_and_exported_in_every_format() {
+    let d = dir("tls");
+    let store = d.join("s.sqlite");
+    let file = d.join("tls.json");
+    write_tls_fixture(&file);
+    kembench(&store).arg("import").arg(&file).assert().success();
+    let mut want: Value = serde_json::from_str(TLS_FIXTURE).unwrap();
+    let back = export_json(&store, "latest");
+    want["run_id"] = back["run_id"].clone();
+    assert_eq!(back, want);
+    kembench(&store)
+        .args(["show", "latest"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(tls, complete)"))
+        .stdout(predicate::str::contains("> initcwnd"))
+        .stdout(predicate::str::contains(
+            "Unavailable: MLKEM1024@openssl/ecdsa-p256",
+        ));
+    kembench(&store)
+        .args(["show", "latest", "--wide"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("server best round"));
+    kembench(&store)
+        .args(["export", "latest", "--format", "csv"])
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with("section,group,stack,cert"))
+        .stdout(predicate::str::contains("unavailable,MLKEM1024"));
+    kembench(&store)
+        .args(["export", "latest", "--format", "markdown"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("# kembench tls"));
 }
 
 #[test]

@@ -5,7 +5,9 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{export_json, kembench_at, runs, FAST, MOCK_THROUGHPUT};
+use common::{
+    export_json, kembench_at, runs, write_tls_fixture, FAST, MOCK_THROUGHPUT, TLS_FIXTURE,
+};
 use postgres::{Client, NoTls};
 use predicates::prelude::*;
 
@@ -188,6 +190,34 @@ fn throughput_runs_and_show_work_on_postgres() {
     let text = export_json(&url, "latest").to_string();
     assert!(text.contains("kembench:***@"), "{text}");
     assert!(!text.contains(":kembench@"), "a password was recorded");
+}
+
+#[test]
+fn a_tls_run_is_imported_shown_and_exported_the_same_on_postgres() {
+    let s = Schema::new("tls");
+    let url = s.url();
+    let file = std::env::temp_dir().join(format!("kembench-pg-tls-{}.json", std::process::id()));
+    write_tls_fixture(&file);
+    kembench_at(&url)
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .success();
+    let listed = runs(&url);
+    assert_eq!(listed[0]["kind"], "tls");
+    assert_eq!(listed[0]["results"], 3);
+    assert_eq!(listed[0]["not_ok"], 1);
+    let back = export_json(&url, "latest");
+    let mut want: serde_json::Value = serde_json::from_str(TLS_FIXTURE).unwrap();
+    want["run_id"] = back["run_id"].clone();
+    assert_eq!(back, want, "every field survives the server");
+    kembench_at(&url)
+        .args(["show", "latest"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("(tls, complete)"))
+        .stdout(predicate::str::contains("X25519MLKEM768"));
+    let _ = std::fs::remove_file(file);
 }
 
 #[test]

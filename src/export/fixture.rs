@@ -1,5 +1,5 @@
-//! Fixed, synthetic records (a run, a throughput run, a profile) for the exporters' snapshot
-//! tests and the report's: no clock, no machine.
+//! Fixed, synthetic records (a run, a throughput run, a profile, a tls run) for the exporters'
+//! snapshot tests and the report's: no clock, no machine.
 
 use crate::callgrind::{
     CacheCounts, FoldedStack, FunctionCost, FunctionLines, HotNode, LineCost, OpAnalysis,
@@ -19,6 +19,11 @@ use crate::record::run::{
 };
 use crate::record::throughput::{
     OpThroughput, ThroughputConfig, ThroughputRecord, ThroughputResult,
+};
+use crate::record::tls::{
+    Checks, Flight, KemShare, Mechanisms, Mode, ModeCost, NetPoint, NetProfile,
+    Spread as TlsSpread, TlsCapacity, TlsConfig, TlsRecord, TlsResult, CLIENT_FINISHED,
+    CLIENT_HELLO, SECOND_CLIENT_HELLO, SERVER_FLIGHT,
 };
 use crate::verify::Outcome;
 
@@ -386,5 +391,227 @@ pub fn profile() -> ProfileRecord {
             pmu_unavailable: Some("no PMU".into()),
         },
         results: vec![good, bad],
+    }
+}
+
+/// The flights of a fixture handshake: a ClientHello of `hello` bytes, a server flight of
+/// `server` bytes in `records` records, the client's Finished.
+fn flights(hello: usize, server: usize, records: usize) -> Vec<Flight> {
+    vec![
+        Flight::new(CLIENT_HELLO, "client", hello, 1),
+        Flight::new(SERVER_FLIGHT, "server", server, records),
+        Flight::new(CLIENT_FINISHED, "client", 80, 2),
+    ]
+}
+
+/// A fixture spread around `median` (quartiles 5% either side, extremes 20% and 60% off).
+fn spread(median: f64, n: usize) -> TlsSpread {
+    TlsSpread {
+        min: median * 0.8,
+        p25: median * 0.95,
+        median,
+        p75: median * 1.05,
+        p95: median * 1.3,
+        max: median * 1.6,
+        n,
+    }
+}
+
+/// One fixture mode: `server` and `client` medians in ns, one thread doing both sides.
+fn mode_cost(mode: Mode, server: f64, client: f64, flights: Vec<Flight>) -> ModeCost {
+    ModeCost {
+        mode,
+        handshakes: 2000,
+        handshakes_per_sec: 1e9 / (server + client),
+        server_ns: spread(server, 2000),
+        client_ns: spread(client, 2000),
+        server_best_round_median_ns: server * 0.98,
+        client_best_round_median_ns: client * 0.98,
+        flights,
+    }
+}
+
+/// One network point of the fixture: `rtt` ms and `loss` percent, times about two round trips.
+fn net_point(rtt: f64, loss: f64, failures: u64) -> NetPoint {
+    NetPoint {
+        profile: format!("rtt{rtt}-loss{loss}"),
+        rtt_ms: rtt,
+        loss_pct: loss,
+        rate_mbit: 0.0,
+        measured_rtt_ms: rtt + 0.1,
+        mechanisms: Mechanisms {
+            delay: "relay".into(),
+            loss: if loss > 0.0 {
+                "nft numgen random".into()
+            } else {
+                "none".into()
+            },
+            rate: "none".into(),
+        },
+        handshakes: 50 - failures,
+        failures,
+        time_ms: Some(TlsSpread {
+            min: 2.0 * rtt + 0.5,
+            p25: 2.0 * rtt + 0.8,
+            median: 2.0 * rtt + 1.0,
+            p75: 2.0 * rtt + 1.5,
+            p95: 2.0 * rtt + 1.0 + 200.0 * loss,
+            max: 2.0 * rtt + 1.0 + 400.0 * loss,
+            n: (50 - failures) as usize,
+        }),
+    }
+}
+
+/// A tls run of three benchmarks: a hybrid group on rustls with every mode, scaling, the
+/// bare-KEM model and two network conditions; a classical group on openssl whose (fixture)
+/// server flight overflows the initial congestion window and whose network conditions were
+/// skipped; and a group the stack does not have.
+pub fn tls() -> TlsRecord {
+    let cap = |server: f64, client: f64, penalty: f64| TlsCapacity {
+        target_rate: 10_000.0,
+        basis_threads: 2,
+        scaling_penalty: penalty,
+        server_handshakes_per_sec_per_core: 1e9 / server * penalty,
+        client_handshakes_per_sec_per_core: 1e9 / client * penalty,
+        server_cores_for_target: 10_000.0 / (1e9 / server * penalty),
+        client_cores_for_target: 10_000.0 / (1e9 / client * penalty),
+    };
+    let hybrid = TlsResult {
+        algorithm: "X25519MLKEM768".into(),
+        implementation: "rustls/ecdsa-p256".into(),
+        stack: "rustls".into(),
+        version: "0.23.0".into(),
+        group: "X25519MLKEM768".into(),
+        codepoint: 0x11ec,
+        cert: "ecdsa-p256".into(),
+        unavailable: None,
+        checks: Some(Checks {
+            handshakes: 6100,
+            negotiated_group: "X25519MLKEM768".into(),
+            client_share_bytes: 1216,
+            server_share_bytes: 1120,
+            certificate: "ecdsa-p256, chain of 2".into(),
+        }),
+        modes: vec![
+            mode_cost(Mode::Full, 100_000.0, 80_000.0, flights(1500, 2500, 3)),
+            mode_cost(Mode::Resumed, 60_000.0, 50_000.0, flights(1700, 1300, 2)),
+            mode_cost(
+                Mode::Hrr,
+                120_000.0,
+                110_000.0,
+                vec![
+                    Flight::new(CLIENT_HELLO, "client", 300, 1),
+                    Flight::new("HelloRetryRequest", "server", 100, 1),
+                    Flight::new(SECOND_CLIENT_HELLO, "client", 1500, 1),
+                    Flight::new(SERVER_FLIGHT, "server", 2500, 3),
+                    Flight::new(CLIENT_FINISHED, "client", 80, 2),
+                ],
+            ),
+        ],
+        scaling: vec![
+            crate::throughput::calc::point(1, &[(5_500, 1.0)], None, 2),
+            crate::throughput::calc::point(2, &[(5_000, 1.0), (5_000, 1.0)], Some(5_500.0), 2),
+        ],
+        capacity: Some(cap(100_000.0, 80_000.0, 0.9)),
+        kem: Some(KemShare {
+            implementation: "X25519MLKEM768@rustls/aws-lc-rs".into(),
+            keygen_ns: 20_000.0,
+            encaps_ns: 25_000.0,
+            decaps_ns: 20_000.0,
+            server_share: 0.25,
+            client_share: 0.5,
+            model: crate::throughput::calc::capacity(2, 50_000.0, 40_000.0, 50_000.0, 10_000.0),
+        }),
+        network: vec![net_point(10.0, 0.0, 0), net_point(30.0, 3.0, 2)],
+        network_skipped: None,
+        error: None,
+        interrupted: false,
+    };
+    let classical = TlsResult {
+        algorithm: "P-256".into(),
+        implementation: "openssl/rsa2048".into(),
+        stack: "openssl".into(),
+        version: "OpenSSL 3.0.0".into(),
+        group: "secp256r1".into(),
+        codepoint: 0x0017,
+        cert: "rsa2048".into(),
+        checks: Some(Checks {
+            handshakes: 2000,
+            negotiated_group: "secp256r1".into(),
+            client_share_bytes: 65,
+            server_share_bytes: 65,
+            certificate: "rsa2048, chain of 3".into(),
+        }),
+        // A fixture chain longer than any rsa2048 one: the flight takes 11 segments.
+        modes: vec![mode_cost(
+            Mode::Full,
+            700_000.0,
+            90_000.0,
+            flights(300, 15_000, 4),
+        )],
+        scaling: Vec::new(),
+        capacity: Some(cap(700_000.0, 90_000.0, 1.0)),
+        kem: None,
+        network: Vec::new(),
+        network_skipped: Some("network namespaces need CAP_NET_ADMIN <not held>".into()),
+        ..hybrid.clone()
+    };
+    let missing = TlsResult {
+        algorithm: "MLKEM1024".into(),
+        implementation: "openssl/ecdsa-p256".into(),
+        stack: "openssl".into(),
+        version: "OpenSSL 3.0.0".into(),
+        group: "MLKEM1024".into(),
+        codepoint: 0x0202,
+        cert: "ecdsa-p256".into(),
+        unavailable: Some("OpenSSL 3.0.0 has no <MLKEM1024> group".into()),
+        checks: None,
+        modes: Vec::new(),
+        scaling: Vec::new(),
+        capacity: None,
+        kem: None,
+        network: Vec::new(),
+        network_skipped: None,
+        error: None,
+        interrupted: false,
+    };
+    let net = |name: &str, rtt: f64, loss: f64| NetProfile {
+        name: name.into(),
+        rtt_ms: rtt,
+        loss_pct: loss,
+        rate_mbit: 0.0,
+    };
+    TlsRecord {
+        schema_version: crate::record::tls::SCHEMA_VERSION,
+        run_id: None,
+        state: Default::default(),
+        kind: "kembench-tls".into(),
+        started_at: "2026-11-22T12:00:00Z".into(),
+        finished_at: Some("2026-11-22T12:05:00Z".into()),
+        command_line: vec!["kembench".into(), "tls".into()],
+        config: TlsConfig {
+            stacks: vec!["rustls".into(), "openssl".into()],
+            groups: vec![
+                "X25519MLKEM768".into(),
+                "secp256r1".into(),
+                "MLKEM1024".into(),
+            ],
+            certs: vec!["ecdsa-p256".into(), "rsa2048".into()],
+            modes: Mode::ALL.to_vec(),
+            duration_s: 1.0,
+            threads: vec![1, 2],
+            scaling_duration_s: 0.5,
+            target_rate: 10_000.0,
+            network: vec![net("rtt10-loss0", 10.0, 0.0), net("rtt30-loss3", 30.0, 3.0)],
+            network_handshakes: 50,
+            planned: vec![
+                "X25519MLKEM768@rustls/ecdsa-p256".into(),
+                "P-256@openssl/rsa2048".into(),
+                "MLKEM1024@openssl/ecdsa-p256".into(),
+            ],
+        },
+        environment: environment(),
+        measured: crate::record::Nothing {},
+        results: vec![hybrid, classical, missing],
     }
 }

@@ -84,4 +84,26 @@ mod tests {
             crate::record::throughput::SCHEMA_VERSION
         );
     }
+
+    /// The tls fixture as the CLI tests read it (`tests/data/tls.json`): the JSON of
+    /// [`super::super::fixture::tls`], rewritten with `KEMBENCH_WRITE_FIXTURES=1`.
+    #[test]
+    fn the_tls_fixture_file_is_the_fixture() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tls.json");
+        let bytes = Format::JSON
+            .serialize(&super::super::fixture::tls())
+            .unwrap();
+        if std::env::var_os("KEMBENCH_WRITE_FIXTURES").is_some() {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        let file = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            file == bytes,
+            "{} is not the tls fixture's JSON: rewrite it with KEMBENCH_WRITE_FIXTURES=1 cargo test the_tls_fixture_file",
+            path.display()
+        );
+        let back: crate::record::TlsRecord = serde_json::from_slice(&file).unwrap();
+        assert_eq!(back.results.len(), 3);
+    }
 }

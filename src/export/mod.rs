@@ -1,7 +1,7 @@
 //! Result files: one file per format, each writing every record kind through one interface.
 //!
 //! A format lays a record out as a head, one part per result and a tail ([`Layout`]), so
-//! that `run` and `throughput` write each finished benchmark once, appending it to the file
+//! that `run`, `throughput` and `tls` write each finished benchmark once, appending it to the file
 //! ([`file::ResultFile`]), and the whole file once more at the end.
 //!
 //! Adding a format: a file here with a unit struct implementing [`Layout`] for each record
@@ -35,6 +35,10 @@ macro_rules! exporter {
             fn profile(&self) -> &dyn $crate::export::Layout<$crate::record::profile::Profile> {
                 self
             }
+
+            fn tls(&self) -> &dyn $crate::export::Layout<$crate::record::tls::Tls> {
+                self
+            }
         }
     };
 }
@@ -47,6 +51,7 @@ pub mod markdown;
 use crate::record::profile::Profile;
 use crate::record::run::Run;
 use crate::record::throughput::Throughput;
+use crate::record::tls::Tls;
 use crate::record::{AnyRecord, Kind, Record};
 
 /// How one format lays out records of kind `K`: the file is the head, every result's part in
@@ -81,6 +86,8 @@ pub trait Exporter: Sync {
     fn throughput(&self) -> &dyn Layout<Throughput>;
     /// The layout of profiles.
     fn profile(&self) -> &dyn Layout<Profile>;
+    /// The layout of tls runs.
+    fn tls(&self) -> &dyn Layout<Tls>;
 }
 
 /// A record kind that every format can write.
@@ -104,6 +111,12 @@ impl Exportable for Throughput {
 impl Exportable for Profile {
     fn layout(format: Format) -> &'static dyn Layout<Profile> {
         format.0.profile()
+    }
+}
+
+impl Exportable for Tls {
+    fn layout(format: Format) -> &'static dyn Layout<Tls> {
+        format.0.tls()
     }
 }
 
@@ -153,7 +166,7 @@ impl Format {
             AnyRecord::Run(r) => self.serialize(r.as_ref()),
             AnyRecord::Throughput(t) => self.serialize(t.as_ref()),
             AnyRecord::Profile(p) => self.serialize(p.as_ref()),
-            AnyRecord::Tls(_) => anyhow::bail!("tls runs cannot be exported yet"),
+            AnyRecord::Tls(t) => self.serialize(t.as_ref()),
         }
     }
 }
@@ -194,7 +207,7 @@ mod tests {
     /// kind: what `run` appends as it goes is what it writes at the end.
     #[test]
     fn streamed_parts_make_the_whole_file() {
-        let (run, tp) = (fixture::run(), fixture::throughput());
+        let (run, tp, tls) = (fixture::run(), fixture::throughput(), fixture::tls());
         for f in FORMATS {
             assert_eq!(
                 streamed(*f, &run),
@@ -203,6 +216,12 @@ mod tests {
                 f.name()
             );
             assert_eq!(streamed(*f, &tp), f.serialize(&tp).unwrap(), "{}", f.name());
+            assert_eq!(
+                streamed(*f, &tls),
+                f.serialize(&tls).unwrap(),
+                "{}",
+                f.name()
+            );
         }
     }
 

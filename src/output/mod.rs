@@ -2,7 +2,7 @@
 //! formatting they share. The renderers return Strings; the commands print them, tables to
 //! stdout and progress and warnings to stderr.
 //!
-//! `run`, `show` and `throughput` have two layouts: [`Layout::Fit`], the default, keeps every
+//! `run`, `show`, `throughput` and `tls` have two layouts: [`Layout::Fit`], the default, keeps every
 //! line within [`WIDTH`] columns (the headline columns only, long messages moved under the
 //! table); [`Layout::Wide`] (`--wide`) shows every column and every message in place.
 
@@ -12,6 +12,7 @@ pub mod profile;
 pub mod run;
 pub mod runs;
 pub mod throughput;
+pub mod tls;
 
 pub mod verify;
 
@@ -206,7 +207,7 @@ pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]
         }
         AnyRecord::Throughput(t) => out.push_str(&throughput::tables(t, layout)),
         AnyRecord::Profile(p) => out.push_str(&profile::tables(p, layout)),
-        AnyRecord::Tls(_) => out.push_str("(tls runs are not shown yet)\n"),
+        AnyRecord::Tls(t) => out.push_str(&tls::tables(t, layout)),
     }
     out
 }

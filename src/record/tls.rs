@@ -84,7 +84,22 @@ pub struct Flight {
     pub segments: usize,
 }
 
+/// The name of the client's first flight.
+pub const CLIENT_HELLO: &str = "ClientHello";
+/// The name of the client's second ClientHello, after a HelloRetryRequest.
+pub const SECOND_CLIENT_HELLO: &str = "second ClientHello";
+/// The name of the server's flight that carries its key share and certificate.
+pub const SERVER_FLIGHT: &str = "ServerHello..Finished";
+/// The name of the client's last flight.
+pub const CLIENT_FINISHED: &str = "client Finished";
+
 impl Flight {
+    /// Whether the flight takes more segments than TCP may send before the first
+    /// acknowledgement ([`INITCWND`]): one more round trip.
+    pub fn exceeds_initcwnd(&self) -> bool {
+        self.segments > INITCWND
+    }
+
     /// A flight of `bytes` in `records` records.
     pub fn new(name: &str, from: &str, bytes: usize, records: usize) -> Flight {
         Flight {
@@ -277,6 +292,30 @@ pub struct TlsResult {
     /// Ctrl-C or SIGTERM stopped it part-way (what was measured is kept).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+}
+
+impl ModeCost {
+    /// The flight called `name`, if the handshake had one.
+    pub fn flight(&self, name: &str) -> Option<&Flight> {
+        self.flights.iter().find(|f| f.name == name)
+    }
+
+    /// The ClientHello that carries the key share for the group: the second one after a
+    /// HelloRetryRequest, else the first.
+    pub fn client_hello(&self) -> Option<&Flight> {
+        self.flight(SECOND_CLIENT_HELLO)
+            .or_else(|| self.flight(CLIENT_HELLO))
+    }
+
+    /// The server's flight with its key share and certificate.
+    pub fn server_flight(&self) -> Option<&Flight> {
+        self.flight(SERVER_FLIGHT)
+    }
+
+    /// The client's Finished flight.
+    pub fn client_finished(&self) -> Option<&Flight> {
+        self.flight(CLIENT_FINISHED)
+    }
 }
 
 impl TlsResult {

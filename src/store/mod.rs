@@ -124,7 +124,8 @@ pub struct StoredResult {
 pub struct RunSummary {
     /// Run id.
     pub id: String,
-    /// `run` or `throughput`.
+    /// The kind ([`crate::record::RecordKind::store_kind`]: `run`, `throughput`, `profile`,
+    /// `tls`).
     pub kind: String,
     /// `running`, `complete` or `interrupted`.
     pub status: String,

@@ -7,6 +7,7 @@ use super::{schema::OpRow, NewRun, Store, StoredResult, StoredRun};
 use crate::record::profile::ProfileResult;
 use crate::record::run::{BenchResult, OperationResult};
 use crate::record::throughput::ThroughputResult;
+use crate::record::tls::TlsResult;
 use crate::record::{AnyRecord, Benchmark, Kind, Record};
 use anyhow::Context;
 
@@ -53,6 +54,8 @@ impl Storable for BenchResult {
 impl Storable for ThroughputResult {}
 
 impl Storable for ProfileResult {}
+
+impl Storable for TlsResult {}
 
 /// The `runs` row of a record (its `run_id` must be set).
 pub fn run_row<K: Kind>(r: &Record<K>) -> anyhow::Result<NewRun>
@@ -119,7 +122,7 @@ pub fn insert(s: &mut Store, r: AnyRecord) -> anyhow::Result<(String, usize)> {
         AnyRecord::Run(r) => insert_as(s, *r),
         AnyRecord::Throughput(t) => insert_as(s, *t),
         AnyRecord::Profile(p) => insert_as(s, *p),
-        AnyRecord::Tls(_) => anyhow::bail!("tls runs cannot be imported yet"),
+        AnyRecord::Tls(t) => insert_as(s, *t),
     }
 }
 

@@ -77,6 +77,37 @@ fn a_run_goes_in_and_comes_back_the_same() {
 }
 
 #[test]
+fn a_tls_run_goes_in_and_comes_back_the_same() {
+    let (_, spec) = temp_store("tls");
+    let mut s = Store::open(&spec).unwrap();
+    let mut r = fixture::tls();
+    r.run_id = Some("20261122-120000-0000000a".into());
+    let (id, stored) = records::insert(&mut s, Record::Tls(Box::new(r.clone()))).unwrap();
+    assert_eq!((id.as_str(), stored), ("20261122-120000-0000000a", 3));
+    let runs = s.runs().unwrap();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].kind, RecordKind::Tls.store_kind());
+    assert_eq!(runs[0].status, "complete");
+    assert_eq!(runs[0].not_ok, 1, "the group the stack lacks");
+    assert_eq!(runs[0].selection, r.config.planned.join(","));
+    let Record::Tls(back) = records::record(&s.load(&id).unwrap()).unwrap() else {
+        panic!("a tls run comes back as a tls run")
+    };
+    assert_eq!(
+        serde_json::to_value(&*back).unwrap(),
+        serde_json::to_value(&r).unwrap(),
+        "every field, flights and network points included, survives the store"
+    );
+    // A tls run has no latency rows.
+    let ops = s.db.read("SELECT COUNT(*) FROM operations", &[]).unwrap();
+    assert_eq!(ops[0][0], Val::Int(Some(0)));
+    // The same id again is refused and leaves the store as it was.
+    let again = records::insert(&mut s, Record::Tls(Box::new(r))).unwrap_err();
+    assert!(again.to_string().contains("already in"), "{again}");
+    assert_eq!(s.runs().unwrap().len(), 1);
+}
+
+#[test]
 fn rewriting_a_result_replaces_it() {
     let (_, spec) = temp_store("replace");
     let mut s = Store::open(&spec).unwrap();

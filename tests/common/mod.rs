@@ -18,6 +18,16 @@ pub const FAST: [&str; 6] = [
 /// `throughput` of the correct mock, before the thread counts and durations.
 pub const MOCK_THROUGHPUT: [&str; 4] = ["throughput", "--include-mock", "--impl", "mock/correct"];
 
+/// A tls run (`kembench tls --json`): the JSON of the unit tests' fixture (`fixture::tls`),
+/// three benchmarks: a hybrid group with every mode and two network conditions, a classical
+/// one whose server flight overflows the initial window, and a group the stack lacks.
+pub const TLS_FIXTURE: &str = include_str!("../data/tls.json");
+
+/// Writes [`TLS_FIXTURE`] to `path`.
+pub fn write_tls_fixture(path: &std::path::Path) {
+    std::fs::write(path, TLS_FIXTURE).unwrap();
+}
+
 /// The binary writing into the results store `store`.
 pub fn kembench_at(store: impl AsRef<OsStr>) -> Command {
     let mut c = Command::cargo_bin("kembench").unwrap();

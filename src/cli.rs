@@ -761,10 +761,7 @@ fn pick<T: Copy>(
                 } else {
                     format!(" (did you mean {}?)", near.join(", "))
                 };
-                crate::bail_usage!(
-                    "{flag}: unknown {g:?}{hint}; known: {}",
-                    names.join(", ")
-                );
+                crate::bail_usage!("{flag}: unknown {g:?}{hint}; known: {}", names.join(", "));
             }
         }
     }
@@ -792,14 +789,20 @@ impl TlsArgs {
             "--stack",
             &self.stacks,
             StackKind::ALL.to_vec(),
-            StackKind::ALL.iter().map(|k| k.as_str().to_string()).collect(),
+            StackKind::ALL
+                .iter()
+                .map(|k| k.as_str().to_string())
+                .collect(),
             StackKind::parse,
         )?;
         let certs = pick(
             "--cert",
             &self.certs,
             vec![CertKind::EcdsaP256],
-            CertKind::ALL.iter().map(|c| c.as_str().to_string()).collect(),
+            CertKind::ALL
+                .iter()
+                .map(|c| c.as_str().to_string())
+                .collect(),
             CertKind::parse,
         )?;
         let modes = pick(

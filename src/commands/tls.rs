@@ -87,7 +87,12 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
             &crate::interrupt::requested,
         );
         if !record.config.network.is_empty() && r.error.is_none() && r.unavailable.is_none() {
-            crate::tls::network::measure(plan, &record.config, &mut r, &crate::interrupt::requested);
+            crate::tls::network::measure(
+                plan,
+                &record.config,
+                &mut r,
+                &crate::interrupt::requested,
+            );
         }
         failed |= r.error.is_some();
         recorder.put(r.stored());

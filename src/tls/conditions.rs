@@ -69,7 +69,7 @@ pub fn parse_profiles(specs: &[String]) -> Result<Vec<NetProfile>, String> {
             }
         }
         let rtt = rtt.ok_or_else(|| format!("{spec:?} has no rtt<MS> part"))?;
-        if rtt > 2000.0 || loss > 50.0 || !(rate > 0.0) {
+        if rtt > 2000.0 || loss > 50.0 || rate <= 0.0 {
             return Err(format!(
                 "{spec:?}: RTT up to 2000 ms, loss up to 50%, a positive rate"
             ));
@@ -88,16 +88,23 @@ mod tests {
         let d = default_profiles();
         assert_eq!(d.len(), 9);
         assert_eq!(d[1].name, "rtt31.2-loss0");
-        assert_eq!(d[6].name, "rtt31.2-loss2");
+        assert_eq!(d[6].name, "rtt31.2-loss3");
     }
 
     #[test]
     fn profiles_parse_and_bad_ones_say_how_to_write_them() {
         let p = parse_profiles(&["rtt31.2-loss3".into(), "rtt5-loss0-rate100".into()]).unwrap();
-        assert_eq!((p[0].rtt_ms, p[0].loss_pct, p[0].rate_mbit), (31.2, 3.0, 1000.0));
+        assert_eq!(
+            (p[0].rtt_ms, p[0].loss_pct, p[0].rate_mbit),
+            (31.2, 3.0, 1000.0)
+        );
         assert_eq!(p[1].name, "rtt5-loss0-rate100");
-        assert!(parse_profiles(&["loss3".into()]).unwrap_err().contains("no rtt"));
-        assert!(parse_profiles(&["rtt10-jitter3".into()]).unwrap_err().contains("e.g."));
+        assert!(parse_profiles(&["loss3".into()])
+            .unwrap_err()
+            .contains("no rtt"));
+        assert!(parse_profiles(&["rtt10-jitter3".into()])
+            .unwrap_err()
+            .contains("e.g."));
         assert!(parse_profiles(&["rtt10-loss80".into()]).is_err());
     }
 }

@@ -175,7 +175,12 @@ fn checked(
 ) -> Result<Outcome, String> {
     let mut o = memory::handshake(stack, mode, session.take())?;
     check(&o, mode, group).map_err(|e| format!("{} handshake: {e}", mode.as_str()))?;
-    *session = o.session.take();
+    // Only a resuming client carries its session on; the others start afresh each time.
+    *session = if mode == Mode::Resumed {
+        o.session.take()
+    } else {
+        None
+    };
     Ok(o)
 }
 

@@ -9,6 +9,7 @@ pub mod conditions;
 pub mod groups;
 pub mod measure;
 mod memory;
+pub mod net;
 pub mod network;
 #[cfg(feature = "openssl")]
 mod openssl_stack;

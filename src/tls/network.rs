@@ -27,7 +27,7 @@ pub fn handshakes_for(loss_pct: f64, lossy: usize) -> usize {
 fn pump(
     side: &mut dyn Side,
     stream: &mut TcpStream,
-    done: &dyn Fn(&mut dyn Side) -> Result<bool, String>,
+    done: &mut dyn FnMut(&mut dyn Side) -> Result<bool, String>,
 ) -> Result<(), String> {
     let mut buf = vec![0u8; 16 * 1024];
     let mut out = Vec::with_capacity(4096);
@@ -72,11 +72,11 @@ impl Endpoint for Tcp<'_> {
     fn serve(&self, mut stream: TcpStream) -> Result<(), String> {
         let _ = stream.set_nodelay(true);
         let mut side = self.stack.server()?;
-        pump(side.as_mut(), &mut stream, &|s| Ok(!s.handshaking()))?;
+        pump(side.as_mut(), &mut stream, &mut |s| Ok(!s.handshaking()))?;
         self.group_is_right(side.as_ref(), "server")?;
         let ekm = side.export()?;
         side.write_app(&ekm)?;
-        pump(side.as_mut(), &mut stream, &|_| Ok(true))?;
+        pump(side.as_mut(), &mut stream, &mut |_| Ok(true))?;
         // Wait for the client to close, so its last reads find the data.
         let mut sink = [0u8; 256];
         while matches!(stream.read(&mut sink), Ok(n) if n > 0) {}
@@ -86,12 +86,12 @@ impl Endpoint for Tcp<'_> {
     fn connect(&self, stream: &mut TcpStream) -> Result<Instant, String> {
         let _ = stream.set_nodelay(true);
         let mut side = self.stack.client(Mode::Full, None)?;
-        pump(side.as_mut(), stream, &|s| Ok(!s.handshaking()))?;
+        pump(side.as_mut(), stream, &mut |s| Ok(!s.handshaking()))?;
         let done = Instant::now();
         self.group_is_right(side.as_ref(), "client")?;
         let mine = side.export()?;
         let mut got = Vec::new();
-        pump(side.as_mut(), stream, &|s| {
+        pump(side.as_mut(), stream, &mut |s| {
             got.extend(s.read_app()?);
             Ok(got.len() >= mine.len())
         })?;
@@ -137,6 +137,13 @@ pub fn measure(plan: &Plan, cfg: &TlsConfig, r: &mut TlsResult, stop: &dyn Fn() 
         eprintln!("  network {}: {n} handshakes ...", p.name);
         match net::measure(&mut testbed, &profile, n, &endpoint, POINT_DEADLINE, stop) {
             Ok(o) => {
+                let Some(measured_rtt_ms) = o.measured_rtt_ms else {
+                    r.error = Some(format!(
+                        "network {}: no TCP connection got through to measure the round trip",
+                        p.name
+                    ));
+                    return;
+                };
                 if let Some(c) = r.checks.as_mut() {
                     c.handshakes += o.times_ms.len() as u64;
                 }
@@ -146,7 +153,7 @@ pub fn measure(plan: &Plan, cfg: &TlsConfig, r: &mut TlsResult, stop: &dyn Fn() 
                     rtt_ms: p.rtt_ms,
                     loss_pct: p.loss_pct,
                     rate_mbit: p.rate_mbit,
-                    measured_rtt_ms: o.measured_rtt_ms.unwrap_or(f64::NAN),
+                    measured_rtt_ms,
                     mechanisms: Mechanisms {
                         delay: o.mechanisms.delay,
                         loss: o.mechanisms.loss,

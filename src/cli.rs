@@ -440,9 +440,13 @@ pub struct TlsArgs {
     /// (network namespaces); skipped with the reason otherwise.
     #[arg(long, value_delimiter = ',', value_name = "PROFILES")]
     pub network: Vec<String>,
-    /// Handshakes per network condition with loss (a quarter as many, at least 100, at 0%).
+    /// Handshakes per network condition with loss (a tenth as many, at least 100, at 0%).
     #[arg(long, default_value_t = 1000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(10..=100_000))]
     pub network_handshakes: usize,
+    /// Handshakes in flight at once under a network condition (1: strictly one after another,
+    /// as pq-tls-benchmark; more share the link and the CPUs, and finish the sweep sooner).
+    #[arg(long, default_value_t = 32, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+    pub network_concurrency: usize,
     /// Do not record the run in the results store.
     #[arg(long)]
     pub no_store: bool,
@@ -844,6 +848,7 @@ impl TlsArgs {
             target_rate: self.target_rate,
             network,
             network_handshakes: self.network_handshakes,
+            network_concurrency: self.network_concurrency,
             store: !self.no_store,
             outputs: self.output.files(),
             layout: Layout::wide_if(self.wide),

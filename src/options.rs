@@ -93,6 +93,8 @@ pub struct TlsOptions {
     pub network: Vec<crate::record::tls::NetProfile>,
     /// Handshakes per lossy network condition.
     pub network_handshakes: usize,
+    /// Handshakes in flight at once under a network condition.
+    pub network_concurrency: usize,
     /// Record the run in the results store.
     pub store: bool,
     /// Result files.

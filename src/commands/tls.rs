@@ -57,6 +57,7 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
             target_rate: o.target_rate,
             network: o.network.clone(),
             network_handshakes: o.network_handshakes,
+            network_concurrency: o.network_concurrency,
             planned: plans.iter().map(Plan::label).collect(),
         },
         Environment::for_implementations(&kems),

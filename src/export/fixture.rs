@@ -604,6 +604,7 @@ pub fn tls() -> TlsRecord {
             target_rate: 10_000.0,
             network: vec![net("rtt10-loss0", 10.0, 0.0), net("rtt30-loss3", 30.0, 3.0)],
             network_handshakes: 50,
+            network_concurrency: 1,
             planned: vec![
                 "X25519MLKEM768@rustls/ecdsa-p256".into(),
                 "P-256@openssl/rsa2048".into(),

@@ -359,10 +359,18 @@ pub struct TlsConfig {
     pub target_rate: f64,
     /// Network conditions (empty: not measured).
     pub network: Vec<NetProfile>,
-    /// Handshakes per network condition.
+    /// Handshakes per network condition with loss (a tenth as many, at least 100, without).
     pub network_handshakes: usize,
+    /// Handshakes in flight at once under a network condition (each client thread runs its
+    /// handshakes one after another).
+    #[serde(default = "one")]
+    pub network_concurrency: usize,
     /// Every `group@stack/cert` the run set out to measure.
     pub planned: Vec<String>,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// The tls record kind: nothing beside the common header.

@@ -13,13 +13,13 @@ use std::time::{Duration, Instant};
 /// The longest one condition may take before it is cut short (what was measured is kept).
 pub const POINT_DEADLINE: Duration = Duration::from_secs(300);
 
-/// Handshakes at a condition: `lossy` of them with loss, a quarter as many (at least 100)
-/// without, where times vary little.
+/// Handshakes at a condition: `lossy` of them with loss, a tenth as many (at least 100)
+/// without, where times vary by a fraction of a millisecond.
 pub fn handshakes_for(loss_pct: f64, lossy: usize) -> usize {
     if loss_pct > 0.0 {
         lossy
     } else {
-        (lossy / 4).max(100).min(lossy)
+        (lossy / 10).max(100).min(lossy)
     }
 }
 
@@ -135,7 +135,15 @@ pub fn measure(plan: &Plan, cfg: &TlsConfig, r: &mut TlsResult, stop: &dyn Fn() 
         };
         let n = handshakes_for(p.loss_pct, cfg.network_handshakes);
         eprintln!("  network {}: {n} handshakes ...", p.name);
-        match net::measure(&mut testbed, &profile, n, &endpoint, POINT_DEADLINE, stop) {
+        match net::measure(
+            &mut testbed,
+            &profile,
+            n,
+            cfg.network_concurrency,
+            &endpoint,
+            POINT_DEADLINE,
+            stop,
+        ) {
             Ok(o) => {
                 let Some(measured_rtt_ms) = o.measured_rtt_ms else {
                     r.error = Some(format!(

@@ -25,7 +25,7 @@
 //! - **delay**: a relay between the two veth pairs ([`relay`]): two `AF_PACKET` raw sockets,
 //!   promiscuous, outgoing frames ignored, every Ethernet frame held for RTT/2 and written to
 //!   the other side, both directions, so one round trip gains the RTT;
-//! - **loss**: an `nft` rule `ip protocol tcp numgen random mod 10000 < N counter drop` (N =
+//! - **loss**: an `nft` rule `ip protocol tcp numgen random mod 10000 < N drop` (N =
 //!   percent × 100) on the ingress hook of `c0` and of `s0`: each direction loses that share of
 //!   its TCP packets. Ingress rather than the output hook: a packet dropped on a host's output
 //!   path is reported to TCP as a local send error (it then neither counts it as sent nor
@@ -55,7 +55,7 @@ mod sys;
 pub mod testbed;
 
 pub use relay::RelayStats;
-pub use testbed::Testbed;
+pub use testbed::{LossCount, Testbed};
 
 use std::collections::BTreeMap;
 use std::net::{SocketAddr, SocketAddrV4, TcpListener, TcpStream};
@@ -74,7 +74,9 @@ const PROBE_PORT: u16 = 4434;
 /// Round-trip probes (after one discarded warm-up connect).
 const PROBES: usize = 7;
 /// Connections the server serves at once at most.
-const MAX_SERVING: usize = 16;
+const MAX_SERVING: usize = 4 * MAX_CONCURRENCY;
+/// Most handshakes in flight at once.
+pub const MAX_CONCURRENCY: usize = 64;
 /// Failure messages kept per point.
 const KEPT_ERRORS: usize = 5;
 
@@ -174,8 +176,9 @@ pub trait Endpoint: Send + Sync {
     /// Runs the server side of one connection on an accepted stream (the handshake, then
     /// whatever check exchange the stack does).
     fn serve(&self, stream: TcpStream) -> Result<(), String>;
-    /// Runs the client side on a connected stream; returns when the client's handshake is
-    /// complete (the measured time ends there), and may do its check exchange before.
+    /// Runs the client side on a connected stream and returns the instant the client's
+    /// handshake completed (the measured time ends there); it may do its check exchange after
+    /// that instant, before returning. The next handshake starts once it has returned.
     fn connect(&self, stream: &mut TcpStream) -> Result<Instant, String>;
 }
 
@@ -211,8 +214,9 @@ pub struct PointOutcome {
     pub mechanisms: Mechanisms,
     /// What was done so that segments are MSS-sized.
     pub segments: String,
-    /// Packets the loss rules dropped during the handshakes (`None` without loss).
-    pub loss_drops: Option<u64>,
+    /// TCP packets the loss rules saw and dropped during the handshakes (`None` without
+    /// loss): the loss as it happened.
+    pub loss: Option<LossCount>,
     /// What the relay did during the point.
     pub relay: RelayStats,
     /// `stop` ended the point early.
@@ -221,13 +225,19 @@ pub struct PointOutcome {
     pub deadline_reached: bool,
 }
 
-/// Runs `handshakes` handshakes of `endpoint` one at a time under `profile`; ends early at
-/// `deadline` (from the start of the point) or when `stop` returns true (polled between
-/// handshakes, and every 50 ms while one runs: the one in progress finishes or times out).
+/// Runs `handshakes` handshakes of `endpoint` under `profile`, `concurrency` at a time (each
+/// client thread runs one after another, as pq-tls-benchmark's one client does); ends early at
+/// `deadline` (counted from the start of the point: no handshake starts after it) or when
+/// `stop` returns true (polled every 50 ms; the handshake in progress finishes or times out
+/// first, so the point ends within [`HANDSHAKE_TIMEOUT`]). The server side runs in the
+/// server's namespace, each accepted connection on a thread of its own, so a connection still
+/// closing (a lost FIN) never holds up the next handshake. Errors other than the conditions'
+/// mechanisms failing are per handshake, counted in [`PointOutcome::failures`].
 pub fn measure(
     testbed: &mut Testbed,
     profile: &Profile,
     handshakes: usize,
+    concurrency: usize,
     endpoint: &dyn Endpoint,
     deadline: Duration,
     stop: &dyn Fn() -> bool,
@@ -272,6 +282,7 @@ pub fn measure(
                     run_handshakes(
                         addr,
                         handshakes,
+                        concurrency,
                         endpoint,
                         started,
                         deadline,
@@ -301,7 +312,7 @@ pub fn measure(
         let (rtt, run) = result?;
         served?;
         let loss_drops = if profile.loss_pct > 0.0 {
-            testbed.loss_drops()
+            testbed.loss_count()
         } else {
             None
         };
@@ -314,7 +325,7 @@ pub fn measure(
             measured_rtt_ms: rtt,
             mechanisms,
             segments: testbed.segments().to_string(),
-            loss_drops,
+            loss: loss_drops,
             relay: testbed.relay_stats().since(&relay_before),
             stopped: run.stopped,
             deadline_reached: run.deadline_reached,
@@ -353,43 +364,57 @@ struct ClientRun {
 }
 
 /// Runs the handshakes one at a time; sends on `done` when it ends.
+#[allow(clippy::too_many_arguments)]
 fn run_handshakes(
     addr: SocketAddr,
     handshakes: usize,
+    concurrency: usize,
     endpoint: &dyn Endpoint,
     started: Instant,
     deadline: Duration,
     stop: &AtomicBool,
     done: mpsc::Sender<()>,
 ) -> Result<ClientRun, NetError> {
-    let mut run = ClientRun {
+    let run = std::sync::Mutex::new(ClientRun {
         times_ms: Vec::with_capacity(handshakes),
         failures: 0,
         errors: Vec::new(),
         stopped: false,
         deadline_reached: false,
-    };
-    for _ in 0..handshakes {
-        if stop.load(Ordering::SeqCst) {
-            run.stopped = true;
-            break;
-        }
-        if started.elapsed() >= deadline {
-            run.deadline_reached = true;
-            break;
-        }
-        match one_handshake(addr, endpoint) {
-            Ok(ms) => run.times_ms.push(ms),
-            Err(e) => {
-                run.failures += 1;
-                if run.errors.len() < KEPT_ERRORS {
-                    run.errors.push(e);
+    });
+    let next = AtomicUsize::new(0);
+    // Each client thread takes the next handshake until all are taken; threads spawned here
+    // inherit this thread's (the client's) network namespace.
+    std::thread::scope(|s| {
+        for _ in 0..concurrency.clamp(1, MAX_CONCURRENCY) {
+            s.spawn(|| loop {
+                if next.fetch_add(1, Ordering::SeqCst) >= handshakes {
+                    return;
                 }
-            }
+                if stop.load(Ordering::SeqCst) {
+                    run.lock().unwrap().stopped = true;
+                    return;
+                }
+                if started.elapsed() >= deadline {
+                    run.lock().unwrap().deadline_reached = true;
+                    return;
+                }
+                let r = one_handshake(addr, endpoint);
+                let mut run = run.lock().unwrap();
+                match r {
+                    Ok(ms) => run.times_ms.push(ms),
+                    Err(e) => {
+                        run.failures += 1;
+                        if run.errors.len() < KEPT_ERRORS {
+                            run.errors.push(e);
+                        }
+                    }
+                }
+            });
         }
-    }
+    });
     let _ = done.send(());
-    Ok(run)
+    Ok(run.into_inner().unwrap())
 }
 
 /// One TCP connect + handshake, ms.

@@ -178,7 +178,15 @@ pub(super) fn run(program: &str, args: &[&str], stdin: Option<&str>) -> Result<S
     }
 }
 
-/// Whether process `pid` is alive (its `/proc` entry exists).
+/// Whether process `pid` is alive: it has a `/proc` entry and is not a zombie (a process
+/// killed hard stays one until its parent reaps it).
 pub(super) fn pid_alive(pid: u32) -> bool {
-    std::path::Path::new(&format!("/proc/{pid}")).exists()
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // `pid (comm) S ...`: the state follows the last parenthesis (comm may contain any).
+        Ok(stat) => stat
+            .rfind(')')
+            .and_then(|i| stat[i + 1..].split_whitespace().next())
+            .is_some_and(|state| state != "Z" && state != "X"),
+        Err(_) => false,
+    }
 }

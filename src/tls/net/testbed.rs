@@ -289,6 +289,7 @@ impl Testbed {
                 format!(
                     "table netdev kb\ndelete table netdev kb\ntable netdev kb {{\n  chain loss {{\n    \
                      type filter hook ingress device \"{dev}\" priority 0;\n    \
+                     ip protocol tcp counter\n    \
                      ip protocol tcp numgen random mod 10000 < {n} counter drop\n  }}\n}}\n"
                 )
             };
@@ -316,12 +317,13 @@ impl Testbed {
         })
     }
 
-    /// Packets the loss rules dropped so far (both namespaces), or `None` without rules.
-    pub fn loss_drops(&self) -> Option<u64> {
+    /// TCP packets that arrived at the loss rules and those they dropped, both namespaces
+    /// together, since the rules were set; `None` without rules.
+    pub fn loss_count(&self) -> Option<LossCount> {
         if !self.nft {
             return None;
         }
-        let mut total = None;
+        let mut count = LossCount::default();
         for ns in [&self.client, &self.server] {
             let out = sys::run(
                 "ip",
@@ -329,13 +331,38 @@ impl Testbed {
                 None,
             )
             .ok()?;
-            if let Some(i) = out.find("counter packets ") {
-                let rest = &out[i + "counter packets ".len()..];
-                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-                *total.get_or_insert(0) += digits.parse::<u64>().unwrap_or(0);
-            }
+            // The first counter sees every TCP packet, the second the dropped ones.
+            let mut counters = out.match_indices("counter packets ").map(|(i, m)| {
+                let digits: String = out[i + m.len()..]
+                    .chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect();
+                digits.parse::<u64>().unwrap_or(0)
+            });
+            count.arrived += counters.next()?;
+            count.dropped += counters.next()?;
         }
-        total
+        Some(count)
+    }
+}
+
+/// What the loss rules saw.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LossCount {
+    /// TCP packets that arrived (before the drop).
+    pub arrived: u64,
+    /// Those dropped.
+    pub dropped: u64,
+}
+
+impl LossCount {
+    /// The share dropped, percent.
+    pub fn pct(&self) -> f64 {
+        if self.arrived == 0 {
+            0.0
+        } else {
+            100.0 * self.dropped as f64 / self.arrived as f64
+        }
     }
 }
 
@@ -400,6 +427,12 @@ mod tests {
         assert_eq!(owner("kb-abc-0-c"), None);
         assert_eq!(owner("other"), None);
         assert_eq!(owner("kb-1-2-c-d"), None);
+    }
+
+    #[test]
+    fn this_process_is_alive_and_a_free_pid_is_not() {
+        assert!(sys::pid_alive(std::process::id()));
+        assert!(!sys::pid_alive(u32::MAX));
     }
 
     #[test]

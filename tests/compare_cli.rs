@@ -196,6 +196,6 @@ fn two_tls_runs_are_compared_by_best_round_medians_with_the_warning() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "is a tls run; compare it with another tls run",
+            "holds a 'kembench-tls' record, not a run",
         ));
 }

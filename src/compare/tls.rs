@@ -237,7 +237,7 @@ mod tests {
             .iter()
             .all(|m| m.server_ratio() == 1.0 && m.client_ratio() == 1.0 && m.rate_ratio() == 1.0));
         assert!(c.flights.is_empty());
-        assert_eq!(c.network.len(), 2);
+        assert_eq!(c.network.len(), 3);
         assert!(c.network.iter().all(|n| n.delta_ms() == Some(0.0)));
         assert!(c.unmatched.is_empty());
     }
@@ -251,7 +251,7 @@ mod tests {
         hybrid.modes[0].server_best_round_median_ns *= 1.5;
         hybrid.modes[0].flights[1].bytes += 100;
         hybrid.modes.retain(|m| m.mode != Mode::Hrr);
-        hybrid.network[1].time_ms.as_mut().unwrap().median += 5.0;
+        hybrid.network[2].time_ms.as_mut().unwrap().median += 5.0;
         new.results.remove(1);
         let c = compare(&old, &new);
         let full = &c.modes[0];
@@ -261,7 +261,7 @@ mod tests {
         assert_eq!(c.flights.len(), 1);
         assert_eq!(c.flights[0].flight, SERVER_FLIGHT);
         assert_eq!(c.flights[0].delta(), 100);
-        assert_eq!(c.network[1].delta_ms(), Some(5.0));
+        assert_eq!(c.network[2].delta_ms(), Some(5.0));
         assert!(c
             .differences
             .iter()

@@ -44,6 +44,7 @@ pub fn stacked(chart: &Stacked<'_>) -> anyhow::Result<String> {
             scale: 100.0,
             tick: &pct,
             segment: &pct,
+            margin_right: 14,
         },
     )
 }
@@ -70,11 +71,13 @@ pub fn stacked_values(
             scale: 1.0,
             tick: format,
             segment: format,
+            // The last tick's label (`150 µs`) is wider than a percentage.
+            margin_right: 34,
         },
     )
 }
 
-/// A linear axis from 0 that holds `max`: its end (a 1, 2, 2.5 or 5 step times four or five)
+/// A linear axis from 0 that holds `max`: its end (a 1, 2, 2.5 or 5 step times at most six)
 /// and its ticks.
 pub fn round_axis(max: f64) -> (f64, Vec<f64>) {
     let max = if max.is_finite() && max > 0.0 {
@@ -82,7 +85,7 @@ pub fn round_axis(max: f64) -> (f64, Vec<f64>) {
     } else {
         1.0
     };
-    let raw = max / 4.0;
+    let raw = max / 5.0;
     let decade = 10f64.powf(raw.log10().floor());
     let step = [1.0, 2.0, 2.5, 5.0, 10.0]
         .iter()
@@ -106,6 +109,8 @@ struct Axis<'a> {
     tick: &'a dyn Fn(f64) -> String,
     /// The figure on a segment, from its length on the axis.
     segment: &'a dyn Fn(f64) -> String,
+    /// Room right of the plot, for the last tick's label.
+    margin_right: u32,
 }
 
 /// Draws `chart` on `axis`.
@@ -124,6 +129,7 @@ fn draw(chart: &Stacked<'_>, axis: &Axis<'_>) -> anyhow::Result<String> {
         let mut c = ChartBuilder::on(&plot)
             .margin(14)
             .margin_top(4)
+            .margin_right(axis.margin_right)
             .x_label_area_size(40)
             .y_label_area_size(label_w)
             .build_cartesian_2d(
@@ -217,7 +223,7 @@ mod tests {
     fn value_axes_end_on_a_round_figure_above_the_longest_bar() {
         assert_eq!(
             round_axis(95.0),
-            (100.0, vec![0.0, 25.0, 50.0, 75.0, 100.0])
+            (100.0, vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0])
         );
         assert_eq!(round_axis(130_000.0).0, 150_000.0);
         assert_eq!(round_axis(0.0).0, 1.0);

@@ -396,7 +396,13 @@ pub fn network(record: &TlsRecord, against: Against) -> anyhow::Result<Option<Ch
                 Ticked::new(0.0, y_hi, y_ticks),
             )
             .map_err(err)?;
-        let ms = |v: &f64| ns_tick(*v * 1e6);
+        let ms = |v: &f64| {
+            if *v == 0.0 {
+                "0".to_string()
+            } else {
+                ns_tick(*v * 1e6)
+            }
+        };
         let plain = |v: &f64| format!("{v}");
         c.configure_mesh()
             .x_label_formatter(&plain)

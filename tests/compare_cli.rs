@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::kembench;
+use common::{kembench, write_tls_fixture};
 use predicates::prelude::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -139,4 +139,63 @@ fn bad_files_give_clear_errors() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("cannot read"));
+}
+
+#[test]
+fn two_tls_runs_are_compared_by_best_round_medians_with_the_warning() {
+    let d = dir();
+    let a = d.join("tls-a.json");
+    write_tls_fixture(&a);
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
+    let full = &mut v["results"][0]["modes"][0];
+    let old = full["server_best_round_median_ns"].as_f64().unwrap();
+    full["server_best_round_median_ns"] = Value::from(old * 1.5);
+    let b = d.join("tls-b.json");
+    std::fs::write(&b, serde_json::to_vec(&v).unwrap()).unwrap();
+    kembench()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("1.500"))
+        .stdout(predicate::str::contains("No flight changed size."))
+        .stdout(predicate::str::contains("indicative only"));
+    let out = kembench()
+        .args(["compare", "--json"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["modes"].as_array().unwrap().len(), 4);
+    assert_eq!(report["modes"][0]["new_server_ns"], Value::from(old * 1.5));
+    kembench()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .args(["--fail-on-regression", "5"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no significance test"));
+    // A latency run against a tls run is refused, whichever side it is on.
+    let run = d.join("latency-for-tls.json");
+    mock_run(&run);
+    kembench()
+        .arg("compare")
+        .arg(&run)
+        .arg(&a)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not a tls run"));
+    kembench()
+        .arg("compare")
+        .arg(&a)
+        .arg(&run)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "holds a 'kembench-tls' record, not a run",
+        ));
 }

@@ -1,11 +1,12 @@
 //! CLI tests of `kembench report`: inputs made by `kembench run`, `kembench throughput` and
 //! `kembench profile` (under the real valgrind) on the mock provider, the HTML and Markdown
-//! reports built from them, a report of a stored profile alone, clear errors for bad inputs,
+//! reports built from them, a report of a stored profile alone, one of a tls run (the unit
+//! tests' fixture, stored and as a file), clear errors for bad inputs,
 //! and, where chromium is installed, the HTML page rendered by a real headless browser.
 
 mod common;
 
-use common::{kembench, kembench_at, FAST, MOCK_THROUGHPUT};
+use common::{kembench, kembench_at, write_tls_fixture, FAST, MOCK_THROUGHPUT};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -227,6 +228,79 @@ fn a_stored_profile_alone_makes_a_report() {
     let flame =
         std::fs::read_to_string(md.join("flame-1-mockkem-mock-correct-keygen.svg")).unwrap();
     assert!(flame.contains("MockKEM@mock/correct keygen"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The charts and tables of the tls section of the fixture.
+const TLS_IDS: [&str; 11] = [
+    "tls",
+    "chart-tls-rate",
+    "chart-tls-cpu",
+    "chart-tls-flights",
+    "chart-tls-rtt",
+    "chart-tls-loss",
+    "table-tls-cpu",
+    "table-tls-capacity",
+    "table-tls-flights",
+    "table-tls-network",
+    "environment-tls-1",
+];
+
+#[test]
+fn a_tls_run_makes_a_report_with_its_section_and_charts() {
+    let dir = tempdir("tls");
+    let file = dir.join("tls.json");
+    write_tls_fixture(&file);
+    let out = dir.join("tls.html");
+    kembench()
+        .args(["report", "-o"])
+        .arg(&out)
+        .arg(&file)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Report from 0 runs, 0 throughput runs, 1 tls run and 0 profiles",
+        ));
+    let html = std::fs::read_to_string(&out).unwrap();
+    for id in TLS_IDS {
+        assert!(html.contains(&format!("id=\"{id}\"")), "{id} missing");
+    }
+    assert!(
+        html.contains("href=\"#tls\""),
+        "the contents link to the section"
+    );
+    assert!(html.contains("<svg"), "charts are inline SVG");
+    assert!(html.contains("initial window (10 segments)"));
+    assert!(html.contains("OpenSSL 3.0.0 has no &lt;MLKEM1024&gt; group"));
+    assert!(
+        !html.contains("<MLKEM1024>"),
+        "names from the file are escaped"
+    );
+
+    // Stored, then reported by id, in Markdown.
+    let store = dir.join("s.sqlite");
+    kembench_at(&store)
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .success();
+    let md = dir.join("md");
+    kembench_at(&store)
+        .args(["report", "latest", "--format", "markdown", "-o"])
+        .arg(&md)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(md.join("report.md")).unwrap();
+    assert!(text.contains("## TLS handshakes"), "{text}");
+    assert!(text.contains("**CPU per handshake**"), "{text}");
+    for chart in ["tls-rate", "tls-cpu", "tls-flights", "tls-rtt", "tls-loss"] {
+        let svg = std::fs::read_to_string(md.join(format!("{chart}.svg"))).unwrap();
+        assert!(svg.starts_with("<svg"), "{chart}");
+        assert!(
+            text.contains(&format!("{chart}.svg")),
+            "{chart} not referenced"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

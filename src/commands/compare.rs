@@ -1,7 +1,7 @@
 //! `kembench compare A B`: what changed between two runs (stored or in files), and is it real.
 
 use crate::compare;
-use crate::record::{AnyRecord, ProfileRecord, RecordKind, RunRecord};
+use crate::record::{AnyRecord, ProfileRecord, RecordKind, RunRecord, TlsRecord};
 
 use std::process::ExitCode;
 
@@ -18,7 +18,7 @@ fn load_run(spec: &str, selector: &str) -> anyhow::Result<(String, RunRecord)> {
             crate::bail_usage!("{name} is a profile; compare it with another profile")
         }
         (name, AnyRecord::Tls(_)) => {
-            crate::bail_usage!("{name} is a tls run; compare reads latency runs and profiles")
+            crate::bail_usage!("{name} is a tls run; compare it with another tls run")
         }
     }
 }
@@ -28,18 +28,46 @@ fn load_profile(spec: &str, selector: &str) -> anyhow::Result<(String, ProfileRe
     match crate::store::load(spec, selector, Some(RecordKind::Profile))? {
         (name, AnyRecord::Profile(p)) => Ok((name, *p)),
         (name, _) => crate::bail_usage!(
-            "{name} is not a profile; compare reads two latency runs or two profiles"
+            "{name} is not a profile; compare reads two latency runs, two profiles or two tls runs"
         ),
     }
 }
 
-/// Whether `new` names a profile (a file, an id, or `latest` when the newest run in the
-/// store is a profile): then both sides are read as profiles.
-fn names_a_profile(spec: &str, new: &str) -> bool {
-    matches!(
-        crate::store::load(spec, new, None),
-        Ok((_, AnyRecord::Profile(_)))
-    )
+/// The tls run a selector names: a `tls --json` file, or a tls run in the store.
+fn load_tls(spec: &str, selector: &str) -> anyhow::Result<(String, TlsRecord)> {
+    match crate::store::load(spec, selector, Some(RecordKind::Tls))? {
+        (name, AnyRecord::Tls(t)) => Ok((name, *t)),
+        (name, _) => crate::bail_usage!(
+            "{name} is not a tls run; compare reads two latency runs, two profiles or two tls runs"
+        ),
+    }
+}
+
+/// The kind of record `new` names (a file, an id, or `latest`: the newest run in the store),
+/// when it can be read: both sides are read as that kind (profiles and tls runs; anything else
+/// as latency runs, whose errors say what is wrong).
+fn kind_named(spec: &str, new: &str) -> Option<RecordKind> {
+    crate::store::load(spec, new, None)
+        .ok()
+        .map(|(_, r)| r.kind())
+}
+
+/// `compare` of two tls runs: best-round medians and rates new / old, flight sizes, network
+/// medians.
+fn run_tls(spec: &str, old: &str, new: &str, json: bool) -> anyhow::Result<ExitCode> {
+    let ((old, a), (new, b)) = (load_tls(spec, old)?, load_tls(spec, new)?);
+    let report = compare::tls::compare(&a, &b);
+    if report.modes.is_empty() && report.network.is_empty() {
+        crate::bail_usage!(
+            "{old} and {new} share no (group, stack, certificate, kind of handshake) to compare"
+        );
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", crate::output::compare::tls(&report, &old, &new));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `compare` of two profiles: exact instruction ratios.
@@ -109,11 +137,20 @@ pub fn run(
     json: bool,
     flamegraphs: Option<&std::path::Path>,
 ) -> anyhow::Result<ExitCode> {
-    if names_a_profile(spec, new) {
+    let kind = kind_named(spec, new);
+    if kind == Some(RecordKind::Profile) {
         return run_profiles(spec, old, new, fail_on, json, flamegraphs);
     }
     if flamegraphs.is_some() {
         crate::bail_usage!("--flamegraphs applies to the comparison of two profiles");
+    }
+    if kind == Some(RecordKind::Tls) {
+        if fail_on.is_some() {
+            crate::bail_usage!(
+                "--fail-on-regression applies to latency runs and profiles: the ratios of two tls runs have no significance test behind them"
+            );
+        }
+        return run_tls(spec, old, new, json);
     }
     let ((old, a), (new, b)) = (load_run(spec, old)?, load_run(spec, new)?);
     if old == new || (a.run_id.is_some() && a.run_id == b.run_id) {

@@ -1,5 +1,5 @@
-//! `kembench report [RUN|FILE...]`: an HTML (or Markdown) report from stored runs and profiles
-//! or result files; with none given, from the latest run in the store.
+//! `kembench report [RUN|FILE...]`: an HTML (or Markdown) report from stored runs, profiles and
+//! tls runs or result files; with none given, from the latest run in the store.
 
 use crate::files::Protected;
 use crate::report::{self, data::Dataset, Format};
@@ -40,8 +40,13 @@ pub fn run(
     }
     let data = Dataset::from_records(records);
     let written = report::write(&data, format, &out, noise, &protected)?;
+    let tls = match data.tls.len() {
+        0 => String::new(),
+        1 => ", 1 tls run".to_string(),
+        n => format!(", {n} tls runs"),
+    };
     println!(
-        "Report from {} run{}, {} throughput run{} and {} profile{}: {}",
+        "Report from {} run{}, {} throughput run{}{tls} and {} profile{}: {}",
         data.runs.len(),
         if data.runs.len() == 1 { "" } else { "s" },
         data.throughputs.len(),

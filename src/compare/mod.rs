@@ -10,6 +10,7 @@
 //! different.
 
 pub mod profile;
+pub mod tls;
 
 use crate::env::Environment;
 use crate::measure::sampler::Op;

@@ -546,6 +546,7 @@ mod tests {
                 "handshake",
                 "network",
                 "network",
+                "network",
                 "handshake",
                 "unavailable"
             ]

@@ -463,7 +463,7 @@ fn net_point(rtt: f64, loss: f64, failures: u64) -> NetPoint {
 }
 
 /// A tls run of three benchmarks: a hybrid group on rustls with every mode, scaling, the
-/// bare-KEM model and two network conditions; a classical group on openssl whose (fixture)
+/// bare-KEM model and three network conditions (two RTTs without loss, loss at the longer); a classical group on openssl whose (fixture)
 /// server flight overflows the initial congestion window and whose network conditions were
 /// skipped; and a group the stack does not have.
 pub fn tls() -> TlsRecord {
@@ -522,7 +522,11 @@ pub fn tls() -> TlsRecord {
             client_share: 0.5,
             model: crate::throughput::calc::capacity(2, 50_000.0, 40_000.0, 50_000.0, 10_000.0),
         }),
-        network: vec![net_point(10.0, 0.0, 0), net_point(30.0, 3.0, 2)],
+        network: vec![
+            net_point(10.0, 0.0, 0),
+            net_point(30.0, 0.0, 0),
+            net_point(30.0, 3.0, 2),
+        ],
         network_skipped: None,
         error: None,
         interrupted: false,
@@ -602,7 +606,11 @@ pub fn tls() -> TlsRecord {
             threads: vec![1, 2],
             scaling_duration_s: 0.5,
             target_rate: 10_000.0,
-            network: vec![net("rtt10-loss0", 10.0, 0.0), net("rtt30-loss3", 30.0, 3.0)],
+            network: vec![
+                net("rtt10-loss0", 10.0, 0.0),
+                net("rtt30-loss0", 30.0, 0.0),
+                net("rtt30-loss3", 30.0, 3.0),
+            ],
             network_handshakes: 50,
             network_concurrency: 1,
             planned: vec![

@@ -1,9 +1,10 @@
-//! The report's input: runs, throughput runs and profiles, from result files or the results
-//! store.
+//! The report's input: runs, throughput runs, profiles and tls runs, from result files or the
+//! results store.
 
 use crate::record::profile::ProfileRecord;
 use crate::record::run::RunRecord;
 use crate::record::throughput::ThroughputRecord;
+use crate::record::tls::TlsRecord;
 pub use crate::record::{load, parse, AnyRecord as Record, LoadError, RecordKind};
 use std::path::{Path, PathBuf};
 
@@ -28,6 +29,8 @@ pub struct Dataset {
     pub throughputs: Vec<Input<ThroughputRecord>>,
     /// Profiles (`kembench profile`); the last one given is the one shown.
     pub profiles: Vec<Input<ProfileRecord>>,
+    /// tls runs (`kembench tls`); the tables show every one, the charts the last one given.
+    pub tls: Vec<Input<TlsRecord>>,
 }
 
 impl Dataset {
@@ -72,7 +75,11 @@ impl Dataset {
                     path,
                     record: *r,
                 }),
-                Record::Tls(_) => {}
+                Record::Tls(r) => d.tls.push(Input {
+                    label,
+                    path,
+                    record: *r,
+                }),
             }
         }
         d
@@ -173,6 +180,16 @@ mod tests {
         let labels: Vec<&str> = d.runs.iter().map(|i| i.label.as_str()).collect();
         assert_eq!(labels, ["a/r.json", "b/r.json", "s.json"]);
         assert_eq!(d.primary().unwrap().label, "s.json");
+    }
+
+    #[test]
+    fn tls_runs_are_kept_apart() {
+        let d = Dataset::from_records(vec![
+            ("t.json".into(), Record::Tls(Box::new(fixture::tls()))),
+            ("r.json".into(), Record::Run(Box::new(fixture::run()))),
+        ]);
+        assert_eq!((d.runs.len(), d.tls.len()), (1, 1));
+        assert_eq!(d.tls[0].label, "t.json");
     }
 
     #[test]

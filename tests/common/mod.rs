@@ -19,7 +19,7 @@ pub const FAST: [&str; 6] = [
 pub const MOCK_THROUGHPUT: [&str; 4] = ["throughput", "--include-mock", "--impl", "mock/correct"];
 
 /// A tls run (`kembench tls --json`): the JSON of the unit tests' fixture (`fixture::tls`),
-/// three benchmarks: a hybrid group with every mode and two network conditions, a classical
+/// three benchmarks: a hybrid group with every mode and three network conditions, a classical
 /// one whose server flight overflows the initial window, and a group the stack lacks.
 pub const TLS_FIXTURE: &str = include_str!("../data/tls.json");
 

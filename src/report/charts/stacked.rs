@@ -1,6 +1,8 @@
-//! Horizontal stacked bars: one bar per row, split into parts that are shares of the whole
-//! (0 to 1), a legend of the parts above and percentages written on the wider segments. The
-//! time-distribution chart and the profile's primitive shares are drawn with it.
+//! Horizontal stacked bars: one bar per row, split into parts, a legend of the parts above and
+//! the figures written on the wider segments. [`stacked`] draws shares of a whole (0 to 1, as
+//! percentages: the time-distribution chart and the profile's primitive shares);
+//! [`stacked_values`] draws values on a linear axis from 0 (the tls section's CPU per
+//! handshake and handshake rates).
 
 use super::{
     err, label_column_width, label_style, legend_row, row_label, LegendEntry, Ticked, FONT, MEDIUM,
@@ -13,7 +15,7 @@ use plotters::style::text_anchor::HPos;
 const WIDTH: u32 = 1000;
 /// Height of one bar's row.
 const ROW: i32 = 22;
-/// Segments at least this wide (in percent) get their percentage written on them.
+/// Segments at least this wide (in percent of the axis) get their figure written on them.
 const LABELLED: f64 = 6.0;
 
 /// What a stacked-bar chart shows.
@@ -30,8 +32,89 @@ pub struct Stacked<'a> {
     pub x_desc: &'a str,
 }
 
-/// Draws `chart` into an SVG string; the height grows with the rows.
+/// Draws `chart`, whose rows are shares (0 to 1), into an SVG string; the height grows with
+/// the rows.
 pub fn stacked(chart: &Stacked<'_>) -> anyhow::Result<String> {
+    let pct = |x: f64| format!("{x:.0}%");
+    draw(
+        chart,
+        &Axis {
+            hi: 100.0,
+            ticks: vec![0.0, 25.0, 50.0, 75.0, 100.0],
+            scale: 100.0,
+            tick: &pct,
+            segment: &pct,
+            margin_right: 14,
+        },
+    )
+}
+
+/// Draws `chart`, whose rows are values (not shares), into an SVG string: the axis runs from 0
+/// to a round value above the longest bar, its ticks and the figures on the wider segments
+/// written by `format`.
+pub fn stacked_values(
+    chart: &Stacked<'_>,
+    format: &dyn Fn(f64) -> String,
+) -> anyhow::Result<String> {
+    let longest = chart
+        .rows
+        .iter()
+        .map(|(_, v)| v.iter().filter(|x| x.is_finite() && **x > 0.0).sum::<f64>())
+        .fold(0.0f64, f64::max);
+    // Room after the longest bar, so that it does not end on the frame.
+    let (hi, ticks) = round_axis(longest * 1.05);
+    draw(
+        chart,
+        &Axis {
+            hi,
+            ticks,
+            scale: 1.0,
+            tick: format,
+            segment: format,
+            // The last tick's label (`150 µs`) is wider than a percentage.
+            margin_right: 34,
+        },
+    )
+}
+
+/// A linear axis from 0 that holds `max`: its end (a 1, 2, 2.5 or 5 step times at most six)
+/// and its ticks.
+pub fn round_axis(max: f64) -> (f64, Vec<f64>) {
+    let max = if max.is_finite() && max > 0.0 {
+        max
+    } else {
+        1.0
+    };
+    let raw = max / 5.0;
+    let decade = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 2.5, 5.0, 10.0]
+        .iter()
+        .map(|m| m * decade)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * decade);
+    let n = (max / step).ceil().max(1.0) as usize;
+    let ticks: Vec<f64> = (0..=n).map(|i| i as f64 * step).collect();
+    (n as f64 * step, ticks)
+}
+
+/// How the x axis of a stacked chart reads.
+struct Axis<'a> {
+    /// Its end (its start is 0).
+    hi: f64,
+    /// Tick positions.
+    ticks: Vec<f64>,
+    /// What a row's value is multiplied by to be placed on the axis.
+    scale: f64,
+    /// A tick's label.
+    tick: &'a dyn Fn(f64) -> String,
+    /// The figure on a segment, from its length on the axis.
+    segment: &'a dyn Fn(f64) -> String,
+    /// Room right of the plot, for the last tick's label.
+    margin_right: u32,
+}
+
+/// Draws `chart` on `axis`.
+fn draw(chart: &Stacked<'_>, axis: &Axis<'_>) -> anyhow::Result<String> {
     let labels: Vec<String> = chart.rows.iter().map(|(l, _)| l.clone()).collect();
     let label_w = label_column_width(&labels);
     let n = chart.rows.len();
@@ -46,19 +129,20 @@ pub fn stacked(chart: &Stacked<'_>) -> anyhow::Result<String> {
         let mut c = ChartBuilder::on(&plot)
             .margin(14)
             .margin_top(4)
+            .margin_right(axis.margin_right)
             .x_label_area_size(40)
             .y_label_area_size(label_w)
             .build_cartesian_2d(
-                Ticked::new(0.0, 100.0, vec![0.0, 25.0, 50.0, 75.0, 100.0]),
+                Ticked::new(0.0, axis.hi, axis.ticks.clone()),
                 Ticked::new(0.0, n as f64, centres),
             )
             .map_err(err)?;
         // Row i is drawn at n - 1 - i so that the first row is on top.
         let label = |y: &f64| row_label(&labels, *y);
-        let pct = |x: &f64| format!("{x:.0}%");
+        let tick = |x: &f64| (axis.tick)(*x);
         c.configure_mesh()
             .disable_y_mesh()
-            .x_label_formatter(&pct)
+            .x_label_formatter(&tick)
             .y_label_formatter(&label)
             .x_desc(chart.x_desc)
             .label_style((FONT, SMALL))
@@ -68,7 +152,7 @@ pub fn stacked(chart: &Stacked<'_>) -> anyhow::Result<String> {
             .map_err(err)?;
         // Group lines run under the labels too, so that each group reads as a block.
         for &g in chart.group_starts.iter().filter(|&&g| g > 0 && g < n) {
-            let (right, y) = c.backend_coord(&(100.0, (n - g) as f64));
+            let (right, y) = c.backend_coord(&(axis.hi, (n - g) as f64));
             root.draw(&PathElement::new(
                 vec![(8, y), (right, y)],
                 RGBColor(0x9a, 0xa3, 0xa9).stroke_width(1),
@@ -79,8 +163,8 @@ pub fn stacked(chart: &Stacked<'_>) -> anyhow::Result<String> {
             let y = (n - 1 - i) as f64;
             let mut x = 0.0;
             for (part, share) in chart.parts.iter().zip(shares) {
-                let w = share * 100.0;
-                if w <= 0.0 {
+                let w = share * axis.scale;
+                if w.is_nan() || w <= 0.0 {
                     continue;
                 }
                 c.draw_series(std::iter::once(Rectangle::new(
@@ -88,10 +172,10 @@ pub fn stacked(chart: &Stacked<'_>) -> anyhow::Result<String> {
                     part.color.filled(),
                 )))
                 .map_err(err)?;
-                if w >= LABELLED {
+                if w / axis.hi * 100.0 >= LABELLED {
                     let (px, py) = c.backend_coord(&(x + w / 2.0, y + 0.5));
                     root.draw(&Text::new(
-                        format!("{w:.0}%"),
+                        (axis.segment)(w),
                         (px, py),
                         label_style(SMALL * 0.85, HPos::Center).color(&WHITE),
                     ))
@@ -133,5 +217,27 @@ mod tests {
         assert!(two.contains("a&lt;b") && two.contains("row 1"), "{two}");
         assert!(two.contains(">\n97%\n<"), "the wide segment is labelled");
         assert!(!two.contains(">\n3%\n<"), "the narrow one is not");
+    }
+
+    #[test]
+    fn value_axes_end_on_a_round_figure_above_the_longest_bar() {
+        assert_eq!(
+            round_axis(95.0),
+            (100.0, vec![0.0, 20.0, 40.0, 60.0, 80.0, 100.0])
+        );
+        assert_eq!(round_axis(130_000.0).0, 150_000.0);
+        assert_eq!(round_axis(0.0).0, 1.0);
+        let chart = Stacked {
+            parts: vec![LegendEntry::new("kex", PALETTE[0], Shape::Block)],
+            rows: vec![("a".into(), vec![80.0]), ("b".into(), vec![2.0])],
+            group_starts: vec![],
+            x_desc: "ns",
+        };
+        let svg = stacked_values(&chart, &|v| format!("{v:.0} ns")).unwrap();
+        assert!(
+            svg.contains(">\n80 ns\n<"),
+            "the long bar is labelled: {svg}"
+        );
+        assert!(svg.contains(">\n100 ns\n<"), "the axis ends at 100: {svg}");
     }
 }

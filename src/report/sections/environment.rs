@@ -1,5 +1,5 @@
-//! Environments: for every run, throughput file and profile, when it ran, how it was called,
-//! and the machine, build and providers it ran on.
+//! Environments: for every run, throughput file, tls run and profile, when it ran, how it was
+//! called, and the machine, build and providers it ran on.
 
 use super::common::{h3, run_heading, say};
 use super::{Context, Section};
@@ -55,6 +55,47 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         let heading = format!("throughput ({})", input.label);
         record_facts(blocks, &id, &heading, r, facts);
     }
+    for (i, input) in data.tls.iter().enumerate() {
+        let r = &input.record;
+        let c = &r.config;
+        let stacks: Vec<String> = r
+            .results
+            .iter()
+            .map(|x| format!("{} {}", x.stack, x.version))
+            .fold(Vec::new(), |mut v, s| {
+                if !v.contains(&s) {
+                    v.push(s);
+                }
+                v
+            });
+        let facts = vec![
+            (
+                "selection".into(),
+                format!(
+                    "groups {}; stacks {}; certificates {} ({} benchmarks)",
+                    c.groups.join(", "),
+                    c.stacks.join(", "),
+                    c.certs.join(", "),
+                    r.results.len()
+                ),
+            ),
+            ("stack versions".into(), stacks.join(", ")),
+            (
+                "handshakes".into(),
+                format!(
+                    "{} per kind ({}), scaling at threads {:?} for {} each, {} per network condition",
+                    units::ns(c.duration_s * 1e9),
+                    c.modes.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", "),
+                    c.threads,
+                    units::ns(c.scaling_duration_s * 1e9),
+                    c.network_handshakes
+                ),
+            ),
+        ];
+        let id = format!("environment-tls-{}", i + 1);
+        let heading = format!("tls ({})", input.label);
+        record_facts(blocks, &id, &heading, r, facts);
+    }
     for (i, input) in data.profiles.iter().enumerate() {
         let r = &input.record;
         let facts = vec![
@@ -82,7 +123,11 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         let heading = format!("profile ({})", input.label);
         record_facts(blocks, &id, &heading, r, facts);
     }
-    if data.runs.is_empty() && data.throughputs.is_empty() && data.profiles.is_empty() {
+    if data.runs.is_empty()
+        && data.throughputs.is_empty()
+        && data.profiles.is_empty()
+        && data.tls.is_empty()
+    {
         say(blocks, "No files.");
     }
     Ok(())

@@ -98,6 +98,23 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
             ],
         );
     }
+    if !data.tls.is_empty() {
+        para(
+            blocks,
+            vec![
+                strong("TLS handshakes. "),
+                text(
+                    "Both stacks' own client and server shake hands over an in-memory \
+                     transport in one thread; each side's time is the time spent in its own \
+                     calls, summarised per round, and the best round's median is the figure \
+                     least moved by the machine's drift. Every handshake is checked for the \
+                     negotiated group, the key shares on the wire and the certificate chain. \
+                     Network conditions are loopback TCP between network namespaces, with a \
+                     relay for the delay and packet filters for the loss.",
+                ),
+            ],
+        );
+    }
     for (i, input) in data.runs.iter().enumerate() {
         run_method(blocks, i, input);
     }

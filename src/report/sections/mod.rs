@@ -1,8 +1,8 @@
 //! Builds the report's [`Document`] from the loaded files, one section per file: the summary,
 //! latency, speed against size, time shares, where the time goes (a profile), memory,
-//! throughput, the comparison of runs, correctness, environments and the method. Charts and
-//! tables describe the last run given (and the last profile); the comparison takes the first
-//! run as its baseline.
+//! throughput, TLS handshakes, the comparison of runs, correctness, environments and the
+//! method. Charts and tables describe the last run given (and the last profile and tls run);
+//! the comparison takes the first run as its baseline.
 //!
 //! Each section file declares one [`Section`] (`pub const SECTION: Section = Section::new(id,
 //! title, build);`) and [`SECTIONS`] is the one list that orders them. [`build`] writes each
@@ -38,6 +38,7 @@ mod shares;
 mod size;
 mod summary;
 mod throughput;
+mod tls;
 
 /// What every section is built from.
 #[derive(Debug, Clone, Copy)]
@@ -80,6 +81,7 @@ pub const SECTIONS: &[Section] = &[
     profile::SECTION,
     memory::SECTION,
     throughput::SECTION,
+    tls::SECTION,
     comparison::SECTION,
     correctness::SECTION,
     environment::SECTION,

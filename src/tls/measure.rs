@@ -12,6 +12,7 @@ use crate::measure::sampler::{self, Op, SamplerConfig};
 use crate::measure::timer::Timers;
 use crate::record::tls::{
     Checks, Flight, KemShare, Mode, ModeCost, Spread, TlsCapacity, TlsConfig, TlsResult,
+    CLIENT_FINISHED, CLIENT_HELLO, SECOND_CLIENT_HELLO, SERVER_FLIGHT,
 };
 use crate::throughput::calc;
 use std::time::{Duration, Instant};
@@ -134,17 +135,17 @@ pub fn check(o: &Outcome, mode: Mode, group: &Group) -> Result<(), String> {
 pub fn flights(o: &Outcome, mode: Mode) -> Vec<Flight> {
     let names: &[&str] = match mode {
         Mode::Hrr => &[
-            "ClientHello",
+            CLIENT_HELLO,
             "HelloRetryRequest",
-            "second ClientHello",
-            "ServerHello..Finished",
-            "client Finished",
+            SECOND_CLIENT_HELLO,
+            SERVER_FLIGHT,
+            CLIENT_FINISHED,
             "NewSessionTicket",
         ],
         _ => &[
-            "ClientHello",
-            "ServerHello..Finished",
-            "client Finished",
+            CLIENT_HELLO,
+            SERVER_FLIGHT,
+            CLIENT_FINISHED,
             "NewSessionTicket",
         ],
     };

@@ -73,21 +73,39 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
         files.push(ResultFile::create(*format, path, &record)?);
     }
     let mut failed = false;
-    for (i, plan) in plans.iter().enumerate() {
+    // Every benchmark is checked first; then their handshakes are timed in rounds that take
+    // turns, so the machine's changing speed affects every group and stack alike.
+    let mut benches: Vec<_> = plans
+        .iter()
+        .map(|p| {
+            let kem = registry.get(&p.stack.kem_label(p.group));
+            measure::start(p, &record.config, kem)
+        })
+        .collect();
+    for round in 1..=measure::ROUNDS {
         if crate::interrupt::requested() {
             break;
         }
-        eprintln!("tls: {} ({} of {}) ...", plan.label(), i + 1, plans.len());
-        let kem = registry.get(&plan.stack.kem_label(plan.group));
-        let mut r = measure::measure_one(
-            plan,
-            &record.config,
-            kem.as_deref(),
-            &timers,
-            cpus,
-            &crate::interrupt::requested,
+        eprintln!(
+            "tls: round {round} of {} over {} benchmarks ...",
+            measure::ROUNDS,
+            benches.iter().filter(|b| b.live()).count()
         );
-        if !record.config.network.is_empty() && r.error.is_none() && r.unavailable.is_none() {
+        for b in benches.iter_mut() {
+            if crate::interrupt::requested() {
+                break;
+            }
+            measure::round(b, &record.config, &timers);
+        }
+    }
+    for (i, (plan, b)) in plans.iter().zip(benches).enumerate() {
+        eprintln!("tls: {} ({} of {}) ...", plan.label(), i + 1, plans.len());
+        let mut r = measure::finish(b, &record.config, cpus, &crate::interrupt::requested);
+        if !record.config.network.is_empty()
+            && r.error.is_none()
+            && r.unavailable.is_none()
+            && !r.interrupted
+        {
             crate::tls::network::measure(
                 plan,
                 &record.config,

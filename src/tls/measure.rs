@@ -15,6 +15,7 @@ use crate::record::tls::{
     CLIENT_FINISHED, CLIENT_HELLO, SECOND_CLIENT_HELLO, SERVER_FLIGHT,
 };
 use crate::throughput::calc;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Rounds each kind's time is split into, interleaved with the other kinds.
@@ -191,6 +192,7 @@ fn prime(stack: &dyn Stack) -> Result<Option<Session>, String> {
     Ok(o.session.take())
 }
 
+#[derive(Default)]
 struct Samples {
     server: Vec<f64>,
     client: Vec<f64>,
@@ -200,18 +202,36 @@ struct Samples {
     secs: f64,
 }
 
-/// Measures one benchmark (without network conditions): `stop` ends it early (kept figures are
-/// whole kinds of handshake; the result is marked interrupted).
-pub fn measure_one(
-    plan: &Plan,
-    cfg: &TlsConfig,
-    kem: Option<&dyn Kem>,
-    timers: &Timers,
-    cpus: usize,
-    stop: &dyn Fn() -> bool,
-) -> TlsResult {
+/// One benchmark between its check and its figures: the kinds of handshake of every
+/// benchmark are timed in rounds that take turns, so a machine whose speed changes second by
+/// second affects every group and stack alike.
+pub struct Bench<'a> {
+    plan: &'a Plan<'a>,
+    /// The result so far.
+    pub result: TlsResult,
+    stack: Option<Box<dyn Stack>>,
+    sessions: Vec<Option<Session>>,
+    acc: Vec<Samples>,
+    flights: Vec<Vec<Flight>>,
+    kem: Option<Arc<dyn Kem>>,
+    kem_rounds: Vec<[f64; 3]>,
+}
+
+impl Bench<'_> {
+    /// Whether it is still being measured (available, no error).
+    pub fn live(&self) -> bool {
+        self.stack.is_some()
+    }
+
+    fn fail(&mut self, e: String) {
+        self.result.error = Some(e);
+        self.stack = None;
+    }
+}
+
+fn empty_result(plan: &Plan) -> TlsResult {
     let g = plan.group;
-    let mut r = TlsResult {
+    TlsResult {
         algorithm: g.algorithm.to_string(),
         implementation: format!("{}/{}", plan.stack.as_str(), plan.chain.kind.as_str()),
         stack: plan.stack.as_str().to_string(),
@@ -229,47 +249,52 @@ pub fn measure_one(
         network_skipped: None,
         error: None,
         interrupted: false,
-    };
-    let stack = match stack(plan.stack, g, plan.chain) {
-        Ok(s) => s,
-        Err(why) => {
-            r.unavailable = Some(why);
-            return r;
-        }
-    };
-    if let Err(e) = run_modes(&mut r, stack.as_ref(), plan, cfg, stop) {
-        r.error = Some(e);
-        return r;
     }
-    if r.interrupted {
-        return r;
-    }
-    if let Some(k) = kem {
-        match kem_share(&r, k, cfg.target_rate, timers) {
-            Ok(s) => r.kem = Some(s),
-            Err(e) => r.error = Some(format!("the bare key exchange {}: {e}", k.meta().label())),
-        }
-    }
-    match scale(&mut r, stack.as_ref(), g, cfg, cpus, stop) {
-        Ok(()) => {}
-        Err(e) => r.error = Some(e),
-    }
-    r.capacity = capacity(&r, cfg.target_rate, cpus);
-    r
 }
 
-/// Checks each kind once, then times them in interleaved rounds.
-fn run_modes(
-    r: &mut TlsResult,
-    stack: &dyn Stack,
-    plan: &Plan,
-    cfg: &TlsConfig,
-    stop: &dyn Fn() -> bool,
-) -> Result<(), String> {
-    let g = plan.group;
-    let mut sessions: Vec<Option<Session>> = Vec::new();
-    let mut flights_of = Vec::new();
-    let mut handshakes = 0u64;
+/// Builds the stack for `plan` and checks one handshake of each kind of `cfg` (a resumed one
+/// after a full handshake that gave it its ticket); records the flights and the key shares.
+///
+/// `kem` is kembench's implementation of the group on the same library: checked here, then
+/// timed in every round beside the handshakes.
+pub fn start<'a>(plan: &'a Plan<'a>, cfg: &TlsConfig, kem: Option<Arc<dyn Kem>>) -> Bench<'a> {
+    let mut b = Bench {
+        plan,
+        result: empty_result(plan),
+        stack: None,
+        sessions: Vec::new(),
+        acc: cfg.modes.iter().map(|_| Samples::default()).collect(),
+        flights: Vec::new(),
+        kem: None,
+        kem_rounds: Vec::new(),
+    };
+    if let Some(k) = kem {
+        match crate::run::quick_check(k.as_ref()) {
+            crate::verify::Outcome::Fail(why) => {
+                b.result.error = Some(format!(
+                    "the bare key exchange {} is not timed: its correctness check failed: {why}",
+                    k.meta().label()
+                ));
+            }
+            _ => b.kem = Some(k),
+        }
+    }
+    let stack = match stack(plan.stack, plan.group, plan.chain) {
+        Ok(s) => s,
+        Err(why) => {
+            b.result.unavailable = Some(why);
+            return b;
+        }
+    };
+    match check_each(&mut b, stack.as_ref(), cfg) {
+        Ok(()) => b.stack = Some(stack),
+        Err(e) => b.fail(e),
+    }
+    b
+}
+
+fn check_each(b: &mut Bench, stack: &dyn Stack, cfg: &TlsConfig) -> Result<(), String> {
+    let g = b.plan.group;
     let mut full: Option<Outcome> = None;
     for &mode in &cfg.modes {
         let mut session = if mode == Mode::Resumed {
@@ -278,90 +303,120 @@ fn run_modes(
             None
         };
         let o = checked(stack, mode, g, &mut session)?;
-        handshakes += 1;
-        flights_of.push(flights(&o, mode));
+        b.flights.push(flights(&o, mode));
         if mode == Mode::Full || full.is_none() {
             full = Some(o);
         }
-        sessions.push(session);
+        b.sessions.push(session);
     }
     let first = full.ok_or("no kind of handshake was asked for")?;
     let share = |h: &Option<super::wire::Hello>| {
         h.as_ref().and_then(|h| h.shares.first()).map_or(0, |s| s.1)
     };
-    let mut checks = Checks {
-        handshakes,
+    b.result.checks = Some(Checks {
+        handshakes: cfg.modes.len() as u64,
         negotiated_group: g.tls_name.to_string(),
         client_share_bytes: share(&first.client_hello),
         server_share_bytes: share(&first.server_hello),
-        certificate: plan.chain.describe(),
+        certificate: b.plan.chain.describe(),
+    });
+    Ok(())
+}
+
+/// One round: each kind of handshake for its share of `cfg.duration_s` (at least three
+/// handshakes), each handshake checked.
+pub fn round(b: &mut Bench, cfg: &TlsConfig, timers: &Timers) {
+    let Some(stack) = b.stack.take() else {
+        return;
     };
     let slice = Duration::from_secs_f64(cfg.duration_s / (ROUNDS as f64));
-    let mut acc: Vec<Samples> = cfg
-        .modes
-        .iter()
-        .map(|_| Samples {
-            server: Vec::new(),
-            client: Vec::new(),
-            round_server: Vec::new(),
-            round_client: Vec::new(),
-            handshakes: 0,
-            secs: 0.0,
-        })
-        .collect();
-    for _round in 0..ROUNDS {
-        for (i, &mode) in cfg.modes.iter().enumerate() {
-            if stop() {
-                r.interrupted = true;
-                checks.handshakes = handshakes;
-                r.checks = Some(checks);
-                return Ok(());
+    let g = b.plan.group;
+    let mut made = 0u64;
+    for (i, &mode) in cfg.modes.iter().enumerate() {
+        let (mut s, mut c) = (Vec::new(), Vec::new());
+        let t = Instant::now();
+        while t.elapsed() < slice || s.len() < 3 {
+            match checked(stack.as_ref(), mode, g, &mut b.sessions[i]) {
+                Ok(o) => {
+                    s.push(o.server_ns as f64);
+                    c.push(o.client_ns as f64);
+                }
+                Err(e) => {
+                    b.fail(e);
+                    return;
+                }
             }
-            let a = &mut acc[i];
-            let (mut s, mut c) = (Vec::new(), Vec::new());
-            let t = Instant::now();
-            while t.elapsed() < slice || s.len() < 3 {
-                let o = checked(stack, mode, g, &mut sessions[i])?;
-                s.push(o.server_ns as f64);
-                c.push(o.client_ns as f64);
+        }
+        let a = &mut b.acc[i];
+        a.secs += t.elapsed().as_secs_f64();
+        a.handshakes += s.len() as u64;
+        made += s.len() as u64;
+        a.round_server.push(crate::stats::median(&s));
+        a.round_client.push(crate::stats::median(&c));
+        a.server.extend(s);
+        a.client.extend(c);
+    }
+    if let Some(c) = b.result.checks.as_mut() {
+        c.handshakes += made;
+    }
+    if let Some(k) = &b.kem {
+        match kem_round(k.as_ref(), timers) {
+            Ok(m) => b.kem_rounds.push(m),
+            Err(e) => {
+                b.fail(format!("the bare key exchange {}: {e}", k.meta().label()));
+                return;
             }
-            a.secs += t.elapsed().as_secs_f64();
-            a.handshakes += s.len() as u64;
-            handshakes += s.len() as u64;
-            a.round_server.push(crate::stats::median(&s));
-            a.round_client.push(crate::stats::median(&c));
-            a.server.extend(s);
-            a.client.extend(c);
         }
     }
-    for ((&mode, a), flights) in cfg.modes.iter().zip(acc).zip(flights_of) {
-        let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    b.stack = Some(stack);
+}
+
+/// After the rounds: each kind's figures, then the bare key exchange, scaling and capacity.
+/// A benchmark short of its rounds (Ctrl-C) keeps what it measured, marked interrupted.
+pub fn finish(mut b: Bench, cfg: &TlsConfig, cpus: usize, stop: &dyn Fn() -> bool) -> TlsResult {
+    let Some(stack) = b.stack.take() else {
+        return b.result;
+    };
+    let r = &mut b.result;
+    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
+    for ((&mode, a), flights) in cfg.modes.iter().zip(&b.acc).zip(&b.flights) {
+        let (Some(server_ns), Some(client_ns)) = (Spread::of(&a.server), Spread::of(&a.client))
+        else {
+            r.interrupted = true;
+            return b.result;
+        };
         r.modes.push(ModeCost {
             mode,
             handshakes: a.handshakes,
             handshakes_per_sec: a.handshakes as f64 / a.secs,
-            server_ns: Spread::of(&a.server).ok_or("no server times")?,
-            client_ns: Spread::of(&a.client).ok_or("no client times")?,
+            server_ns,
+            client_ns,
             server_best_round_median_ns: min(&a.round_server),
             client_best_round_median_ns: min(&a.round_client),
-            flights,
+            flights: flights.clone(),
         });
     }
-    checks.handshakes = handshakes;
-    r.checks = Some(checks);
-    Ok(())
+    if b.acc.iter().any(|a| a.round_server.len() < ROUNDS) || stop() {
+        r.interrupted = true;
+        return b.result;
+    }
+    if let (Some(k), Some(i)) = (&b.kem, cfg.modes.iter().position(|&m| m == Mode::Full)) {
+        r.kem = kem_share(k.meta().label(), &b.kem_rounds, &b.acc[i], cfg.target_rate);
+    }
+    if let Err(e) = scale(r, stack.as_ref(), b.plan.group, cfg, cpus, stop) {
+        r.error = Some(e);
+    }
+    r.capacity = capacity(r, cfg.target_rate, cpus);
+    b.result
 }
 
-/// The bare key exchange on the same library: medians of keygen, encapsulation and
-/// decapsulation as `run` times them, their share of the full handshake's median per side, and
-/// `throughput`'s model from those rates on one core.
-fn kem_share(r: &TlsResult, k: &dyn Kem, target: f64, timers: &Timers) -> Result<KemShare, String> {
-    if let crate::verify::Outcome::Fail(why) = crate::run::quick_check(k) {
-        return Err(format!("not measured: correctness check failed: {why}"));
-    }
+/// The bare key exchange's medians of one round: keygen, encapsulation, decapsulation (ns),
+/// each from a short sample taken as `run` times the operation.
+fn kem_round(k: &dyn Kem, timers: &Timers) -> Result<[f64; 3], String> {
     let cfg = SamplerConfig {
-        time_budget_s: 0.25,
-        warmup_s: 0.05,
+        time_budget_s: 0.05,
+        warmup_s: 0.01,
+        min_samples: 10,
         rounds: 1,
         ..SamplerConfig::default()
     };
@@ -370,21 +425,39 @@ fn kem_share(r: &TlsResult, k: &dyn Kem, target: f64, timers: &Timers) -> Result
             .map(|s| crate::stats::median(&s.samples_ns))
             .map_err(|e| format!("{}: {e}", op.as_str()))
     };
-    let (kg, enc, dec) = (
+    Ok([
         median(Op::Keygen)?,
         median(Op::Encaps)?,
         median(Op::Decaps)?,
-    );
-    let full = r
-        .mode(Mode::Full)
-        .ok_or("full handshakes were not measured")?;
-    Ok(KemShare {
-        implementation: k.meta().label(),
+    ])
+}
+
+/// The bare key exchange on the same library, timed in the same rounds as the handshakes:
+/// the median over rounds of keygen, encapsulation and decapsulation, their share of the full
+/// handshake per side as the median of the rounds' ratios (each ratio taken within one round,
+/// so in one speed state of the machine), and `throughput`'s model from those rates on one core.
+fn kem_share(label: String, rounds: &[[f64; 3]], full: &Samples, target: f64) -> Option<KemShare> {
+    if rounds.is_empty() || rounds.len() != full.round_server.len() {
+        return None;
+    }
+    let col = |i: usize| crate::stats::median(&rounds.iter().map(|r| r[i]).collect::<Vec<_>>());
+    let (kg, enc, dec) = (col(0), col(1), col(2));
+    let ratios = |f: &dyn Fn(&[f64; 3], usize) -> f64| {
+        crate::stats::median(
+            &rounds
+                .iter()
+                .enumerate()
+                .map(|(i, r)| f(r, i))
+                .collect::<Vec<_>>(),
+        )
+    };
+    Some(KemShare {
+        implementation: label,
         keygen_ns: kg,
         encaps_ns: enc,
         decaps_ns: dec,
-        server_share: enc / full.server_ns.median,
-        client_share: (kg + dec) / full.client_ns.median,
+        server_share: ratios(&|r, i| r[1] / full.round_server[i]),
+        client_share: ratios(&|r, i| (r[0] + r[2]) / full.round_client[i]),
         model: calc::capacity(1, 1e9 / kg, 1e9 / enc, 1e9 / dec, target),
     })
 }

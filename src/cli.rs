@@ -443,10 +443,14 @@ pub struct TlsArgs {
     /// Handshakes per network condition with loss (a tenth as many, at least 100, at 0%).
     #[arg(long, default_value_t = 1000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(10..=100_000))]
     pub network_handshakes: usize,
-    /// Handshakes in flight at once under a network condition (1: strictly one after another,
-    /// as pq-tls-benchmark; more share the link and the CPUs, and finish the sweep sooner).
-    #[arg(long, default_value_t = 32, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+    /// Handshakes in flight at once per benchmark under a network condition (1: one after
+    /// another, as pq-tls-benchmark).
+    #[arg(long, default_value_t = 16, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub network_concurrency: usize,
+    /// Benchmarks measured under network conditions at once, each in namespaces of its own
+    /// (1: one after another).
+    #[arg(long, default_value_t = 4, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=16))]
+    pub network_parallel: usize,
     /// Do not record the run in the results store.
     #[arg(long)]
     pub no_store: bool,
@@ -849,6 +853,7 @@ impl TlsArgs {
             network,
             network_handshakes: self.network_handshakes,
             network_concurrency: self.network_concurrency,
+            network_parallel: self.network_parallel,
             store: !self.no_store,
             outputs: self.output.files(),
             layout: Layout::wide_if(self.wide),

@@ -95,6 +95,8 @@ pub struct TlsOptions {
     pub network_handshakes: usize,
     /// Handshakes in flight at once under a network condition.
     pub network_concurrency: usize,
+    /// Benchmarks under network conditions at once.
+    pub network_parallel: usize,
     /// Record the run in the results store.
     pub store: bool,
     /// Result files.

@@ -58,6 +58,7 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
             network: o.network.clone(),
             network_handshakes: o.network_handshakes,
             network_concurrency: o.network_concurrency,
+            network_parallel: o.network_parallel,
             planned: plans.iter().map(Plan::label).collect(),
         },
         Environment::for_implementations(&kems),
@@ -98,29 +99,63 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
             measure::round(b, &record.config, &timers);
         }
     }
+    // In-memory figures first: each result is stored as it is made (the store keeps it even if
+    // the network part never ends); files get each result once, whole.
+    let mut pending = Vec::new();
     for (i, (plan, b)) in plans.iter().zip(benches).enumerate() {
         eprintln!("tls: {} ({} of {}) ...", plan.label(), i + 1, plans.len());
-        let mut r = measure::finish(b, &record.config, cpus, &crate::interrupt::requested);
-        if !record.config.network.is_empty()
+        let r = measure::finish(b, &record.config, cpus, &crate::interrupt::requested);
+        recorder.put(r.stored());
+        let networked = !record.config.network.is_empty()
             && r.error.is_none()
             && r.unavailable.is_none()
-            && !r.interrupted
-        {
-            crate::tls::network::measure(
-                plan,
-                &record.config,
-                &mut r,
-                &crate::interrupt::requested,
-            );
+            && !r.interrupted;
+        if networked {
+            pending.push((plan, r));
+            continue;
         }
         failed |= r.error.is_some();
-        recorder.put(r.stored());
         record.put(r);
         let newest = record.results.last().expect("just put");
         for file in &mut files {
             file.append(&record, newest)?;
         }
     }
+    // Network conditions: several benchmarks at once, each in testbeds of its own, so one
+    // condition's slowest handshakes (the retransmission tails) overlap another's.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let config = &record.config.clone();
+    std::thread::scope(|s| -> anyhow::Result<()> {
+        let pending = &pending;
+        for _ in 0..config.network_parallel.min(pending.len()) {
+            let tx = tx.clone();
+            let next = &next;
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some((plan, r)) = pending.get(i) else {
+                    return;
+                };
+                let mut r = r.clone();
+                eprintln!("tls: {} under network conditions ...", plan.label());
+                crate::tls::network::measure(plan, config, &mut r, &crate::interrupt::requested);
+                if tx.send(r).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(tx);
+        for r in rx {
+            failed |= r.error.is_some();
+            recorder.put(r.stored());
+            record.put(r);
+            let newest = record.results.last().expect("just put");
+            for file in &mut files {
+                file.append(&record, newest)?;
+            }
+        }
+        Ok(())
+    })?;
     let interrupted = crate::interrupt::requested();
     let lost = recorder.close(&mut record, interrupted, |r| Format::JSON.serialize(r))?;
     for file in files {

@@ -613,6 +613,7 @@ pub fn tls() -> TlsRecord {
             ],
             network_handshakes: 50,
             network_concurrency: 1,
+            network_parallel: 1,
             planned: vec![
                 "X25519MLKEM768@rustls/ecdsa-p256".into(),
                 "P-256@openssl/rsa2048".into(),

@@ -365,6 +365,9 @@ pub struct TlsConfig {
     /// handshakes one after another).
     #[serde(default = "one")]
     pub network_concurrency: usize,
+    /// Benchmarks measured under network conditions at once, each in testbeds of its own.
+    #[serde(default = "one")]
+    pub network_parallel: usize,
     /// Every `group@stack/cert` the run set out to measure.
     pub planned: Vec<String>,
 }

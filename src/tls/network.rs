@@ -134,7 +134,7 @@ pub fn measure(plan: &Plan, cfg: &TlsConfig, r: &mut TlsResult, stop: &dyn Fn() 
             rate_mbit: p.rate_mbit,
         };
         let n = handshakes_for(p.loss_pct, cfg.network_handshakes);
-        eprintln!("  network {}: {n} handshakes ...", p.name);
+        eprintln!("  {}: network {}: {n} handshakes ...", plan.label(), p.name);
         match net::measure(
             &mut testbed,
             &profile,

@@ -443,8 +443,9 @@ pub struct TlsArgs {
     /// Handshakes per network condition with loss (a tenth as many, at least 100, at 0%).
     #[arg(long, default_value_t = 1000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(10..=100_000))]
     pub network_handshakes: usize,
-    /// Handshakes in flight at once per benchmark under a network condition (1: one after
-    /// another, as pq-tls-benchmark).
+    /// Most handshakes in flight at once per benchmark under a network condition, fewer at
+    /// short round trips (at most 200 started per second); 1: one after another, as
+    /// pq-tls-benchmark.
     #[arg(long, default_value_t = 16, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub network_concurrency: usize,
     /// Benchmarks measured under network conditions at once, each in namespaces of its own

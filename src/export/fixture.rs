@@ -449,6 +449,7 @@ fn net_point(rtt: f64, loss: f64, failures: u64) -> NetPoint {
             rate: "none".into(),
         },
         handshakes: 50 - failures,
+        concurrency: 1,
         failures,
         time_ms: Some(TlsSpread {
             min: 2.0 * rtt + 0.5,

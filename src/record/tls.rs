@@ -248,6 +248,9 @@ pub struct NetPoint {
     pub mechanisms: Mechanisms,
     /// Handshakes completed and checked.
     pub handshakes: u64,
+    /// Handshakes in flight at once.
+    #[serde(default)]
+    pub concurrency: usize,
     /// Handshakes that failed or timed out (not in the times).
     pub failures: u64,
     /// TCP connect plus TLS handshake until the client is done, ms.

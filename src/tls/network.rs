@@ -23,6 +23,16 @@ pub fn handshakes_for(loss_pct: f64, lossy: usize) -> usize {
     }
 }
 
+/// The most handshakes per second one benchmark starts under a network condition: at a short
+/// round trip, many handshakes in flight would make the CPUs, not the network, the bottleneck.
+pub const MAX_RATE_PER_SEC: f64 = 200.0;
+
+/// Handshakes in flight at a round trip of `rtt_ms`: enough for [`MAX_RATE_PER_SEC`] (a
+/// handshake takes about two round trips), at most `most`, at least one.
+pub fn concurrency_for(rtt_ms: f64, most: usize) -> usize {
+    ((MAX_RATE_PER_SEC * 2.0 * rtt_ms / 1e3).ceil() as usize).clamp(1, most.max(1))
+}
+
 /// Moves bytes between `side` and `stream` until `done(side)` holds after sending.
 fn pump(
     side: &mut dyn Side,
@@ -134,12 +144,13 @@ pub fn measure(plan: &Plan, cfg: &TlsConfig, r: &mut TlsResult, stop: &dyn Fn() 
             rate_mbit: p.rate_mbit,
         };
         let n = handshakes_for(p.loss_pct, cfg.network_handshakes);
+        let concurrency = concurrency_for(p.rtt_ms, cfg.network_concurrency);
         eprintln!("  {}: network {}: {n} handshakes ...", plan.label(), p.name);
         match net::measure(
             &mut testbed,
             &profile,
             n,
-            cfg.network_concurrency,
+            concurrency,
             &endpoint,
             POINT_DEADLINE,
             stop,
@@ -168,6 +179,7 @@ pub fn measure(plan: &Plan, cfg: &TlsConfig, r: &mut TlsResult, stop: &dyn Fn() 
                         rate: o.mechanisms.rate,
                     },
                     handshakes: o.times_ms.len() as u64,
+                    concurrency,
                     failures: o.failures as u64,
                     time_ms: Spread::of(&o.times_ms),
                 });
@@ -189,5 +201,22 @@ pub fn measure(plan: &Plan, cfg: &TlsConfig, r: &mut TlsResult, stop: &dyn Fn() 
                 return;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_round_trips_get_fewer_handshakes_in_flight() {
+        assert_eq!(concurrency_for(5.6, 16), 3);
+        assert_eq!(concurrency_for(31.2, 16), 13);
+        assert_eq!(concurrency_for(195.7, 16), 16);
+        assert_eq!(concurrency_for(31.2, 1), 1);
+        assert_eq!(concurrency_for(0.0, 16), 1);
+        assert_eq!(handshakes_for(0.0, 1000), 100);
+        assert_eq!(handshakes_for(3.0, 1000), 1000);
+        assert_eq!(handshakes_for(0.0, 50), 50);
     }
 }

@@ -444,7 +444,7 @@ pub struct TlsArgs {
     #[arg(long, default_value_t = 1000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(10..=100_000))]
     pub network_handshakes: usize,
     /// Most handshakes in flight at once per benchmark under a network condition, fewer at
-    /// short round trips (at most 200 started per second); 1: one after another, as
+    /// short round trips (at most 260 started per second); 1: one after another, as
     /// pq-tls-benchmark.
     #[arg(long, default_value_t = 16, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
     pub network_concurrency: usize,

@@ -10,21 +10,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 fn tls_record(dir: &Path, args: &[&str]) -> Value {
-    let file = dir.join("tls.json");
-    let out = kembench()
-        .arg("tls")
-        .args(args)
-        .args(["--no-store", "--json"])
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "stdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap()
+    let mut all = args.to_vec();
+    all.push("--no-store");
+    common::command_record(kembench(), "tls", &dir.join("tls.json"), &all)
 }
 
 fn temp(name: &str) -> std::path::PathBuf {

@@ -71,9 +71,19 @@ pub fn export_json(store: impl AsRef<OsStr>, run: &str) -> Value {
 
 /// `cmd profile ARGS --json FILE` (the binary with its store), which must succeed; the record
 /// it wrote.
-pub fn profile_record(mut cmd: Command, file: &std::path::Path, args: &[&str]) -> Value {
+pub fn profile_record(cmd: Command, file: &std::path::Path, args: &[&str]) -> Value {
+    command_record(cmd, "profile", file, args)
+}
+
+/// `cmd SUBCOMMAND ARGS --json FILE`, which must succeed; the record it wrote.
+pub fn command_record(
+    mut cmd: Command,
+    subcommand: &str,
+    file: &std::path::Path,
+    args: &[&str],
+) -> Value {
     let out = cmd
-        .arg("profile")
+        .arg(subcommand)
         .args(args)
         .arg("--json")
         .arg(file)

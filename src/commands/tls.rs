@@ -8,7 +8,7 @@ use crate::measure::timer::Timers;
 use crate::options::TlsOptions;
 use crate::providers::Registry;
 use crate::record::tls::TlsConfig;
-use crate::record::{Nothing, TlsRecord};
+use crate::record::{Benchmark, Nothing, TlsRecord};
 use crate::store::records::{self, Storable};
 use crate::store::{self, Recorder};
 use crate::tls::certs::Chain;
@@ -156,6 +156,11 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
         }
         Ok(())
     })?;
+    // The network part finishes benchmarks out of order; list them as planned.
+    let planned = &record.config.planned;
+    record
+        .results
+        .sort_by_key(|r| planned.iter().position(|l| *l == r.label()));
     let interrupted = crate::interrupt::requested();
     let lost = recorder.close(&mut record, interrupted, |r| Format::JSON.serialize(r))?;
     for file in files {

@@ -120,6 +120,17 @@ pub struct Profile {
     pub rate_mbit: f64,
 }
 
+impl From<&crate::record::tls::NetProfile> for Profile {
+    fn from(p: &crate::record::tls::NetProfile) -> Profile {
+        Profile {
+            name: p.name.clone(),
+            rtt_ms: p.rtt_ms,
+            loss_pct: p.loss_pct,
+            rate_mbit: p.rate_mbit,
+        }
+    }
+}
+
 impl Profile {
     /// A profile named `rtt<RTT rounded>-loss<loss>` (`rtt31-loss3`, `rtt6-loss0`,
     /// `rtt31-loss0.5`).
@@ -134,38 +145,6 @@ impl Profile {
             loss_pct,
             rate_mbit,
         }
-    }
-}
-
-/// pq-tls-benchmark's round-trip times, ms (its one-way netem delays, doubled).
-pub const DEFAULT_RTTS_MS: [f64; 4] = [5.6, 31.2, 78.7, 195.7];
-/// The round-trip time of the loss points, ms.
-pub const LOSS_RTT_MS: f64 = 31.2;
-/// The loss points, percent.
-pub const DEFAULT_LOSSES_PCT: [f64; 6] = [0.0, 1.0, 2.0, 3.0, 5.0, 10.0];
-/// pq-tls-benchmark's rate, Mbit/s.
-pub const DEFAULT_RATE_MBIT: f64 = 1000.0;
-
-/// The default profiles: the four round-trip times without loss, then at 31.2 ms the losses
-/// 1, 2, 3, 5 and 10 % (31.2 ms without loss appears once), all at 1000 Mbit/s.
-pub fn default_profiles() -> Vec<Profile> {
-    let mut out: Vec<Profile> = DEFAULT_RTTS_MS
-        .iter()
-        .map(|&rtt| Profile::new(rtt, 0.0, DEFAULT_RATE_MBIT))
-        .collect();
-    for &loss in DEFAULT_LOSSES_PCT.iter().filter(|&&l| l > 0.0) {
-        out.push(Profile::new(LOSS_RTT_MS, loss, DEFAULT_RATE_MBIT));
-    }
-    out
-}
-
-/// Handshakes for a default profile: 1,000 with loss (its tail needs them), 200 without
-/// (times vary little; pq-tls-benchmark ran 1,260 everywhere).
-pub fn default_handshakes(p: &Profile) -> usize {
-    if p.loss_pct > 0.0 {
-        1000
-    } else {
-        200
     }
 }
 

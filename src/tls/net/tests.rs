@@ -93,28 +93,8 @@ fn median(v: &[f64]) -> f64 {
 }
 
 #[test]
-fn default_profiles_follow_pq_tls_benchmark() {
-    let p = default_profiles();
-    let names: Vec<&str> = p.iter().map(|p| p.name.as_str()).collect();
-    assert_eq!(
-        names,
-        [
-            "rtt6-loss0",
-            "rtt31-loss0",
-            "rtt79-loss0",
-            "rtt196-loss0",
-            "rtt31-loss1",
-            "rtt31-loss2",
-            "rtt31-loss3",
-            "rtt31-loss5",
-            "rtt31-loss10"
-        ]
-    );
-    assert!(p.iter().all(|p| p.rate_mbit == 1000.0));
-    assert_eq!(p[3].rtt_ms, 195.7);
+fn profiles_are_named_by_rounded_rtt_and_loss() {
     assert_eq!(Profile::new(31.2, 0.5, 1000.0).name, "rtt31-loss0.5");
-    assert_eq!(default_handshakes(&p[0]), 200);
-    assert_eq!(default_handshakes(&p[8]), 1000);
 }
 
 #[test]
@@ -299,9 +279,10 @@ fn sweep_timing() {
         .ok()
         .and_then(|s| s.parse().ok());
     let all = Instant::now();
-    for p in default_profiles() {
+    for p in crate::tls::conditions::default_profiles() {
+        let p = Profile::from(&p);
         let t = Instant::now();
-        let hs = n.unwrap_or_else(|| default_handshakes(&p));
+        let hs = n.unwrap_or_else(|| crate::tls::network::handshakes_for(p.loss_pct, 1000));
         let o = measure(&mut tb, &p, hs, 1, &e, Duration::from_secs(3600), &never).unwrap();
         let mut v = o.times_ms.clone();
         v.sort_by(f64::total_cmp);

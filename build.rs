@@ -29,6 +29,7 @@ fn main() {
     let dir = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let dir = Path::new(&dir);
     provider_versions(dir);
+    crate_sources(dir);
     toolchain();
     git(dir);
 }
@@ -62,6 +63,38 @@ fn provider_versions(dir: &Path) {
         if !text.contains(&format!("name = \"{n}\"")) {
             println!("cargo:rustc-env=KEMBENCH_DEP_{key}=absent");
         }
+    }
+}
+
+/// Crates whose C sources `kembench builds` compiles at run time.
+const SOURCES: &[&str] = &["pqcrypto-mlkem", "pqcrypto-ntru"];
+
+/// `KEMBENCH_SRC_<NAME>`: the directory of each crate in `SOURCES` as the build fetched it (in
+/// the cargo registry, `$CARGO_HOME/registry/src/*/<name>-<version>`), or "absent".
+fn crate_sources(dir: &Path) {
+    let lock = fs::read_to_string(dir.join("Cargo.lock")).unwrap_or_default();
+    let cargo_home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    for name in SOURCES {
+        let key = name.to_uppercase().replace('-', "_");
+        let version = lock
+            .split("[[package]]")
+            .find(|p| p.contains(&format!("name = \"{name}\"\n")))
+            .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
+            .map(|v| v.trim_matches('"').to_string());
+        let found = version.zip(cargo_home.as_ref()).and_then(|(v, home)| {
+            let registries = fs::read_dir(home.join("registry").join("src")).ok()?;
+            registries
+                .flatten()
+                .map(|r| r.path().join(format!("{name}-{v}")))
+                .find(|p| p.is_dir())
+        });
+        let value = found.map(|p| p.display().to_string());
+        println!(
+            "cargo:rustc-env=KEMBENCH_SRC_{key}={}",
+            value.as_deref().unwrap_or("absent")
+        );
     }
 }
 

@@ -47,6 +47,41 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// List the builds `kembench builds` registered (and those that failed) instead.
+        #[arg(long)]
+        builds: bool,
+    },
+    /// Compile the C sources kembench carries (PQClean clean, AVX2, opt) with every compiler and
+    /// flag set into separate shared objects, check each with the correctness gate, and register
+    /// them as implementations (`pqclean/clean@gcc-12:O3`); cached, so a second call compiles
+    /// nothing. Exits 1 if a build failed to compile or failed the gate.
+    Builds {
+        /// Algorithm names or globs (`ML-KEM-768`, `ntru*`); repeat or separate by commas.
+        #[arg(long = "alg", value_delimiter = ',')]
+        algorithms: Vec<String>,
+        /// Sources, by id or glob: `pqclean/clean`, `pqclean/avx2`, `pqclean/opt`.
+        #[arg(long = "impl", value_delimiter = ',')]
+        sources: Vec<String>,
+        /// Compilers, by name on PATH or path.
+        #[arg(long, value_delimiter = ',', default_value = "gcc,clang")]
+        cc: Vec<String>,
+        /// Flag sets, separated by ';' (each may hold several flags).
+        #[arg(
+            long,
+            value_delimiter = ';',
+            allow_hyphen_values = true,
+            default_value = "-O2;-O3;-O3 -march=native"
+        )]
+        flags: Vec<String>,
+        /// Compilers run at once (default: the logical CPUs).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        jobs: Option<u16>,
+        /// Run the gate again on builds this kembench already verified.
+        #[arg(long)]
+        reverify: bool,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
     },
     /// Measure latency, TSC ticks, hardware counters, heap and stack of keygen, encaps, decaps
     /// and the full exchange (default suite unless filters or --all are given).

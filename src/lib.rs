@@ -7,6 +7,7 @@
 //! - [`verify`]: the correctness gate that every implementation passes before it is timed;
 //! - [`cli`] and [`commands`]: the command line.
 
+pub mod builds;
 pub mod callgrind;
 pub mod cli;
 pub mod commands;

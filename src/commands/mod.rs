@@ -2,6 +2,7 @@
 //! engine (run, throughput, verify, store, report) and the console, and returns the exit code.
 //! No command module imports another.
 
+mod builds;
 mod compare;
 mod list;
 mod profile;
@@ -19,7 +20,34 @@ use std::process::ExitCode;
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let spec = cli.store_spec();
     match cli.command {
-        Command::List { filter, json } => list::run(&filter.to_filter(), filter.include_mock, json),
+        Command::List {
+            filter,
+            json,
+            builds,
+        } => {
+            if builds {
+                builds::list(&filter.to_filter(), json)
+            } else {
+                list::run(&filter.to_filter(), filter.include_mock, json)
+            }
+        }
+        Command::Builds {
+            algorithms,
+            sources,
+            cc,
+            flags,
+            jobs,
+            reverify,
+            json,
+        } => builds::run(&builds::Args {
+            algorithms,
+            sources,
+            cc,
+            flags,
+            jobs: jobs.map(usize::from),
+            reverify,
+            json,
+        }),
         Command::Run { filter, args } => run::run(&args.to_options(&filter)?, &spec),
         Command::RunWorker => crate::run::worker::serve().map(|()| ExitCode::SUCCESS),
         Command::Profile { filter, args } => {

@@ -139,6 +139,44 @@ impl ImplMeta {
     }
 }
 
+/// How a build that kembench compiled at run time was made (`kembench builds`), recorded in the
+/// environment of every run that measures it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct BuildFacts {
+    /// The implementation id, e.g. `pqclean/clean@gcc-12:O3+march=native`.
+    pub implementation: String,
+    /// The source it was compiled from, e.g. `pqclean/clean`.
+    pub source: String,
+    /// The source's version, e.g. "PQClean via pqcrypto-mlkem 0.1.1".
+    pub source_version: String,
+    /// SHA-256 over the source files compiled (paths and contents).
+    pub source_sha256: String,
+    /// The compiler's short name, e.g. `gcc-12`.
+    pub compiler: String,
+    /// The first line of the compiler's `--version`.
+    pub compiler_version: String,
+    /// The flag set asked for, exactly as given (e.g. `-O3 -march=native`).
+    pub flags: String,
+    /// Flags the source itself needs, added after the flag set (e.g. `-mavx2` for AVX2 code).
+    pub required_flags: Vec<String>,
+    /// CPU features the build targets, from the compiler's predefined macros (e.g. `avx2`).
+    pub targets: Vec<String>,
+    /// Whether the build passed the correctness gate, and what it found.
+    pub gate: Gate,
+}
+
+/// The correctness gate's verdict on a build.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "gate", content = "detail", rename_all = "kebab-case")]
+pub enum Gate {
+    /// Not run yet (the build was just compiled).
+    NotRun,
+    /// Every `verify` check passed or did not apply; the detail lists what ran.
+    Passed(String),
+    /// A check failed: which and why.
+    Failed(String),
+}
+
 /// Seed lengths of the derandomized operations of an implementation (`None`: not offered).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SeedLens {
@@ -260,6 +298,18 @@ pub trait Kem: Send + Sync {
     /// The NIST-format known-answer transcript of `entries` entries, for implementations that
     /// can reproduce their library's published KAT files in-process (liboqs).
     fn known_answer_transcript(&self, _entries: usize) -> Option<Result<String, KemError>> {
+        None
+    }
+
+    /// The SHA-256 of this implementation's first NIST KAT entry as its own source package
+    /// publishes it, and where that figure comes from (PQClean's `META.yml` `nistkat-sha256`).
+    /// Checked against [`known_answer_transcript`](Self::known_answer_transcript)`(1)`.
+    fn known_answer_digest(&self) -> Option<(String, String)> {
+        None
+    }
+
+    /// For a build kembench compiled at run time: how it was made and whether it passed the gate.
+    fn build(&self) -> Option<&BuildFacts> {
         None
     }
 

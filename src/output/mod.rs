@@ -6,6 +6,7 @@
 //! line within [`WIDTH`] columns (the headline columns only, long messages moved under the
 //! table); [`Layout::Wide`] (`--wide`) shows every column and every message in place.
 
+pub mod builds;
 pub mod compare;
 pub mod list;
 pub mod profile;

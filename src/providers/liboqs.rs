@@ -233,7 +233,6 @@ pub fn implementations() -> Vec<Box<dyn Kem>> {
         .collect()
 }
 
-mod drbg;
 pub mod kat;
 pub(crate) mod randomness;
 mod sha3_probe;

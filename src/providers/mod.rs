@@ -8,7 +8,10 @@
 
 #[cfg(any(feature = "aws-lc", feature = "rustls"))]
 mod aws_lc_random;
+pub mod built;
+pub mod drbg;
 pub mod mock;
+pub mod nist_kat;
 pub mod registry;
 pub mod seeded;
 

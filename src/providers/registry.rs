@@ -84,10 +84,20 @@ impl Filter {
     }
 }
 
-/// Every implementation of this build.
+/// Every implementation of this build, and the builds `kembench builds` compiled.
+///
+/// Builds are selected only by implementation patterns that contain `@` (the build separator,
+/// as in `pqclean/clean@*`), so that the default suite, `--all` and `--impl pqclean` keep
+/// meaning what kembench itself links.
 pub struct Registry {
     impls: Vec<Arc<dyn Kem>>,
+    builds: Vec<Arc<dyn Kem>>,
     unavailable: Vec<Unavailable>,
+}
+
+/// Whether an implementation pattern addresses builds (`provider/variant@compiler:flags`).
+pub fn addresses_builds(pattern: &str) -> bool {
+    pattern.contains('@')
 }
 
 fn matcher(pattern: &str) -> Result<GlobMatcher, SelectError> {
@@ -109,6 +119,10 @@ impl Registry {
         }
         Registry {
             impls,
+            builds: super::built::registered()
+                .into_iter()
+                .map(|b| Arc::new(b) as Arc<dyn Kem>)
+                .collect(),
             unavailable: real.unavailable,
         }
     }
@@ -120,19 +134,28 @@ impl Registry {
                 .into_iter()
                 .map(Arc::from)
                 .collect(),
+            builds: Vec::new(),
             unavailable: Vec::new(),
         }
     }
 
-    /// Every implementation, in registry order.
+    /// Every implementation kembench links, in registry order (builds are apart:
+    /// [`builds`](Self::builds)).
     pub fn all(&self) -> &[Arc<dyn Kem>] {
         &self.impls
     }
 
-    /// The implementation labelled `algorithm@implementation` (exactly), if this build has it.
+    /// The builds `kembench builds` compiled and registered, sorted by label.
+    pub fn builds(&self) -> &[Arc<dyn Kem>] {
+        &self.builds
+    }
+
+    /// The implementation (or build) labelled `algorithm@implementation` (exactly), if there is
+    /// one.
     pub fn get(&self, label: &str) -> Option<Arc<dyn Kem>> {
         self.impls
             .iter()
+            .chain(&self.builds)
             .find(|k| k.meta().label() == label)
             .cloned()
     }
@@ -158,7 +181,7 @@ impl Registry {
 
     fn implementation_names(&self) -> Vec<String> {
         let mut v: Vec<String> = Vec::new();
-        for k in &self.impls {
+        for k in self.impls.iter().chain(&self.builds) {
             let id = k.meta().implementation.clone();
             let provider = k.meta().provider().to_string();
             for n in [id, provider] {
@@ -199,11 +222,23 @@ impl Registry {
             }
             impl_matchers.push(m);
         }
+        let builds_asked = f.implementations.iter().any(|p| addresses_builds(p));
         let picked: Vec<Arc<dyn Kem>> = self
             .impls
             .iter()
+            .chain(self.builds.iter().filter(|_| builds_asked))
             .filter(|k| {
                 let m = k.meta();
+                let is_build = k.build().is_some();
+                let impl_matchers: Vec<&GlobMatcher> = impl_matchers
+                    .iter()
+                    .zip(&f.implementations)
+                    .filter(|(_, p)| addresses_builds(p) == is_build)
+                    .map(|(g, _)| g)
+                    .collect();
+                if !f.implementations.is_empty() && impl_matchers.is_empty() {
+                    return false;
+                }
                 let alg = m.algorithm.name.to_ascii_lowercase();
                 let id = m.implementation.to_ascii_lowercase();
                 let provider = m.provider().to_ascii_lowercase();

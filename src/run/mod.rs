@@ -23,8 +23,24 @@ use std::time::Duration;
 use supervisor::{Ended, Worker};
 
 /// The quick gate before timing: a few round trips and the canary check. The full gate is
-/// `kembench verify`.
+/// `kembench verify`; a build compiled at run time must have passed it (`kembench builds`
+/// runs it on every new build) before it is timed.
 pub fn quick_check(k: &dyn Kem) -> Outcome {
+    if let Some(b) = k.build() {
+        match &b.gate {
+            crate::kem::Gate::Passed(_) => {}
+            crate::kem::Gate::Failed(why) => {
+                return Outcome::Fail(format!("this build failed the correctness gate: {why}"))
+            }
+            crate::kem::Gate::NotRun => {
+                return Outcome::Fail(
+                    "this build has not been through the correctness gate (run `kembench \
+                     builds` again)"
+                        .into(),
+                )
+            }
+        }
+    }
     let opts = verify::Options {
         min_round_trips: 3,
         max_round_trips: 3,

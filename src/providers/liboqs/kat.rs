@@ -8,12 +8,11 @@
 //! before; afterwards liboqs is put back on the generator it had (the system's, or `profile`'s
 //! seeded stream).
 
-use super::drbg::NistDrbg;
+use crate::providers::drbg::NistDrbg;
 use super::LibOqs;
 use crate::kem::{Kem, KemError};
 use crate::providers::seeded;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
-use std::fmt::Write as _;
 use std::sync::Mutex;
 use std::thread::{self, ThreadId};
 
@@ -76,10 +75,6 @@ fn draw(out: &mut [u8]) {
     unsafe { oqs_sys::rand::OQS_randombytes(out.as_mut_ptr(), out.len()) };
 }
 
-fn hex_line(out: &mut String, label: &str, bytes: &[u8]) {
-    let _ = writeln!(out, "{label} = {}", hex::encode_upper(bytes));
-}
-
 /// The transcript of `entries` KAT entries, byte for byte as liboqs's `kat_kem` prints it.
 ///
 /// Transcripts wait for each other (they hold [`LOCK`](super::randomness::LOCK)); other liboqs
@@ -93,36 +88,6 @@ pub fn transcript(kem: &LibOqs, entries: usize) -> Result<String, KemError> {
     // SAFETY: a function with the signature OQS_randombytes expects.
     unsafe { oqs_sys::rand::OQS_randombytes_custom_algorithm(Some(kat_randombytes)) };
 
-    // The outer generator only hands out the per-entry seeds, and kat_kem.c restores its state
-    // after each entry: drawing every seed first gives the same sequence.
-    let entropy: [u8; 48] = std::array::from_fn(|i| i as u8);
-    seed_generator(hqc, &entropy);
-    let mut seeds = vec![[0u8; 48]; entries];
-    for s in &mut seeds {
-        draw(s);
-    }
-
-    let k: &dyn Kem = kem;
-    let mut out = String::new();
-    for (count, seed) in seeds.iter().enumerate() {
-        let _ = writeln!(out, "count = {count}");
-        hex_line(&mut out, "seed", seed);
-        seed_generator(hqc, seed);
-        let (pk, sk) = k.keypair_vec()?;
-        hex_line(&mut out, "pk", &pk);
-        hex_line(&mut out, "sk", &sk);
-        let (ct, ss) = k.encaps_vec(&pk)?;
-        hex_line(&mut out, "ct", &ct);
-        hex_line(&mut out, "ss", &ss);
-        if count + 1 != entries {
-            out.push('\n');
-        }
-        let ss2 = k.decaps_vec(&sk, &ct)?;
-        if ss2 != ss {
-            return Err(KemError::Failure(format!(
-                "KAT entry {count}: shared secrets differ"
-            )));
-        }
-    }
-    Ok(out)
+    let mut reseed = |seed: &[u8; 48]| seed_generator(hqc, seed);
+    crate::providers::nist_kat::transcript(kem, entries, &mut reseed, &mut draw)
 }

@@ -1,0 +1,134 @@
+//! One build: its flag set, its cache key, and the compiler run that makes its shared object.
+
+use super::compiler::{first_lines, Compiler};
+use super::sources::Source;
+use crate::providers::built::RANDOMBYTES_C;
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+/// Bumped whenever the way kembench compiles changes, so that older builds are not reused.
+const RECIPE: &str = "kembench-builds-1: -fPIC -shared -Wl,-Bsymbolic -Wl,--no-undefined";
+
+/// A set of compiler flags as the user wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlagSet {
+    /// As given, trimmed (`-O3 -march=native`).
+    pub text: String,
+    /// Its words.
+    pub words: Vec<String>,
+}
+
+impl FlagSet {
+    /// Parses one flag set.
+    pub fn parse(text: &str) -> FlagSet {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        FlagSet {
+            words: text.split_whitespace().map(str::to_string).collect(),
+            text,
+        }
+    }
+
+    /// The flag set as an id part: each flag without its leading dashes, joined by `+`
+    /// (`O3+march=native`); `none` for no flags.
+    pub fn slug(&self) -> String {
+        if self.words.is_empty() {
+            return "none".into();
+        }
+        self.words
+            .iter()
+            .map(|w| w.trim_start_matches('-'))
+            .collect::<Vec<_>>()
+            .join("+")
+    }
+
+    /// Whether this set asks for no optimisation (`-O0`, or no `-O` at all): figures from it
+    /// are labelled as unoptimised.
+    pub fn unoptimised(&self) -> bool {
+        match self.words.iter().rev().find(|w| w.starts_with("-O")) {
+            None => true,
+            Some(o) => o == "-O0",
+        }
+    }
+}
+
+/// The build id: `pqclean/clean@gcc-12:O3+march=native`.
+pub fn id(source: &Source, compiler_short: &str, flags: &FlagSet) -> String {
+    format!("{}@{compiler_short}:{}", source.id, flags.slug())
+}
+
+/// The cache key: SHA-256 over the recipe, the source id and its files' SHA-256, the
+/// compiler's path and version, and the flags.
+pub fn key(source: &Source, source_sha256: &str, compiler: &Compiler, flags: &FlagSet) -> String {
+    let mut h = Sha256::new();
+    for part in [
+        RECIPE,
+        source.algorithm,
+        &source.id,
+        source_sha256,
+        &compiler.path.display().to_string(),
+        &compiler.version,
+        &flags.text,
+        &source.required_flags.join(" "),
+        RANDOMBYTES_C,
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    hex::encode(h.finalize())
+}
+
+/// Compiles `source` into `dir/lib.so` (written under a temporary name, then renamed).
+/// Returns the seconds the compiler took, or its first error lines.
+pub fn compile(
+    source: &Source,
+    compiler: &Compiler,
+    flags: &FlagSet,
+    dir: &Path,
+) -> Result<f64, String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let shim = dir.join("kembench_randombytes.c");
+    std::fs::write(&shim, RANDOMBYTES_C).map_err(|e| format!("{}: {e}", shim.display()))?;
+    let tmp = dir.join(format!(".lib.so.{}", std::process::id()));
+    let mut cmd = Command::new(&compiler.path);
+    cmd.args(&flags.words).args(&source.required_flags).args([
+        "-fPIC",
+        "-shared",
+        "-Wl,-Bsymbolic",
+        "-Wl,--no-undefined",
+    ]);
+    for i in &source.includes {
+        cmd.arg("-I").arg(i);
+    }
+    cmd.args(&source.compile).arg(&shim).arg("-o").arg(&tmp);
+    cmd.stdin(Stdio::null()).stdout(Stdio::null());
+    let started = Instant::now();
+    let out = cmd
+        .output()
+        .map_err(|e| format!("{}: {e}", compiler.path.display()))?;
+    let secs = started.elapsed().as_secs_f64();
+    if !out.status.success() {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(first_lines(&String::from_utf8_lossy(&out.stderr)));
+    }
+    std::fs::rename(&tmp, dir.join("lib.so")).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok(secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flag_sets_read_and_name_themselves() {
+        let f = FlagSet::parse("  -O3   -march=native ");
+        assert_eq!(f.text, "-O3 -march=native");
+        assert_eq!(f.slug(), "O3+march=native");
+        assert!(!f.unoptimised());
+        assert!(FlagSet::parse("-O0").unoptimised());
+        assert!(FlagSet::parse("").unoptimised());
+        assert_eq!(FlagSet::parse("").slug(), "none");
+        assert!(!FlagSet::parse("-Os").unoptimised());
+    }
+}

@@ -1,0 +1,264 @@
+//! The engine of `kembench builds`: compiles the C sources kembench carries with every compiler
+//! and flag set asked for, each into a shared object of its own in the build cache, checks what
+//! each targets against this CPU, and puts every new build through the correctness gate. A
+//! second invocation finds every build in the cache by its key (sources, compiler, flags) and
+//! invokes no compiler.
+
+pub mod compile;
+pub mod compiler;
+mod gate;
+pub mod sources;
+
+use crate::kem::{BuildFacts, Gate};
+use crate::providers::built::manifest::{self, Compiled, Entry};
+use compile::FlagSet;
+use compiler::Compiler;
+use sources::Source;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// The sources (algorithm, variant) to compile.
+    pub sources: Vec<Source>,
+    /// Compiler names or paths (`gcc`, `clang`).
+    pub compilers: Vec<String>,
+    /// Flag sets.
+    pub flags: Vec<FlagSet>,
+    /// Compilers run at once.
+    pub jobs: usize,
+    /// Run the gate again even where this kembench already gated a build.
+    pub reverify: bool,
+}
+
+/// One build as this invocation left it.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The build's record (also in the cache).
+    pub entry: Entry,
+    /// Whether the cache served it (no compiler run).
+    pub cached: bool,
+    /// Whether this invocation ran the gate on it.
+    pub gated_now: bool,
+}
+
+/// What a whole invocation did.
+#[derive(Debug, Clone)]
+pub struct Summary {
+    /// Every build, sorted by label.
+    pub outcomes: Vec<Outcome>,
+    /// The build cache.
+    pub root: PathBuf,
+    /// Seconds compiling took (wall clock, all compilers together).
+    pub compile_seconds: f64,
+    /// Seconds the gate took.
+    pub gate_seconds: f64,
+    /// Compiler runs made.
+    pub compiler_runs: usize,
+}
+
+/// The kembench build that gates: version and commit.
+fn gated_by() -> String {
+    let b = crate::env::Environment::collect().build;
+    format!("{} {}", b.kembench_version, b.git_commit)
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// Builds, gates and registers every (source, compiler, flag set) of `req`.
+pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<Summary> {
+    let root = manifest::dir();
+    std::fs::create_dir_all(&root)?;
+    let compilers: Vec<(String, Result<Compiler, String>)> = req
+        .compilers
+        .iter()
+        .map(|c| (c.clone(), Compiler::find(c)))
+        .collect();
+    let cpu_flags = compiler::cpu_flags();
+    let me = gated_by();
+
+    // Plan: every combination, each either settled already (refused, cached) or to compile.
+    let mut settled: Vec<Outcome> = Vec::new();
+    let mut todo: Vec<(Entry, &Source, &Compiler, &FlagSet)> = Vec::new();
+    for s in &req.sources {
+        let sha = s.sha256()?;
+        for (asked, c) in &compilers {
+            for f in &req.flags {
+                let base = |compiler: &str, version: &str, targets: Vec<String>| BuildFacts {
+                    implementation: format!("{}@{compiler}:{}", s.id, f.slug()),
+                    source: s.id.clone(),
+                    source_version: s.version.clone(),
+                    source_sha256: sha.clone(),
+                    compiler: compiler.to_string(),
+                    compiler_version: version.to_string(),
+                    flags: f.text.clone(),
+                    required_flags: s.required_flags.clone(),
+                    targets,
+                    gate: Gate::NotRun,
+                };
+                let entry = |key: String, facts: BuildFacts, compiled: Compiled| Entry {
+                    key,
+                    algorithm: s.algorithm.to_string(),
+                    facts,
+                    prefix: s.prefix.clone(),
+                    derand: s.derand,
+                    kat_sha256: s.kat_sha256.clone(),
+                    compiled,
+                    build_seconds: 0.0,
+                    gated_by: None,
+                    registered_unix: now_unix(),
+                };
+                let c = match c {
+                    Ok(c) => c,
+                    Err(why) => {
+                        // Not cached: the compiler may be installed later.
+                        settled.push(Outcome {
+                            entry: entry(
+                                String::new(),
+                                base(asked, "absent", vec![]),
+                                Compiled::Refused(why.clone()),
+                            ),
+                            cached: false,
+                            gated_now: false,
+                        });
+                        continue;
+                    }
+                };
+                let key = compile::key(s, &sha, c, f);
+                if let Some(mut old) = manifest::read(&root, &key) {
+                    let usable = match &old.compiled {
+                        Compiled::Built => old.library(&root).is_file(),
+                        Compiled::Failed(_) => true,
+                        Compiled::Refused(_) => false,
+                    };
+                    if usable {
+                        old.registered_unix = now_unix();
+                        manifest::write(&root, &old)?;
+                        settled.push(Outcome {
+                            entry: old,
+                            cached: true,
+                            gated_now: false,
+                        });
+                        continue;
+                    }
+                }
+                let all_flags: Vec<String> =
+                    f.words.iter().chain(&s.required_flags).cloned().collect();
+                match c.targets(&all_flags) {
+                    Err(why) => {
+                        let e = entry(
+                            key,
+                            base(&c.short, &c.version, vec![]),
+                            Compiled::Failed(why),
+                        );
+                        manifest::write(&root, &e)?;
+                        settled.push(Outcome {
+                            entry: e,
+                            cached: false,
+                            gated_now: false,
+                        });
+                    }
+                    Ok(targets) => {
+                        let lacking = compiler::lacking(&targets, &cpu_flags);
+                        let facts = base(&c.short, &c.version, targets);
+                        if !lacking.is_empty() {
+                            let why = format!(
+                                "targets {}, which this CPU lacks: refused rather than run",
+                                lacking.join(", ")
+                            );
+                            let e = entry(key, facts, Compiled::Refused(why));
+                            manifest::write(&root, &e)?;
+                            settled.push(Outcome {
+                                entry: e,
+                                cached: false,
+                                gated_now: false,
+                            });
+                        } else {
+                            todo.push((entry(key, facts, Compiled::Built), s, c, f));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    // Compile, `jobs` at a time.
+    let started = Instant::now();
+    let next = AtomicUsize::new(0);
+    let built: Mutex<Vec<Outcome>> = Mutex::new(Vec::new());
+    let total = todo.len();
+    std::thread::scope(|scope| {
+        for _ in 0..req.jobs.max(1).min(total.max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some((e, s, c, f)) = todo.get(i) else {
+                    break;
+                };
+                let mut e = e.clone();
+                progress(&format!("compiling {} ({}/{total})", e.label(), i + 1));
+                match compile::compile(s, c, f, &root.join(&e.key)) {
+                    Ok(secs) => e.build_seconds = secs,
+                    Err(why) => e.compiled = Compiled::Failed(why),
+                }
+                let _ = manifest::write(&root, &e);
+                built
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(Outcome {
+                        entry: e,
+                        cached: false,
+                        gated_now: false,
+                    });
+            });
+        }
+    });
+    let compile_seconds = started.elapsed().as_secs_f64();
+    let mut outcomes = settled;
+    outcomes.extend(built.into_inner().unwrap_or_else(|p| p.into_inner()));
+
+    // The gate, one child per algorithm, for builds this kembench has not gated.
+    let started = Instant::now();
+    let mut by_alg: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, o) in outcomes.iter().enumerate() {
+        let e = &o.entry;
+        let due = e.compiled == Compiled::Built
+            && (req.reverify || e.gated_by.as_deref() != Some(&me) || e.facts.gate == Gate::NotRun);
+        if due {
+            by_alg.entry(e.algorithm.clone()).or_default().push(i);
+        }
+    }
+    for (alg, idx) in by_alg {
+        let ids: Vec<String> = idx
+            .iter()
+            .map(|&i| outcomes[i].entry.facts.implementation.clone())
+            .collect();
+        progress(&format!("verifying {} builds of {alg}", ids.len()));
+        let verdicts = gate::verify(&root, &alg, &ids);
+        for i in idx {
+            let o = &mut outcomes[i];
+            if let Some(g) = verdicts.get(&o.entry.facts.implementation) {
+                o.entry.facts.gate = g.clone();
+                o.entry.gated_by = Some(me.clone());
+                o.gated_now = true;
+                manifest::write(&root, &o.entry)?;
+            }
+        }
+    }
+    let gate_seconds = started.elapsed().as_secs_f64();
+    outcomes.sort_by_key(|o| o.entry.label());
+    Ok(Summary {
+        outcomes,
+        root,
+        compile_seconds,
+        gate_seconds,
+        compiler_runs: total,
+    })
+}

@@ -1,0 +1,354 @@
+//! The C sources kembench can compile at run time: PQClean's implementations as the
+//! `pqcrypto-mlkem` and `pqcrypto-ntru` crates ship them (the kembench build fetched them into
+//! the cargo registry; nothing is downloaded). One [`Source`] per (algorithm, variant) directory:
+//! `clean` (portable C), `avx2`, and FrodoKEM's `opt` (portable, optimised).
+
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// Catalog algorithm, source crate, and the scheme's directory under `pqclean/crypto_kem/`.
+const TABLE: &[(&str, Crate, &str)] = &[
+    ("ML-KEM-512", Crate::Mlkem, "ml-kem-512"),
+    ("ML-KEM-768", Crate::Mlkem, "ml-kem-768"),
+    ("ML-KEM-1024", Crate::Mlkem, "ml-kem-1024"),
+    ("Kyber512", Crate::Ntru, "kyber512"),
+    ("Kyber768", Crate::Ntru, "kyber768"),
+    ("Kyber1024", Crate::Ntru, "kyber1024"),
+    ("ntruhps2048509", Crate::Ntru, "ntruhps2048509"),
+    ("ntruhps2048677", Crate::Ntru, "ntruhps2048677"),
+    ("ntruhps4096821", Crate::Ntru, "ntruhps4096821"),
+    ("ntruhps40961229", Crate::Ntru, "ntruhps40961229"),
+    ("ntruhrss701", Crate::Ntru, "ntruhrss701"),
+    ("ntruhrss1373", Crate::Ntru, "ntruhrss1373"),
+    ("sntrup761", Crate::Ntru, "sntrup761"),
+    ("FrodoKEM-640-AES", Crate::Ntru, "frodokem640aes"),
+    ("FrodoKEM-640-SHAKE", Crate::Ntru, "frodokem640shake"),
+    ("FrodoKEM-976-AES", Crate::Ntru, "frodokem976aes"),
+    ("FrodoKEM-976-SHAKE", Crate::Ntru, "frodokem976shake"),
+    ("FrodoKEM-1344-AES", Crate::Ntru, "frodokem1344aes"),
+    ("FrodoKEM-1344-SHAKE", Crate::Ntru, "frodokem1344shake"),
+];
+
+/// The crates that carry PQClean trees.
+#[derive(Debug, Clone, Copy)]
+enum Crate {
+    Mlkem,
+    Ntru,
+}
+
+impl Crate {
+    fn name(self) -> &'static str {
+        match self {
+            Crate::Mlkem => "pqcrypto-mlkem",
+            Crate::Ntru => "pqcrypto-ntru",
+        }
+    }
+
+    /// Where the kembench build found the crate (see `build.rs`), if it did.
+    fn dir(self) -> Option<PathBuf> {
+        let d = match self {
+            Crate::Mlkem => env!("KEMBENCH_SRC_PQCRYPTO_MLKEM"),
+            Crate::Ntru => env!("KEMBENCH_SRC_PQCRYPTO_NTRU"),
+        };
+        (d != "absent").then(|| PathBuf::from(d))
+    }
+
+    fn version(self) -> &'static str {
+        match self {
+            Crate::Mlkem => env!("KEMBENCH_DEP_PQCRYPTO_MLKEM"),
+            Crate::Ntru => env!("KEMBENCH_DEP_PQCRYPTO_NTRU"),
+        }
+    }
+}
+
+/// Flags PQClean's AVX2 code needs (as the crates' build scripts give them).
+const AVX2_FLAGS: &[&str] = &["-mavx2", "-mbmi2", "-mbmi", "-maes", "-mpopcnt", "-mpclmul"];
+
+/// One compilable implementation: files, include directories, the flags it needs, its API.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// `pqclean/clean`, `pqclean/avx2`, `pqclean/opt`.
+    pub id: String,
+    /// The catalog algorithm.
+    pub algorithm: &'static str,
+    /// "PQClean via pqcrypto-mlkem 0.1.1".
+    pub version: String,
+    /// Files handed to the compiler (C and assembly), kembench's `randombytes` excluded.
+    pub compile: Vec<PathBuf>,
+    /// Every file whose content goes into the cache key (sources and headers).
+    pub hashed: Vec<PathBuf>,
+    /// `-I` directories.
+    pub includes: Vec<PathBuf>,
+    /// Flags the code itself needs, after the user's flag set.
+    pub required_flags: Vec<String>,
+    /// The NIST API's symbol prefix (`PQCLEAN_MLKEM768_CLEAN_`).
+    pub prefix: String,
+    /// Whether it has `crypto_kem_keypair_derand` and `crypto_kem_enc_derand`.
+    pub derand: bool,
+    /// `nistkat-sha256` of the scheme's `META.yml`, and where it comes from.
+    pub kat_sha256: Option<(String, String)>,
+}
+
+impl Source {
+    /// SHA-256 over every hashed file's name (relative to its directory) and content.
+    pub fn sha256(&self) -> std::io::Result<String> {
+        let mut h = Sha256::new();
+        for f in &self.hashed {
+            let name = f.file_name().map(|n| n.to_string_lossy().into_owned());
+            h.update(name.unwrap_or_default().as_bytes());
+            h.update([0]);
+            let bytes = std::fs::read(f)?;
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(&bytes);
+        }
+        Ok(hex::encode(h.finalize()))
+    }
+}
+
+/// A source that cannot be offered here, with the reason.
+#[derive(Debug, Clone)]
+pub struct Missing {
+    /// `algorithm@source id`.
+    pub label: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// Every source kembench carries, and those it cannot offer on this machine.
+pub fn all() -> (Vec<Source>, Vec<Missing>) {
+    let (mut found, mut missing) = (Vec::new(), Vec::new());
+    for &(alg, krate, scheme) in TABLE {
+        let Some(root) = krate.dir() else {
+            missing.push(Missing {
+                label: format!("{alg}@pqclean"),
+                reason: format!(
+                    "the kembench build found no {} sources in the cargo registry",
+                    krate.name()
+                ),
+            });
+            continue;
+        };
+        let pqclean = root.join("pqclean");
+        let scheme_dir = pqclean.join("crypto_kem").join(scheme);
+        let Ok(entries) = std::fs::read_dir(&scheme_dir) else {
+            missing.push(Missing {
+                label: format!("{alg}@pqclean"),
+                reason: format!("{} is not readable", scheme_dir.display()),
+            });
+            continue;
+        };
+        let mut variants: Vec<String> = entries
+            .flatten()
+            .filter(|e| e.path().is_dir())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        variants.sort();
+        for v in variants {
+            let id = format!("pqclean/{v}");
+            let arch_ok = match v.as_str() {
+                "avx2" => cfg!(target_arch = "x86_64"),
+                "aarch64" => cfg!(target_arch = "aarch64"),
+                _ => true,
+            };
+            if !arch_ok {
+                missing.push(Missing {
+                    label: format!("{alg}@{id}"),
+                    reason: format!("{v} code does not run on {}", std::env::consts::ARCH),
+                });
+                continue;
+            }
+            match source(alg, krate, &pqclean, &scheme_dir, &v) {
+                Ok(s) => found.push(s),
+                Err(reason) => missing.push(Missing {
+                    label: format!("{alg}@{id}"),
+                    reason,
+                }),
+            }
+        }
+    }
+    (found, missing)
+}
+
+fn files_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .filter(|p| {
+                    let ext = p.extension().map(|e| e.to_string_lossy().into_owned());
+                    exts.is_empty() || ext.is_some_and(|e| exts.contains(&e.as_str()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The quoted includes of `files`.
+fn quoted_includes(files: &[PathBuf]) -> Vec<String> {
+    let mut v = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        for line in text.lines() {
+            let Some(rest) = line.trim_start().strip_prefix("#include") else {
+                continue;
+            };
+            if let Some(name) = rest
+                .trim()
+                .strip_prefix('"')
+                .and_then(|r| r.split('"').next())
+            {
+                if !v.iter().any(|x| x == name) {
+                    v.push(name.to_string());
+                }
+            }
+        }
+    }
+    v
+}
+
+/// The NIST API's symbol prefix, read off `api.h` (`int <prefix>crypto_kem_keypair(`).
+pub fn api_prefix(api_h: &str) -> Option<String> {
+    let at = api_h.find("crypto_kem_keypair(")?;
+    let start = api_h[..at]
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    Some(api_h[start..at].to_string())
+}
+
+fn source(
+    alg: &'static str,
+    krate: Crate,
+    pqclean: &Path,
+    scheme_dir: &Path,
+    variant: &str,
+) -> Result<Source, String> {
+    let dir = scheme_dir.join(variant);
+    let api = std::fs::read_to_string(dir.join("api.h"))
+        .map_err(|e| format!("{}: {e}", dir.join("api.h").display()))?;
+    let prefix = api_prefix(&api).ok_or("api.h declares no crypto_kem_keypair")?;
+    // PQClean declares the derandomized ML-KEM entry points in kem.h, not api.h.
+    let headers: String = files_in(&dir, &["h"])
+        .iter()
+        .filter_map(|h| std::fs::read_to_string(h).ok())
+        .collect();
+    let derand = headers.contains(&format!("{prefix}crypto_kem_keypair_derand("))
+        && headers.contains(&format!("{prefix}crypto_kem_enc_derand("));
+    let own = files_in(&dir, &["c", "s", "S"]);
+    let mut hashed = files_in(&dir, &[]);
+    let mut compile = own.clone();
+    let common = pqclean.join("common");
+    let mut includes = vec![dir.clone(), common.clone()];
+    // The common files the scheme includes (fips202, sha2, aes, keccak4x), and their C files;
+    // randombytes is kembench's own.
+    let mut wanted = quoted_includes(&hashed);
+    let mut i = 0;
+    while i < wanted.len() {
+        let name = wanted[i].clone();
+        i += 1;
+        for sub in ["", "keccak4x"] {
+            let d = if sub.is_empty() {
+                common.clone()
+            } else {
+                common.join(sub)
+            };
+            let h = d.join(&name);
+            if !h.is_file() || hashed.contains(&h) {
+                continue;
+            }
+            hashed.push(h.clone());
+            for n in quoted_includes(std::slice::from_ref(&h)) {
+                if !wanted.contains(&n) {
+                    wanted.push(n);
+                }
+            }
+            if name == "randombytes.h" {
+                continue;
+            }
+            if sub.is_empty() {
+                let c = h.with_extension("c");
+                if c.is_file() && !compile.contains(&c) {
+                    hashed.push(c.clone());
+                    compile.push(c);
+                }
+            } else {
+                if !includes.contains(&d) {
+                    includes.push(d.clone());
+                }
+                for c in files_in(&d, &["c"]) {
+                    if !compile.contains(&c) {
+                        hashed.push(c.clone());
+                        compile.push(c);
+                    }
+                }
+            }
+        }
+    }
+    let meta = std::fs::read_to_string(scheme_dir.join("META.yml")).unwrap_or_default();
+    let kat_sha256 = meta.lines().find_map(|l| {
+        l.strip_prefix("nistkat-sha256:").map(|d| {
+            (
+                d.trim().to_string(),
+                format!(
+                    "nistkat-sha256 of PQClean's {}/META.yml",
+                    scheme_dir.file_name().unwrap_or_default().to_string_lossy()
+                ),
+            )
+        })
+    });
+    Ok(Source {
+        id: format!("pqclean/{variant}"),
+        algorithm: alg,
+        version: format!("PQClean via {} {}", krate.name(), krate.version()),
+        compile,
+        hashed,
+        includes,
+        required_flags: if variant == "avx2" {
+            AVX2_FLAGS.iter().map(|s| s.to_string()).collect()
+        } else {
+            Vec::new()
+        },
+        prefix,
+        derand,
+        kat_sha256,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_api_prefix_is_read_off_api_h() {
+        let api = "#define PQCLEAN_MLKEM768_CLEAN_CRYPTO_BYTES 32\n\
+                   int PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair(uint8_t *pk, uint8_t *sk);\n";
+        assert_eq!(api_prefix(api).as_deref(), Some("PQCLEAN_MLKEM768_CLEAN_"));
+        assert_eq!(
+            api_prefix("int crypto_kem_keypair(unsigned char *pk);").as_deref(),
+            Some("")
+        );
+        assert_eq!(api_prefix("nothing here"), None);
+    }
+
+    #[test]
+    fn the_registry_sources_of_ml_kem_and_ntru_are_found() {
+        let (found, _) = all();
+        let clean = found
+            .iter()
+            .find(|s| s.algorithm == "ML-KEM-768" && s.id == "pqclean/clean")
+            .expect("ML-KEM-768 clean sources");
+        assert_eq!(clean.prefix, "PQCLEAN_MLKEM768_CLEAN_");
+        assert!(clean.derand);
+        assert!(clean.compile.iter().any(|f| f.ends_with("fips202.c")));
+        assert!(!clean.compile.iter().any(|f| f.ends_with("randombytes.c")));
+        assert!(clean.kat_sha256.is_some());
+        let ntru = found
+            .iter()
+            .find(|s| s.algorithm == "ntruhrss701" && s.id == "pqclean/clean")
+            .expect("ntruhrss701 clean sources");
+        assert!(!ntru.derand);
+        assert_eq!(ntru.sha256().unwrap(), ntru.sha256().unwrap());
+    }
+}

@@ -1,0 +1,187 @@
+//! The console (and JSON) of `kembench builds` and `kembench list --builds`.
+
+use super::{fit_table, num, wrap};
+use crate::builds::sources::Missing;
+use crate::builds::Summary;
+use crate::kem::Gate;
+use crate::providers::built::manifest::{Compiled, Entry};
+use comfy_table::Cell;
+use serde::Serialize;
+use std::path::Path;
+
+/// Whether a build failed: it did not compile, was refused, or failed the gate.
+pub fn failed(e: &Entry) -> bool {
+    !matches!(e.compiled, Compiled::Built) || matches!(e.facts.gate, Gate::Failed(_))
+}
+
+fn status(e: &Entry) -> String {
+    match (&e.compiled, &e.facts.gate) {
+        (Compiled::Failed(why), _) => format!("compile failed: {why}"),
+        (Compiled::Refused(why), _) => format!("refused: {why}"),
+        (Compiled::Built, Gate::Passed(what)) => {
+            let kats: Vec<&str> = ["ACVP", "accumulated", "NIST KAT"]
+                .into_iter()
+                .filter(|k| what.contains(k))
+                .collect();
+            if kats.is_empty() {
+                "verified".into()
+            } else {
+                format!("verified, known answers: {}", kats.join(", "))
+            }
+        }
+        (Compiled::Built, Gate::Failed(why)) => format!("verify FAILED: {why}"),
+        (Compiled::Built, Gate::NotRun) => "built, not verified yet".into(),
+    }
+}
+
+/// The widest vector extension a build targets, and how many features in all (the JSON has
+/// the list).
+fn targets(e: &Entry) -> String {
+    let t = &e.facts.targets;
+    let widest = ["avx512f", "avx2", "avx", "sse4_2", "ssse3", "pni"]
+        .into_iter()
+        .find(|f| t.iter().any(|x| x == f));
+    match widest {
+        None if t.is_empty() => "x86-64 baseline".into(),
+        None => format!("{} features", t.len()),
+        Some(w) if t.len() == 1 => w.to_string(),
+        Some(w) => format!("{w} (+{})", t.len() - 1),
+    }
+}
+
+/// `builds --json`: every build's record, with whether the cache served it.
+#[derive(Serialize)]
+pub struct Json<'a> {
+    /// The build cache.
+    pub cache: &'a Path,
+    /// Seconds compiling took, all compilers together (wall clock).
+    pub compile_seconds: f64,
+    /// Compiler runs made.
+    pub compiler_runs: usize,
+    /// Seconds the gate took.
+    pub gate_seconds: f64,
+    /// Every build.
+    pub builds: Vec<JsonBuild<'a>>,
+}
+
+/// One build in `builds --json`.
+#[derive(Serialize)]
+pub struct JsonBuild<'a> {
+    /// Its record.
+    #[serde(flatten)]
+    pub entry: &'a Entry,
+    /// Served from the cache (no compiler run).
+    pub cached: bool,
+}
+
+/// The JSON of a summary.
+pub fn json(s: &Summary) -> Json<'_> {
+    Json {
+        cache: &s.root,
+        compile_seconds: s.compile_seconds,
+        compiler_runs: s.compiler_runs,
+        gate_seconds: s.gate_seconds,
+        builds: s
+            .outcomes
+            .iter()
+            .map(|o| JsonBuild {
+                entry: &o.entry,
+                cached: o.cached,
+            })
+            .collect(),
+    }
+}
+
+/// The table of one `builds` invocation and its totals.
+pub fn print_summary(s: &Summary, unavailable: &[&Missing]) {
+    let mut t = fit_table(&["build", "targets", "compile s", "cache", "result"], 4);
+    for o in &s.outcomes {
+        let e = &o.entry;
+        t.add_row(vec![
+            Cell::new(e.label()),
+            Cell::new(targets(e)),
+            if matches!(e.compiled, Compiled::Built) && !o.cached {
+                num(format!("{:.2}", e.build_seconds))
+            } else {
+                num("–")
+            },
+            Cell::new(if o.cached { "reused" } else { "new" }),
+            Cell::new(status(e)),
+        ]);
+    }
+    println!("{t}");
+    let n = s.outcomes.len();
+    let cached = s.outcomes.iter().filter(|o| o.cached).count();
+    let n_failed = s.outcomes.iter().filter(|o| failed(&o.entry)).count();
+    let gated = s.outcomes.iter().filter(|o| o.gated_now).count();
+    print!(
+        "{}",
+        wrap(
+            &format!(
+                "{n} builds: {} compiler runs in {:.1} s, {cached} reused from the cache; gate run \
+                 on {gated} in {:.1} s; {n_failed} failed. Cache: {}",
+                s.compiler_runs,
+                s.compile_seconds,
+                s.gate_seconds,
+                s.root.display()
+            ),
+            2
+        )
+    );
+    for m in unavailable {
+        print!(
+            "{}",
+            wrap(&format!("not offered: {}: {}", m.label, m.reason), 2)
+        );
+    }
+    if let Some(o) = s.outcomes.iter().find(|o| !failed(&o.entry)) {
+        let source = &o.entry.facts.source;
+        print!(
+            "{}",
+            wrap(
+                &format!(
+                    "Compare them in one interleaved run: `kembench run --alg {} --impl '{source}@*'`",
+                    o.entry.algorithm
+                ),
+                2
+            )
+        );
+    }
+}
+
+/// The table of `list --builds`.
+pub fn print_list(entries: &[Entry], root: &Path) {
+    if entries.is_empty() {
+        println!(
+            "No builds registered in {} (make some with `kembench builds --alg ML-KEM-768`).",
+            root.display()
+        );
+        return;
+    }
+    let mut t = fit_table(&["build", "compiler", "flags", "targets", "status"], 4);
+    for e in entries {
+        t.add_row(vec![
+            Cell::new(e.label()),
+            Cell::new(&e.facts.compiler_version),
+            Cell::new(if e.facts.flags.is_empty() {
+                "(none)".to_string()
+            } else {
+                e.facts.flags.clone()
+            }),
+            Cell::new(targets(e)),
+            Cell::new(status(e)),
+        ]);
+    }
+    println!("{t}");
+    print!(
+        "{}",
+        wrap(
+            &format!(
+                "{} builds in {}; select them with `--impl 'SOURCE@*'` (a pattern with '@').",
+                entries.len(),
+                root.display()
+            ),
+            2
+        )
+    );
+}

@@ -1,0 +1,119 @@
+//! Where `kembench builds` keeps its builds, and the record of each: one directory per build
+//! (named by its cache key) holding the shared object and `build.json`.
+//!
+//! One file per build, written whole and renamed into place, so that builds made side by side
+//! (threads, or two `kembench builds` at once) never write the same file, and a reader never sees
+//! half a record.
+
+use crate::kem::BuildFacts;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The environment variable that moves the build cache (tests point it at a temporary dir).
+pub const DIR_VAR: &str = "KEMBENCH_BUILD_DIR";
+
+/// The record's file name inside a build's directory.
+pub const RECORD: &str = "build.json";
+
+/// The build cache: `$KEMBENCH_BUILD_DIR`, else `$XDG_CACHE_HOME/kembench/builds`, else
+/// `~/.cache/kembench/builds`.
+pub fn dir() -> PathBuf {
+    if let Some(d) = std::env::var_os(DIR_VAR).filter(|d| !d.is_empty()) {
+        return PathBuf::from(d);
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("kembench").join("builds")
+}
+
+/// How compiling a build ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "status", content = "detail", rename_all = "kebab-case")]
+pub enum Compiled {
+    /// The shared object exists.
+    Built,
+    /// The compiler (or the linker) failed: its first error lines.
+    Failed(String),
+    /// Not attempted: the compiler does not exist, or the build targets a CPU feature this
+    /// machine lacks.
+    Refused(String),
+}
+
+/// One build: what it is, how it was made, and how compiling and the gate went.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Entry {
+    /// The cache key (SHA-256 over the recipe, the sources, the compiler and the flags).
+    pub key: String,
+    /// The catalog algorithm it implements.
+    pub algorithm: String,
+    /// How it was made, and the gate's verdict.
+    pub facts: BuildFacts,
+    /// The symbol prefix of its NIST API functions (`PQCLEAN_MLKEM768_CLEAN_`).
+    pub prefix: String,
+    /// Whether it exports the derandomized ML-KEM entry points (`*_derand`).
+    pub derand: bool,
+    /// The first KAT entry's SHA-256 as the source package publishes it, and where from.
+    pub kat_sha256: Option<(String, String)>,
+    /// How compiling ended.
+    pub compiled: Compiled,
+    /// Seconds the compiler took (0 when refused).
+    pub build_seconds: f64,
+    /// The kembench build (version and commit) whose gate verdict `facts.gate` is.
+    pub gated_by: Option<String>,
+    /// When this build was last registered (Unix seconds): the newest of two records with the
+    /// same id wins.
+    pub registered_unix: u64,
+}
+
+impl Entry {
+    /// `algorithm@implementation`.
+    pub fn label(&self) -> String {
+        format!("{}@{}", self.algorithm, self.facts.implementation)
+    }
+
+    /// The shared object, in the build's directory under `root`.
+    pub fn library(&self, root: &Path) -> PathBuf {
+        root.join(&self.key).join("lib.so")
+    }
+}
+
+/// Reads the record of the build with cache key `key`, if there is one.
+pub fn read(root: &Path, key: &str) -> Option<Entry> {
+    let text = std::fs::read_to_string(root.join(key).join(RECORD)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// Writes a build's record (whole, then renamed into place).
+pub fn write(root: &Path, e: &Entry) -> std::io::Result<()> {
+    let dir = root.join(&e.key);
+    std::fs::create_dir_all(&dir)?;
+    let tmp = dir.join(format!(".{RECORD}.{}", std::process::id()));
+    let text = serde_json::to_string_pretty(e).map_err(std::io::Error::other)?;
+    std::fs::write(&tmp, text)?;
+    std::fs::rename(&tmp, dir.join(RECORD))
+}
+
+/// Every build recorded under `root`, one per label (the most recently registered), sorted by
+/// label. Unreadable records are skipped.
+pub fn all(root: &Path) -> Vec<Entry> {
+    let Ok(dirs) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut by_label: std::collections::BTreeMap<String, Entry> = Default::default();
+    for d in dirs.flatten() {
+        let Some(e) = read(root, &d.file_name().to_string_lossy()) else {
+            continue;
+        };
+        let label = e.label();
+        match by_label.get(&label) {
+            Some(old) if old.registered_unix > e.registered_unix => {}
+            _ => {
+                by_label.insert(label, e);
+            }
+        }
+    }
+    by_label.into_values().collect()
+}

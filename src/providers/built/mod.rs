@@ -1,0 +1,287 @@
+//! Builds that `kembench builds` compiled at run time: each a shared object loaded with local
+//! symbol binding (`dlopen(RTLD_NOW | RTLD_LOCAL)`, and linked `-Bsymbolic`), so that several
+//! builds of the same source, and the crate-built copy in kembench itself, coexist in one
+//! process without one's symbols serving another.
+//!
+//! A build's functions are the NIST KEM API of its source (`<prefix>crypto_kem_keypair`,
+//! `_enc`, `_dec`, and for PQClean's ML-KEM the `_derand` variants). Its random draws go
+//! through kembench's `randombytes` (compiled into every build): the operating system's by
+//! default, `profile`'s seeded stream once installed, and NIST's AES-256-CTR DRBG while a
+//! known-answer transcript is made. Libraries are opened on first use, so listing builds costs
+//! no `dlopen`.
+
+pub mod manifest;
+
+use crate::kem::{BuildFacts, Gate, ImplMeta, Kem, KemError, Randomness, SeedLens};
+use crate::providers::drbg::NistDrbg;
+use crate::providers::seeded;
+use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
+pub use manifest::Entry;
+use std::os::raw::c_int;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+use std::thread::{self, ThreadId};
+
+type KeypairFn = unsafe extern "C" fn(*mut u8, *mut u8) -> c_int;
+type EncFn = unsafe extern "C" fn(*mut u8, *mut u8, *const u8) -> c_int;
+type DecFn = unsafe extern "C" fn(*mut u8, *const u8, *const u8) -> c_int;
+type KeypairDerandFn = unsafe extern "C" fn(*mut u8, *mut u8, *const u8) -> c_int;
+type EncDerandFn = unsafe extern "C" fn(*mut u8, *mut u8, *const u8, *const u8) -> c_int;
+type RandomHook = unsafe extern "C" fn(*mut u8, usize);
+type SetHookFn = unsafe extern "C" fn(Option<RandomHook>);
+
+/// The function kembench's `randombytes` shim exports to take a generator.
+pub const SET_HOOK_SYMBOL: &str = "kembench_set_randombytes";
+
+/// The C source of kembench's `randombytes`, compiled into every build.
+pub const RANDOMBYTES_C: &str = include_str!("randombytes.c");
+
+/// The functions of one loaded build.
+struct Fns {
+    /// Kept open for as long as the functions are used (the life of the process).
+    _lib: Library,
+    keypair: KeypairFn,
+    enc: EncFn,
+    dec: DecFn,
+    derand: Option<(KeypairDerandFn, EncDerandFn)>,
+}
+
+/// One compiled build, as an implementation.
+pub struct Built {
+    meta: ImplMeta,
+    entry: Entry,
+    library: PathBuf,
+    fns: OnceLock<Result<Fns, String>>,
+}
+
+/// The known-answer generator and the thread it serves, while a transcript is made.
+static KAT: Mutex<Option<(ThreadId, NistDrbg)>> = Mutex::new(None);
+/// Transcripts wait for each other.
+static TRANSCRIPT: Mutex<()> = Mutex::new(());
+
+/// Every build's `randombytes`: the known-answer generator on the thread making a transcript,
+/// else `profile`'s seeded stream when installed, else the operating system.
+unsafe extern "C" fn build_randombytes(out: *mut u8, len: usize) {
+    if len == 0 {
+        return;
+    }
+    // SAFETY: the shim passes the caller's writable buffer of `len` bytes.
+    let buf = unsafe { std::slice::from_raw_parts_mut(out, len) };
+    if let Some((owner, d)) = KAT.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        if *owner == thread::current().id() {
+            return d.fill(buf);
+        }
+    }
+    if seeded::fill_or_os(buf).is_err() {
+        std::process::abort();
+    }
+}
+
+fn symbol<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
+    let mut z = name.as_bytes().to_vec();
+    z.push(0);
+    // SAFETY: the symbol is looked up by its exact name; the type is the NIST API's signature
+    // for that name (the build's api.h is PQClean's), which the gate then exercises.
+    unsafe { lib.get::<T>(&z) }
+        .map(|s| *s)
+        .map_err(|e| format!("symbol {name}: {e}"))
+}
+
+fn open(path: &Path, prefix: &str, derand: bool) -> Result<Fns, String> {
+    // SAFETY: loading runs the library's initialisers; kembench compiled it from known C
+    // sources with no constructors of their own.
+    let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
+        .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+    let set_hook: SetHookFn = symbol(&lib, SET_HOOK_SYMBOL)?;
+    // SAFETY: the shim stores the pointer; the hook has the signature it expects.
+    unsafe { set_hook(Some(build_randombytes)) };
+    let derand = if derand {
+        Some((
+            symbol(&lib, &format!("{prefix}crypto_kem_keypair_derand"))?,
+            symbol(&lib, &format!("{prefix}crypto_kem_enc_derand"))?,
+        ))
+    } else {
+        None
+    };
+    Ok(Fns {
+        keypair: symbol(&lib, &format!("{prefix}crypto_kem_keypair"))?,
+        enc: symbol(&lib, &format!("{prefix}crypto_kem_enc"))?,
+        dec: symbol(&lib, &format!("{prefix}crypto_kem_dec"))?,
+        derand,
+        _lib: lib,
+    })
+}
+
+fn rc(code: c_int, what: &str) -> Result<(), KemError> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(KemError::Failure(format!("{what} returned {code}")))
+    }
+}
+
+impl Built {
+    /// The build recorded in `entry`, whose library lies under `root`; `None` when its
+    /// algorithm is not in the catalog or it was not built.
+    pub fn new(root: &Path, entry: Entry) -> Option<Built> {
+        if entry.compiled != manifest::Compiled::Built {
+            return None;
+        }
+        let algorithm = crate::kem::catalog::find(&entry.algorithm)?;
+        let f = &entry.facts;
+        let version = format!(
+            "{}, built by kembench with {} ({}){}",
+            f.source_version,
+            f.compiler_version,
+            if f.flags.is_empty() {
+                "no flags"
+            } else {
+                &f.flags
+            },
+            if f.targets.is_empty() {
+                String::new()
+            } else {
+                format!(", targets {}", f.targets.join(" "))
+            }
+        );
+        Some(Built {
+            meta: ImplMeta {
+                algorithm,
+                implementation: f.implementation.clone(),
+                version,
+                dispatch: "compiled by kembench at run time",
+            },
+            library: entry.library(root),
+            entry,
+            fns: OnceLock::new(),
+        })
+    }
+
+    fn fns(&self) -> Result<&Fns, KemError> {
+        self.fns
+            .get_or_init(|| open(&self.library, &self.entry.prefix, self.entry.derand))
+            .as_ref()
+            .map_err(|e| KemError::Failure(e.clone()))
+    }
+}
+
+impl Kem for Built {
+    fn meta(&self) -> &ImplMeta {
+        &self.meta
+    }
+
+    fn build(&self) -> Option<&BuildFacts> {
+        Some(&self.entry.facts)
+    }
+
+    fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
+        let f = self.fns()?;
+        // SAFETY: buffers have the catalog's lengths, which the gate checks against the build's
+        // real outputs (sizes, canaries).
+        rc(
+            unsafe { (f.keypair)(pk.as_mut_ptr(), sk.as_mut_ptr()) },
+            "keypair",
+        )
+    }
+
+    fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
+        let f = self.fns()?;
+        // SAFETY: as above.
+        rc(
+            unsafe { (f.enc)(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr()) },
+            "enc",
+        )
+    }
+
+    fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+        let f = self.fns()?;
+        // SAFETY: as above.
+        rc(
+            unsafe { (f.dec)(ss.as_mut_ptr(), ct.as_ptr(), sk.as_ptr()) },
+            "dec",
+        )
+    }
+
+    fn seed_lens(&self) -> SeedLens {
+        if self.entry.derand {
+            SeedLens::ML_KEM
+        } else {
+            SeedLens::NONE
+        }
+    }
+
+    fn keypair_derand_raw(
+        &self,
+        seed: &[u8],
+        pk: &mut [u8],
+        sk: &mut [u8],
+    ) -> Result<(), KemError> {
+        let (kp, _) = self.fns()?.derand.ok_or(KemError::Unsupported)?;
+        // SAFETY: as above; `seed` holds d || z (64 bytes, checked by the caller).
+        rc(
+            unsafe { kp(pk.as_mut_ptr(), sk.as_mut_ptr(), seed.as_ptr()) },
+            "keypair_derand",
+        )
+    }
+
+    fn encaps_derand_raw(
+        &self,
+        pk: &[u8],
+        seed: &[u8],
+        ct: &mut [u8],
+        ss: &mut [u8],
+    ) -> Result<(), KemError> {
+        let (_, enc) = self.fns()?.derand.ok_or(KemError::Unsupported)?;
+        // SAFETY: as above; `seed` holds m (32 bytes, checked by the caller).
+        rc(
+            unsafe { enc(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr(), seed.as_ptr()) },
+            "enc_derand",
+        )
+    }
+
+    fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+        seeded::install(seed);
+        Randomness::Fixed(
+            "every draw goes through kembench's randombytes, compiled into the build, which \
+             takes the seeded ChaCha20 stream"
+                .into(),
+        )
+    }
+
+    fn known_answer_transcript(&self, entries: usize) -> Option<Result<String, KemError>> {
+        if let Err(e) = self.fns() {
+            return Some(Err(e));
+        }
+        let _one = TRANSCRIPT.lock().unwrap_or_else(|e| e.into_inner());
+        let me = thread::current().id();
+        let mut reseed = |seed: &[u8; 48]| {
+            *KAT.lock().unwrap_or_else(|e| e.into_inner()) = Some((me, NistDrbg::new(seed)));
+        };
+        let mut draw = |out: &mut [u8]| {
+            if let Some((_, d)) = KAT.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                d.fill(out);
+            }
+        };
+        let t = super::nist_kat::transcript(self, entries, &mut reseed, &mut draw);
+        *KAT.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        Some(t)
+    }
+
+    fn known_answer_digest(&self) -> Option<(String, String)> {
+        self.entry.kat_sha256.clone()
+    }
+}
+
+/// Every compiled build recorded in the build cache, as implementations (libraries unopened).
+pub fn registered() -> Vec<Built> {
+    let root = manifest::dir();
+    manifest::all(&root)
+        .into_iter()
+        .filter_map(|e| Built::new(&root, e))
+        .collect()
+}
+
+/// Whether a build may be timed: it passed the gate.
+pub fn gate_passed(facts: &BuildFacts) -> bool {
+    matches!(facts.gate, Gate::Passed(_))
+}

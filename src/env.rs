@@ -69,6 +69,10 @@ pub struct Environment {
     /// The versions of the measured implementations; filled by the caller, empty after
     /// [`Environment::collect`].
     pub providers: Vec<ProviderVersion>,
+    /// How each measured build that `kembench builds` compiled was made: compiler and version,
+    /// flags, the source's version and hash, the CPU features it targets, its gate verdict.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub builds: Vec<crate::kem::BuildFacts>,
 }
 
 /// The processor and the settings that move timings: frequency scaling, turbo, SMT.
@@ -150,6 +154,10 @@ impl Environment {
         env.providers
             .sort_by(|a, b| a.implementation.cmp(&b.implementation));
         env.providers.dedup();
+        env.builds = impls.iter().filter_map(|k| k.build().cloned()).collect();
+        env.builds
+            .sort_by(|a, b| a.implementation.cmp(&b.implementation));
+        env.builds.dedup();
         env
     }
 
@@ -189,6 +197,7 @@ impl Environment {
             hypervisor,
             build: Build::current(),
             providers: Vec::new(),
+            builds: Vec::new(),
         }
     }
 

@@ -46,10 +46,7 @@ impl FlagSet {
     /// Whether this set asks for no optimisation (`-O0`, or no `-O` at all): figures from it
     /// are labelled as unoptimised.
     pub fn unoptimised(&self) -> bool {
-        match self.words.iter().rev().find(|w| w.starts_with("-O")) {
-            None => true,
-            Some(o) => o == "-O0",
-        }
+        crate::kem::flags_unoptimised(&self.text)
     }
 }
 

@@ -9,6 +9,7 @@
 //! samples are not independent, and two runs of the same code would otherwise be called
 //! different.
 
+pub mod matrix;
 pub mod profile;
 pub mod tls;
 

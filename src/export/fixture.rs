@@ -62,6 +62,7 @@ pub fn environment() -> Environment {
             implementation: "mock/correct".into(),
             version: "kembench 0.1.0".into(),
         }],
+        builds: Vec::new(),
     }
 }
 

@@ -165,6 +165,22 @@ pub struct BuildFacts {
     pub gate: Gate,
 }
 
+impl BuildFacts {
+    /// Whether the flag set asks for no optimisation (`-O0`, or no `-O` at all): figures from
+    /// such a build are labelled as unoptimised and never serve as a baseline by default.
+    pub fn unoptimised(&self) -> bool {
+        flags_unoptimised(&self.flags)
+    }
+}
+
+/// Whether a compiler flag set asks for no optimisation: its last `-O` is `-O0`, or it has none.
+pub fn flags_unoptimised(flags: &str) -> bool {
+    match flags.split_whitespace().rev().find(|w| w.starts_with("-O")) {
+        None => true,
+        Some(o) => o == "-O0",
+    }
+}
+
 /// The correctness gate's verdict on a build.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "gate", content = "detail", rename_all = "kebab-case")]

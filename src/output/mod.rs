@@ -9,6 +9,7 @@
 pub mod builds;
 pub mod compare;
 pub mod list;
+pub mod matrix;
 pub mod profile;
 pub mod run;
 pub mod runs;
@@ -204,6 +205,7 @@ pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]
     match r {
         AnyRecord::Run(r) => {
             out.push_str(&run::table(&r.results, layout));
+            out.push_str(&matrix::render(r, crate::measure::sampler::Op::Exchange));
             out.push_str(&run::notes(r, layout, elsewhere));
         }
         AnyRecord::Throughput(t) => out.push_str(&throughput::tables(t, layout)),

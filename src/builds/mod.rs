@@ -8,6 +8,8 @@ pub mod compile;
 pub mod compiler;
 mod gate;
 pub mod sources;
+#[cfg(test)]
+mod tests;
 
 use crate::kem::{BuildFacts, Gate};
 use crate::providers::built::manifest::{self, Compiled, Entry};

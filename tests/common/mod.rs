@@ -28,10 +28,14 @@ pub fn write_tls_fixture(path: &std::path::Path) {
     std::fs::write(path, TLS_FIXTURE).unwrap();
 }
 
-/// The binary writing into the results store `store`.
+/// The binary writing into the results store `store`, with a build cache of this test
+/// process's own (never the user's builds).
 pub fn kembench_at(store: impl AsRef<OsStr>) -> Command {
     let mut c = Command::cargo_bin("kembench").unwrap();
-    c.env("KEMBENCH_STORE", store);
+    c.env("KEMBENCH_STORE", store).env(
+        "KEMBENCH_BUILD_DIR",
+        std::env::temp_dir().join(format!("kembench-tests-builds-{}", std::process::id())),
+    );
     c
 }
 

@@ -1,0 +1,92 @@
+//! Builds compiled here and loaded side by side in this process.
+
+use super::compile::{self, FlagSet};
+use super::compiler::Compiler;
+use super::sources;
+use crate::kem::BuildFacts;
+use crate::kem::{Gate, Kem};
+use crate::providers::built::manifest::{Compiled, Entry};
+use crate::providers::built::Built;
+
+#[test]
+fn two_builds_of_one_source_coexist_in_one_process_and_agree() {
+    let Ok(gcc) = Compiler::find("gcc") else {
+        return; // no compiler here: scripts/setup installs one
+    };
+    let (all, _) = sources::all();
+    let src = all
+        .into_iter()
+        .find(|s| s.algorithm == "ML-KEM-512" && s.id == "pqclean/clean")
+        .expect("PQClean ML-KEM-512 sources");
+    let root = std::env::temp_dir().join(format!("kembench-coexist-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let sha = src.sha256().unwrap();
+    let mut loaded = Vec::new();
+    for flags in ["-O1", "-O2"] {
+        let f = FlagSet::parse(flags);
+        let key = compile::key(&src, &sha, &gcc, &f);
+        compile::compile(&src, &gcc, &f, &root.join(&key)).expect("compiles");
+        let entry = Entry {
+            key,
+            algorithm: src.algorithm.to_string(),
+            facts: BuildFacts {
+                implementation: compile::id(&src, &gcc.short, &f),
+                source: src.id.clone(),
+                source_version: src.version.clone(),
+                source_sha256: sha.clone(),
+                compiler: gcc.short.clone(),
+                compiler_version: gcc.version.clone(),
+                flags: f.text.clone(),
+                required_flags: vec![],
+                targets: vec![],
+                gate: Gate::NotRun,
+            },
+            prefix: src.prefix.clone(),
+            derand: src.derand,
+            kat_sha256: src.kat_sha256.clone(),
+            compiled: Compiled::Built,
+            build_seconds: 0.0,
+            gated_by: None,
+            registered_unix: 0,
+        };
+        loaded.push(Built::new(&root, entry).expect("a built entry"));
+    }
+    let (a, b): (&dyn Kem, &dyn Kem) = (&loaded[0], &loaded[1]);
+    // The crate-built copy of the same C code is linked into this very binary, with the same
+    // symbol names: local binding keeps the three apart, and all three agree.
+    let linked = crate::providers::pqclean::implementations()
+        .impls
+        .into_iter()
+        .find(|k| k.meta().label() == "ML-KEM-512@pqclean/clean")
+        .unwrap();
+    let seed = [7u8; 64];
+    let alg = a.meta().algorithm;
+    let keys = |k: &dyn Kem| {
+        let (mut pk, mut sk) = (vec![0; alg.pk_len], vec![0; alg.sk_len]);
+        k.keypair_derand(&seed, &mut pk, &mut sk).unwrap();
+        (pk, sk)
+    };
+    let (pk_a, sk_a) = keys(a);
+    assert_eq!(keys(b), (pk_a.clone(), sk_a.clone()));
+    assert_eq!(keys(linked.as_ref()).0, pk_a);
+    let m = [9u8; 32];
+    let enc = |k: &dyn Kem| {
+        let (mut ct, mut ss) = (vec![0; alg.ct_len], vec![0; alg.ss_len]);
+        k.encaps_derand(&pk_a, &m, &mut ct, &mut ss).unwrap();
+        (ct, ss)
+    };
+    let (ct, ss) = enc(a);
+    assert_eq!(enc(b), (ct.clone(), ss.clone()));
+    assert_eq!(b.decaps_vec(&sk_a, &ct).unwrap(), ss);
+    // Random encapsulation by one build, decapsulation by the other.
+    let (ct2, ss2) = a.encaps_vec(&pk_a).unwrap();
+    assert_eq!(b.decaps_vec(&sk_a, &ct2).unwrap(), ss2);
+    // Each build reproduces PQClean's published first KAT entry through kembench's DRBG.
+    let (want, _) = a.known_answer_digest().unwrap();
+    for k in [a, b] {
+        let t = k.known_answer_transcript(1).unwrap().unwrap();
+        use sha2::Digest;
+        assert_eq!(hex::encode(sha2::Sha256::digest(t.as_bytes())), want);
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -1,0 +1,186 @@
+//! `kembench builds`: real compilers over the PQClean sources kembench carries, a build cache
+//! of each test's own, the gate in a child process, and `run` over the builds.
+
+mod common;
+
+use common::{kembench, FAST};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// A fresh build cache for one test.
+fn cache(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kembench-builds-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn builds(dir: &Path, args: &[&str]) -> (i32, Value, String) {
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", dir)
+        .arg("builds")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), json, stderr)
+}
+
+fn only(v: &Value) -> &Value {
+    let b = v["builds"].as_array().unwrap();
+    assert_eq!(b.len(), 1, "{v:#}");
+    &b[0]
+}
+
+#[test]
+fn a_second_invocation_reuses_the_build_runs_no_compiler_and_run_measures_it() {
+    let dir = cache("reuse");
+    // A compiler that logs every compile (-shared) and target query (-dM), then is gcc.
+    let log = dir.join("compiles.log");
+    let cc = dir.join("logging-cc");
+    std::fs::write(
+        &cc,
+        format!(
+            "#!/bin/sh\ncase \" $* \" in *\" -shared \"*|*\" -dM \"*) echo \"$*\" >> {} ;; esac\nexec gcc \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&cc, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let args = [
+        "--alg",
+        "ML-KEM-512",
+        "--impl",
+        "pqclean/clean",
+        "--cc",
+        cc.to_str().unwrap(),
+        "--flags",
+        "-O1",
+    ];
+    let (code, first, err) = builds(&dir, &args);
+    assert_eq!(code, 0, "{err}\n{first:#}");
+    let b = only(&first);
+    let id = b["facts"]["implementation"].as_str().unwrap().to_string();
+    assert!(
+        id.starts_with("pqclean/clean@gcc-") && id.ends_with(":O1"),
+        "{id}"
+    );
+    assert_eq!(b["compiled"]["status"], "built");
+    assert_eq!(b["facts"]["gate"]["gate"], "passed", "{b:#}");
+    assert_eq!(b["cached"], false);
+    let compiles = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        compiles.lines().filter(|l| l.contains("-shared")).count(),
+        1
+    );
+
+    let (code, second, err) = builds(&dir, &args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(only(&second)["cached"], true);
+    assert_eq!(second["compiler_runs"], 0);
+    assert_eq!(
+        std::fs::read_to_string(&log).unwrap(),
+        compiles,
+        "the second invocation ran the compiler"
+    );
+
+    // The build is an implementation: listed, and measured by run with its facts recorded.
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args(["list", "--builds", "--json"])
+        .output()
+        .unwrap();
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed[0]["facts"]["implementation"], id.as_str());
+    let json = dir.join("run.json");
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args([
+            "run",
+            "--alg",
+            "ML-KEM-512",
+            "--impl",
+            "pqclean/clean@*",
+            "--no-store",
+        ])
+        .args(FAST)
+        .args(["--ops", "exchange", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Builds of ML-KEM-512"), "{stdout}");
+    let rec: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(rec["results"][0]["implementation"], id.as_str());
+    assert_eq!(rec["results"][0]["correctness"]["status"], "pass");
+    let facts = &rec["environment"]["builds"][0];
+    assert_eq!(facts["implementation"], id.as_str());
+    assert_eq!(facts["flags"], "-O1");
+    assert!(facts["compiler_version"].as_str().unwrap().contains("gcc"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_missing_compiler_and_a_rejected_flag_are_failed_builds_and_the_others_carry_on() {
+    let dir = cache("failures");
+    let (code, v, err) = builds(
+        &dir,
+        &[
+            "--alg",
+            "ML-KEM-512",
+            "--impl",
+            "pqclean/clean",
+            "--cc",
+            "kembench-no-such-cc,gcc",
+            "--flags",
+            "-O2;-O2 -mno-such-flag",
+        ],
+    );
+    assert_eq!(code, 1, "{err}\n{v:#}");
+    let all = v["builds"].as_array().unwrap();
+    assert_eq!(all.len(), 4, "{v:#}");
+    let find = |cc: &str, flags: &str| {
+        all.iter()
+            .find(|b| {
+                b["facts"]["compiler"].as_str().unwrap().starts_with(cc)
+                    && b["facts"]["flags"] == flags
+            })
+            .unwrap_or_else(|| panic!("{cc} {flags}: {v:#}"))
+    };
+    for flags in ["-O2", "-O2 -mno-such-flag"] {
+        let b = find("kembench-no-such-cc", flags);
+        assert_eq!(b["compiled"]["status"], "refused");
+        assert!(b["compiled"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("not found on PATH"));
+    }
+    let bad = find("gcc", "-O2 -mno-such-flag");
+    assert_eq!(bad["compiled"]["status"], "failed");
+    assert!(
+        bad["compiled"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("mno-such-flag"),
+        "{bad:#}"
+    );
+    let good = find("gcc", "-O2");
+    assert_eq!(good["compiled"]["status"], "built");
+    assert_eq!(good["facts"]["gate"]["gate"], "passed");
+
+    // Unknown names suggest the nearest, and nothing is built.
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args(["builds", "--alg", "ML-KEM-76"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean ML-KEM-768"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -67,7 +67,7 @@ fn provider_versions(dir: &Path) {
 }
 
 /// Crates whose C sources `kembench builds` compiles at run time.
-const SOURCES: &[&str] = &["pqcrypto-mlkem", "pqcrypto-ntru"];
+const SOURCES: &[&str] = &["pqcrypto-mlkem", "pqcrypto-ntru", "oqs-sys"];
 
 /// `KEMBENCH_SRC_<NAME>`: the directory of each crate in `SOURCES` as the build fetched it (in
 /// the cargo registry, `$CARGO_HOME/registry/src/*/<name>-<version>`), or "absent".

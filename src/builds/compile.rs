@@ -1,7 +1,7 @@
 //! One build: its flag set, its cache key, and the compiler run that makes its shared object.
 
 use super::compiler::{first_lines, Compiler};
-use super::sources::Source;
+use super::sources::{Recipe, Source};
 use crate::providers::built::RANDOMBYTES_C;
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -9,7 +9,8 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 /// Bumped whenever the way kembench compiles changes, so that older builds are not reused.
-const RECIPE: &str = "kembench-builds-1: -fPIC -shared -Wl,-Bsymbolic -Wl,--no-undefined";
+const RECIPE: &str = "kembench-builds-2: -fPIC -shared -Wl,-Bsymbolic -Wl,--no-undefined; \
+    liboqs: cmake, shared, minimal, no dist build, user flags appended by a launcher";
 
 /// A set of compiler flags as the user wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,6 +69,11 @@ pub fn key(source: &Source, source_sha256: &str, compiler: &Compiler, flags: &Fl
         &compiler.version,
         &flags.text,
         &source.required_flags.join(" "),
+        if source.flags_last {
+            "flags last"
+        } else {
+            "flags first"
+        },
         RANDOMBYTES_C,
     ] {
         h.update(part.as_bytes());
@@ -85,6 +91,126 @@ pub fn compile(
     dir: &Path,
 ) -> Result<f64, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    match &source.recipe {
+        Recipe::Files { compile, includes } => {
+            files(source, compile, includes, compiler, flags, dir)
+        }
+        Recipe::Liboqs {
+            root,
+            minimal,
+            opt_target,
+        } => liboqs(root, minimal, opt_target, compiler, flags, dir),
+    }
+}
+
+/// Quotes a word for `sh`.
+fn sh_quote(w: &str) -> String {
+    format!("'{}'", w.replace('\'', "'\\''"))
+}
+
+fn run_step(cmd: &mut Command, what: &str) -> Result<(), String> {
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("{what}: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let text = format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    Err(format!("{what} failed: {}", first_lines(&text)))
+}
+
+/// liboqs's own build (CMake), one algorithm, run-time dispatch off, `opt_target` as asked.
+/// liboqs adds `-O3` (and for `auto`, `-march=native`) itself; a compiler launcher appends the
+/// user's flag set after everything CMake passes, so that the flag set has the last word.
+fn liboqs(
+    root: &Path,
+    minimal: &str,
+    opt_target: &str,
+    compiler: &Compiler,
+    flags: &FlagSet,
+    dir: &Path,
+) -> Result<f64, String> {
+    let launcher = dir.join("append-flags.sh");
+    let words: Vec<String> = flags.words.iter().map(|w| sh_quote(w)).collect();
+    std::fs::write(
+        &launcher,
+        format!("#!/bin/sh\nexec \"$@\" {}\n", words.join(" ")),
+    )
+    .map_err(|e| format!("{}: {e}", launcher.display()))?;
+    std::os::unix::fs::PermissionsExt::set_mode(
+        &mut std::fs::metadata(&launcher)
+            .map_err(|e| e.to_string())?
+            .permissions(),
+        0o755,
+    );
+    std::fs::set_permissions(
+        &launcher,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .map_err(|e| format!("{}: {e}", launcher.display()))?;
+    let build = dir.join("cmake-build");
+    let _ = std::fs::remove_dir_all(&build);
+    let started = Instant::now();
+    run_step(
+        Command::new("cmake")
+            .arg("-S")
+            .arg(root)
+            .arg("-B")
+            .arg(&build)
+            .args(["-G", "Unix Makefiles"])
+            .arg(format!("-DCMAKE_C_COMPILER={}", compiler.path.display()))
+            .arg(format!(
+                "-DCMAKE_C_COMPILER_LAUNCHER={}",
+                launcher.display()
+            ))
+            .args([
+                "-DBUILD_SHARED_LIBS=ON",
+                "-DOQS_BUILD_ONLY_LIB=ON",
+                "-DOQS_DIST_BUILD=OFF",
+                "-DOQS_USE_OPENSSL=OFF",
+            ])
+            .arg(format!("-DOQS_MINIMAL_BUILD={minimal}"))
+            .arg(format!("-DOQS_OPT_TARGET={opt_target}")),
+        "cmake (configure)",
+    )?;
+    run_step(
+        Command::new("cmake")
+            .arg("--build")
+            .arg(&build)
+            .args(["-j", "1"]),
+        "cmake --build",
+    )?;
+    let secs = started.elapsed().as_secs_f64();
+    let lib = std::fs::read_dir(build.join("lib"))
+        .map_err(|e| format!("{}: {e}", build.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("liboqs.so."))
+                && !p.is_symlink()
+        })
+        .ok_or("liboqs's build made no liboqs.so")?;
+    let tmp = dir.join(format!(".lib.so.{}", std::process::id()));
+    std::fs::copy(&lib, &tmp).map_err(|e| format!("{}: {e}", lib.display()))?;
+    std::fs::rename(&tmp, dir.join("lib.so")).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let _ = std::fs::remove_dir_all(&build);
+    Ok(secs)
+}
+
+fn files(
+    source: &Source,
+    compile: &[std::path::PathBuf],
+    includes: &[std::path::PathBuf],
+    compiler: &Compiler,
+    flags: &FlagSet,
+    dir: &Path,
+) -> Result<f64, String> {
     let shim = dir.join("kembench_randombytes.c");
     std::fs::write(&shim, RANDOMBYTES_C).map_err(|e| format!("{}: {e}", shim.display()))?;
     let tmp = dir.join(format!(".lib.so.{}", std::process::id()));
@@ -95,10 +221,10 @@ pub fn compile(
         "-Wl,-Bsymbolic",
         "-Wl,--no-undefined",
     ]);
-    for i in &source.includes {
+    for i in includes {
         cmd.arg("-I").arg(i);
     }
-    cmd.args(&source.compile).arg(&shim).arg("-o").arg(&tmp);
+    cmd.args(compile).arg(&shim).arg("-o").arg(&tmp);
     cmd.stdin(Stdio::null()).stdout(Stdio::null());
     let started = Instant::now();
     let out = cmd

@@ -110,8 +110,7 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                     key,
                     algorithm: s.algorithm.to_string(),
                     facts,
-                    prefix: s.prefix.clone(),
-                    derand: s.derand,
+                    symbols: s.symbols.clone(),
                     kat_sha256: s.kat_sha256.clone(),
                     compiled,
                     build_seconds: 0.0,
@@ -152,8 +151,11 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                         continue;
                     }
                 }
-                let all_flags: Vec<String> =
-                    f.words.iter().chain(&s.required_flags).cloned().collect();
+                let all_flags: Vec<String> = if s.flags_last {
+                    s.required_flags.iter().chain(&f.words).cloned().collect()
+                } else {
+                    f.words.iter().chain(&s.required_flags).cloned().collect()
+                };
                 match c.targets(&all_flags) {
                     Err(why) => {
                         let e = entry(

@@ -1,8 +1,15 @@
-//! The C sources kembench can compile at run time: PQClean's implementations as the
-//! `pqcrypto-mlkem` and `pqcrypto-ntru` crates ship them (the kembench build fetched them into
-//! the cargo registry; nothing is downloaded). One [`Source`] per (algorithm, variant) directory:
-//! `clean` (portable C), `avx2`, and FrodoKEM's `opt` (portable, optimised).
+//! The C sources kembench can compile at run time, as the crates the kembench build fetched into
+//! the cargo registry ship them (nothing is downloaded):
+//!
+//! - PQClean's implementations in `pqcrypto-mlkem` and `pqcrypto-ntru`: one [`Source`] per
+//!   (algorithm, variant) directory, `clean` (portable C), `avx2`, and FrodoKEM's `opt`
+//!   (portable, optimised), compiled file by file into one shared object;
+//! - liboqs 0.13 in `oqs-sys`, configured with CMake for one algorithm
+//!   (`OQS_MINIMAL_BUILD`) with run-time dispatch off: `liboqs/generic`
+//!   (`OQS_OPT_TARGET=generic`, portable C) and `liboqs/auto` (`OQS_OPT_TARGET=auto`: this CPU's
+//!   extensions, AVX2 code compiled in).
 
+use crate::providers::built::{Symbols, LIBOQS_SET_HOOK_SYMBOL, SET_HOOK_SYMBOL};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
@@ -29,11 +36,28 @@ const TABLE: &[(&str, Crate, &str)] = &[
     ("FrodoKEM-1344-SHAKE", Crate::Ntru, "frodokem1344shake"),
 ];
 
-/// The crates that carry PQClean trees.
+/// Catalog algorithm, liboqs's algorithm id (`OQS_MINIMAL_BUILD=KEM_<id>`, symbols
+/// `OQS_KEM_<id>_*`) and its family directory under `src/kem/`. HQC is left out: its known
+/// answers use a generator of its own.
+const LIBOQS: &[(&str, &str, &str)] = &[
+    ("ML-KEM-512", "ml_kem_512", "ml_kem"),
+    ("ML-KEM-768", "ml_kem_768", "ml_kem"),
+    ("ML-KEM-1024", "ml_kem_1024", "ml_kem"),
+    ("sntrup761", "sntrup761", "ntruprime"),
+    ("FrodoKEM-640-AES", "frodokem_640_aes", "frodokem"),
+    ("FrodoKEM-640-SHAKE", "frodokem_640_shake", "frodokem"),
+    ("FrodoKEM-976-AES", "frodokem_976_aes", "frodokem"),
+    ("FrodoKEM-976-SHAKE", "frodokem_976_shake", "frodokem"),
+    ("FrodoKEM-1344-AES", "frodokem_1344_aes", "frodokem"),
+    ("FrodoKEM-1344-SHAKE", "frodokem_1344_shake", "frodokem"),
+];
+
+/// The crates that carry C sources.
 #[derive(Debug, Clone, Copy)]
 enum Crate {
     Mlkem,
     Ntru,
+    OqsSys,
 }
 
 impl Crate {
@@ -41,6 +65,7 @@ impl Crate {
         match self {
             Crate::Mlkem => "pqcrypto-mlkem",
             Crate::Ntru => "pqcrypto-ntru",
+            Crate::OqsSys => "oqs-sys",
         }
     }
 
@@ -49,6 +74,7 @@ impl Crate {
         let d = match self {
             Crate::Mlkem => env!("KEMBENCH_SRC_PQCRYPTO_MLKEM"),
             Crate::Ntru => env!("KEMBENCH_SRC_PQCRYPTO_NTRU"),
+            Crate::OqsSys => env!("KEMBENCH_SRC_OQS_SYS"),
         };
         (d != "absent").then(|| PathBuf::from(d))
     }
@@ -57,8 +83,30 @@ impl Crate {
         match self {
             Crate::Mlkem => env!("KEMBENCH_DEP_PQCRYPTO_MLKEM"),
             Crate::Ntru => env!("KEMBENCH_DEP_PQCRYPTO_NTRU"),
+            Crate::OqsSys => env!("KEMBENCH_DEP_OQS_SYS"),
         }
     }
+}
+
+/// How a source is turned into a shared object.
+#[derive(Debug, Clone)]
+pub enum Recipe {
+    /// One compiler run over these files, with these `-I` directories.
+    Files {
+        /// Files handed to the compiler (C and assembly), kembench's `randombytes` added.
+        compile: Vec<PathBuf>,
+        /// `-I` directories.
+        includes: Vec<PathBuf>,
+    },
+    /// liboqs's CMake build of one algorithm.
+    Liboqs {
+        /// The liboqs source tree.
+        root: PathBuf,
+        /// `OQS_MINIMAL_BUILD`.
+        minimal: String,
+        /// `OQS_OPT_TARGET`: `generic` or `auto`.
+        opt_target: &'static str,
+    },
 }
 
 /// Flags PQClean's AVX2 code needs (as the crates' build scripts give them).
@@ -73,18 +121,17 @@ pub struct Source {
     pub algorithm: &'static str,
     /// "PQClean via pqcrypto-mlkem 0.1.1".
     pub version: String,
-    /// Files handed to the compiler (C and assembly), kembench's `randombytes` excluded.
-    pub compile: Vec<PathBuf>,
+    /// How it is built.
+    pub recipe: Recipe,
     /// Every file whose content goes into the cache key (sources and headers).
     pub hashed: Vec<PathBuf>,
-    /// `-I` directories.
-    pub includes: Vec<PathBuf>,
-    /// Flags the code itself needs, after the user's flag set.
+    /// Flags the code itself needs (PQClean's AVX2: after the user's flag set) or that its build
+    /// adds (liboqs: before the user's flag set, which has the last word).
     pub required_flags: Vec<String>,
-    /// The NIST API's symbol prefix (`PQCLEAN_MLKEM768_CLEAN_`).
-    pub prefix: String,
-    /// Whether it has `crypto_kem_keypair_derand` and `crypto_kem_enc_derand`.
-    pub derand: bool,
+    /// Whether the user's flags come after `required_flags` (liboqs) rather than before.
+    pub flags_last: bool,
+    /// The functions it exports.
+    pub symbols: Symbols,
     /// `nistkat-sha256` of the scheme's `META.yml`, and where it comes from.
     pub kat_sha256: Option<(String, String)>,
 }
@@ -166,7 +213,90 @@ pub fn all() -> (Vec<Source>, Vec<Missing>) {
             }
         }
     }
+    match Crate::OqsSys.dir() {
+        None => missing.push(Missing {
+            label: "liboqs".into(),
+            reason: "the kembench build found no oqs-sys sources in the cargo registry".into(),
+        }),
+        Some(dir) => {
+            let root = dir.join("liboqs");
+            for &(alg, id, family) in LIBOQS {
+                for target in ["generic", "auto"] {
+                    found.push(liboqs(alg, id, family, &root, target));
+                }
+            }
+        }
+    }
     (found, missing)
+}
+
+/// Files under `dir`, recursively, sorted.
+fn tree(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn liboqs(
+    alg: &'static str,
+    id: &str,
+    family: &str,
+    root: &Path,
+    opt_target: &'static str,
+) -> Source {
+    let mut hashed = vec![root.join("CMakeLists.txt")];
+    hashed.extend(tree(&root.join(".CMake")));
+    hashed.extend(tree(&root.join("src").join("common")));
+    hashed.push(root.join("src").join("kem").join("kem.c"));
+    hashed.extend(tree(&root.join("src").join("kem").join(family)));
+    let prefix = format!("OQS_KEM_{id}_");
+    let ml_kem = id.starts_with("ml_kem");
+    Source {
+        id: format!("liboqs/{opt_target}"),
+        algorithm: alg,
+        version: format!(
+            "liboqs via {} {}",
+            Crate::OqsSys.name(),
+            Crate::OqsSys.version()
+        ),
+        recipe: Recipe::Liboqs {
+            root: root.to_path_buf(),
+            minimal: format!("KEM_{id}"),
+            opt_target,
+        },
+        hashed,
+        // What liboqs's compiler_opts.cmake adds for gcc and clang.
+        required_flags: if opt_target == "auto" {
+            vec![
+                "-O3".into(),
+                "-fomit-frame-pointer".into(),
+                "-march=native".into(),
+            ]
+        } else {
+            vec!["-O3".into(), "-fomit-frame-pointer".into()]
+        },
+        flags_last: true,
+        symbols: Symbols {
+            keypair: format!("{prefix}keypair"),
+            enc: format!("{prefix}encaps"),
+            dec: format!("{prefix}decaps"),
+            keypair_derand: ml_kem.then(|| format!("{prefix}keypair_derand")),
+            enc_derand: None,
+            set_random: LIBOQS_SET_HOOK_SYMBOL.into(),
+        },
+        kat_sha256: None,
+    }
 }
 
 fn files_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
@@ -302,16 +432,22 @@ fn source(
         id: format!("pqclean/{variant}"),
         algorithm: alg,
         version: format!("PQClean via {} {}", krate.name(), krate.version()),
-        compile,
+        recipe: Recipe::Files { compile, includes },
         hashed,
-        includes,
         required_flags: if variant == "avx2" {
             AVX2_FLAGS.iter().map(|s| s.to_string()).collect()
         } else {
             Vec::new()
         },
-        prefix,
-        derand,
+        flags_last: false,
+        symbols: Symbols {
+            keypair: format!("{prefix}crypto_kem_keypair"),
+            enc: format!("{prefix}crypto_kem_enc"),
+            dec: format!("{prefix}crypto_kem_dec"),
+            keypair_derand: derand.then(|| format!("{prefix}crypto_kem_keypair_derand")),
+            enc_derand: derand.then(|| format!("{prefix}crypto_kem_enc_derand")),
+            set_random: SET_HOOK_SYMBOL.into(),
+        },
         kat_sha256,
     })
 }
@@ -339,16 +475,27 @@ mod tests {
             .iter()
             .find(|s| s.algorithm == "ML-KEM-768" && s.id == "pqclean/clean")
             .expect("ML-KEM-768 clean sources");
-        assert_eq!(clean.prefix, "PQCLEAN_MLKEM768_CLEAN_");
-        assert!(clean.derand);
-        assert!(clean.compile.iter().any(|f| f.ends_with("fips202.c")));
-        assert!(!clean.compile.iter().any(|f| f.ends_with("randombytes.c")));
+        assert_eq!(
+            clean.symbols.keypair,
+            "PQCLEAN_MLKEM768_CLEAN_crypto_kem_keypair"
+        );
+        assert!(clean.symbols.enc_derand.is_some());
+        let Recipe::Files { compile, .. } = &clean.recipe else {
+            panic!("PQClean compiles files")
+        };
+        assert!(compile.iter().any(|f| f.ends_with("fips202.c")));
+        assert!(!compile.iter().any(|f| f.ends_with("randombytes.c")));
         assert!(clean.kat_sha256.is_some());
         let ntru = found
             .iter()
             .find(|s| s.algorithm == "ntruhrss701" && s.id == "pqclean/clean")
             .expect("ntruhrss701 clean sources");
-        assert!(!ntru.derand);
+        assert!(ntru.symbols.keypair_derand.is_none());
+        let oqs = found
+            .iter()
+            .find(|s| s.algorithm == "ML-KEM-768" && s.id == "liboqs/generic")
+            .expect("liboqs sources");
+        assert_eq!(oqs.symbols.enc, "OQS_KEM_ml_kem_768_encaps");
         assert_eq!(ntru.sha256().unwrap(), ntru.sha256().unwrap());
     }
 }

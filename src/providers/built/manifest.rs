@@ -42,6 +42,26 @@ pub enum Compiled {
     Refused(String),
 }
 
+/// The exported functions of a build. Every KEM function takes its buffers in the NIST API's
+/// order (`keypair(pk, sk)`, `enc(ct, ss, pk)`, `dec(ss, ct, sk)`, `keypair_derand(pk, sk,
+/// seed)`, `enc_derand(ct, ss, pk, seed)`) and returns 0 on success; the random hook installer
+/// takes a `void (*)(uint8_t *, size_t)`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Symbols {
+    /// Key generation.
+    pub keypair: String,
+    /// Encapsulation.
+    pub enc: String,
+    /// Decapsulation.
+    pub dec: String,
+    /// Deterministic key generation from a 64-byte seed (ML-KEM), if exported.
+    pub keypair_derand: Option<String>,
+    /// Deterministic encapsulation from a 32-byte seed (ML-KEM), if exported.
+    pub enc_derand: Option<String>,
+    /// The function that installs kembench's generator as the build's `randombytes`.
+    pub set_random: String,
+}
+
 /// One build: what it is, how it was made, and how compiling and the gate went.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
@@ -51,10 +71,8 @@ pub struct Entry {
     pub algorithm: String,
     /// How it was made, and the gate's verdict.
     pub facts: BuildFacts,
-    /// The symbol prefix of its NIST API functions (`PQCLEAN_MLKEM768_CLEAN_`).
-    pub prefix: String,
-    /// Whether it exports the derandomized ML-KEM entry points (`*_derand`).
-    pub derand: bool,
+    /// The names of its functions.
+    pub symbols: Symbols,
     /// The first KAT entry's SHA-256 as the source package publishes it, and where from.
     pub kat_sha256: Option<(String, String)>,
     /// How compiling ended.

@@ -3,11 +3,13 @@
 //! builds of the same source, and the crate-built copy in kembench itself, coexist in one
 //! process without one's symbols serving another.
 //!
-//! A build's functions are the NIST KEM API of its source (`<prefix>crypto_kem_keypair`,
-//! `_enc`, `_dec`, and for PQClean's ML-KEM the `_derand` variants). Its random draws go
-//! through kembench's `randombytes` (compiled into every build): the operating system's by
-//! default, `profile`'s seeded stream once installed, and NIST's AES-256-CTR DRBG while a
-//! known-answer transcript is made. Libraries are opened on first use, so listing builds costs
+//! A build's functions are named in its record ([`Symbols`]): PQClean's NIST API
+//! (`<prefix>crypto_kem_keypair`, `_enc`, `_dec`, and for ML-KEM the `_derand` variants) or
+//! liboqs's (`OQS_KEM_<alg>_keypair`, `_encaps`, `_decaps`, `_keypair_derand`). Its random
+//! draws go through kembench's generator, installed at load time (PQClean builds get kembench's
+//! `randombytes` compiled in; liboqs takes it through `OQS_randombytes_custom_algorithm`): the
+//! operating system's by default, `profile`'s seeded stream once installed, and NIST's
+//! AES-256-CTR DRBG while a known-answer transcript is made. Libraries are opened on first use, so listing builds costs
 //! no `dlopen`.
 
 pub mod manifest;
@@ -16,7 +18,7 @@ use crate::kem::{BuildFacts, Gate, ImplMeta, Kem, KemError, Randomness, SeedLens
 use crate::providers::drbg::NistDrbg;
 use crate::providers::seeded;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-pub use manifest::Entry;
+pub use manifest::{Entry, Symbols};
 use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -33,6 +35,9 @@ type SetHookFn = unsafe extern "C" fn(Option<RandomHook>);
 /// The function kembench's `randombytes` shim exports to take a generator.
 pub const SET_HOOK_SYMBOL: &str = "kembench_set_randombytes";
 
+/// The function liboqs exports to take a generator (`OQS_randombytes_custom_algorithm`).
+pub const LIBOQS_SET_HOOK_SYMBOL: &str = "OQS_randombytes_custom_algorithm";
+
 /// The C source of kembench's `randombytes`, compiled into every build.
 pub const RANDOMBYTES_C: &str = include_str!("randombytes.c");
 
@@ -43,7 +48,8 @@ struct Fns {
     keypair: KeypairFn,
     enc: EncFn,
     dec: DecFn,
-    derand: Option<(KeypairDerandFn, EncDerandFn)>,
+    keypair_derand: Option<KeypairDerandFn>,
+    enc_derand: Option<EncDerandFn>,
 }
 
 /// One compiled build, as an implementation.
@@ -87,27 +93,24 @@ fn symbol<T: Copy>(lib: &Library, name: &str) -> Result<T, String> {
         .map_err(|e| format!("symbol {name}: {e}"))
 }
 
-fn open(path: &Path, prefix: &str, derand: bool) -> Result<Fns, String> {
+fn optional<T: Copy>(lib: &Library, name: &Option<String>) -> Result<Option<T>, String> {
+    name.as_ref().map(|n| symbol(lib, n)).transpose()
+}
+
+fn open(path: &Path, names: &Symbols) -> Result<Fns, String> {
     // SAFETY: loading runs the library's initialisers; kembench compiled it from known C
     // sources with no constructors of their own.
     let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
         .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
-    let set_hook: SetHookFn = symbol(&lib, SET_HOOK_SYMBOL)?;
-    // SAFETY: the shim stores the pointer; the hook has the signature it expects.
+    let set_hook: SetHookFn = symbol(&lib, &names.set_random)?;
+    // SAFETY: the installer stores the pointer; the hook has the signature it expects.
     unsafe { set_hook(Some(build_randombytes)) };
-    let derand = if derand {
-        Some((
-            symbol(&lib, &format!("{prefix}crypto_kem_keypair_derand"))?,
-            symbol(&lib, &format!("{prefix}crypto_kem_enc_derand"))?,
-        ))
-    } else {
-        None
-    };
     Ok(Fns {
-        keypair: symbol(&lib, &format!("{prefix}crypto_kem_keypair"))?,
-        enc: symbol(&lib, &format!("{prefix}crypto_kem_enc"))?,
-        dec: symbol(&lib, &format!("{prefix}crypto_kem_dec"))?,
-        derand,
+        keypair: symbol(&lib, &names.keypair)?,
+        enc: symbol(&lib, &names.enc)?,
+        dec: symbol(&lib, &names.dec)?,
+        keypair_derand: optional(&lib, &names.keypair_derand)?,
+        enc_derand: optional(&lib, &names.enc_derand)?,
         _lib: lib,
     })
 }
@@ -159,7 +162,7 @@ impl Built {
 
     fn fns(&self) -> Result<&Fns, KemError> {
         self.fns
-            .get_or_init(|| open(&self.library, &self.entry.prefix, self.entry.derand))
+            .get_or_init(|| open(&self.library, &self.entry.symbols))
             .as_ref()
             .map_err(|e| KemError::Failure(e.clone()))
     }
@@ -203,10 +206,10 @@ impl Kem for Built {
     }
 
     fn seed_lens(&self) -> SeedLens {
-        if self.entry.derand {
-            SeedLens::ML_KEM
-        } else {
-            SeedLens::NONE
+        let s = &self.entry.symbols;
+        SeedLens {
+            keypair: s.keypair_derand.as_ref().map(|_| 64),
+            encaps: s.enc_derand.as_ref().map(|_| 32),
         }
     }
 
@@ -216,7 +219,7 @@ impl Kem for Built {
         pk: &mut [u8],
         sk: &mut [u8],
     ) -> Result<(), KemError> {
-        let (kp, _) = self.fns()?.derand.ok_or(KemError::Unsupported)?;
+        let kp = self.fns()?.keypair_derand.ok_or(KemError::Unsupported)?;
         // SAFETY: as above; `seed` holds d || z (64 bytes, checked by the caller).
         rc(
             unsafe { kp(pk.as_mut_ptr(), sk.as_mut_ptr(), seed.as_ptr()) },
@@ -231,7 +234,7 @@ impl Kem for Built {
         ct: &mut [u8],
         ss: &mut [u8],
     ) -> Result<(), KemError> {
-        let (_, enc) = self.fns()?.derand.ok_or(KemError::Unsupported)?;
+        let enc = self.fns()?.enc_derand.ok_or(KemError::Unsupported)?;
         // SAFETY: as above; `seed` holds m (32 bytes, checked by the caller).
         rc(
             unsafe { enc(ct.as_mut_ptr(), ss.as_mut_ptr(), pk.as_ptr(), seed.as_ptr()) },

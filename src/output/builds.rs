@@ -134,14 +134,19 @@ pub fn print_summary(s: &Summary, unavailable: &[&Missing]) {
             wrap(&format!("not offered: {}: {}", m.label, m.reason), 2)
         );
     }
-    if let Some(o) = s.outcomes.iter().find(|o| !failed(&o.entry)) {
-        let source = &o.entry.facts.source;
+    let mut algs: Vec<&str> = Vec::new();
+    for o in s.outcomes.iter().filter(|o| !failed(&o.entry)) {
+        if !algs.contains(&o.entry.algorithm.as_str()) {
+            algs.push(&o.entry.algorithm);
+        }
+    }
+    if !algs.is_empty() {
         print!(
             "{}",
             wrap(
                 &format!(
-                    "Compare them in one interleaved run: `kembench run --alg {} --impl '{source}@*'`",
-                    o.entry.algorithm
+                    "Compare them in one interleaved run: `kembench run --alg {} --impl '*@*'`",
+                    algs.join(",")
                 ),
                 2
             )

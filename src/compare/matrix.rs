@@ -173,3 +173,181 @@ pub fn matrices(rec: &RunRecord, op: Op) -> Vec<Matrix> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::fixture::{self, build_id, BUILDS};
+
+    /// The exchange figure the fixture gives a build of speed `factor`: its fastest round's
+    /// median (the fixture's rounds are the base + 5 and + 4 ns).
+    fn exchange(factor: f64) -> f64 {
+        (174_000.0 * factor).round() + 4.0
+    }
+
+    fn cell<'a>(m: &'a Matrix, source: &str, compiler: &str, flags: &str) -> Option<&'a Cell> {
+        let col = m.flag_sets.iter().position(|f| f == flags)?;
+        m.rows
+            .iter()
+            .find(|r| r.source == source && r.compiler == compiler)?
+            .cells[col]
+            .as_ref()
+    }
+
+    #[test]
+    fn a_run_without_builds_has_no_matrix() {
+        assert!(matrices(&fixture::run(), Op::Exchange).is_empty());
+    }
+
+    #[test]
+    fn the_fixture_matrix() {
+        let rec = fixture::run_with_builds();
+        let ms = matrices(&rec, Op::Exchange);
+        assert_eq!(ms.len(), 1, "MockKEM has no builds");
+        let m = &ms[0];
+        assert_eq!(m.algorithm, "ML-KEM-768");
+        assert_eq!(m.flag_sets, ["-O2", "-O3 -march=native"]);
+        let rows: Vec<(&str, &str)> = m
+            .rows
+            .iter()
+            .map(|r| (r.source.as_str(), r.compiler.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                ("pqclean/avx2", "clang-14"),
+                ("pqclean/avx2", "gcc-12"),
+                ("pqclean/clean", "clang-14"),
+                ("pqclean/clean", "gcc-12"),
+            ]
+        );
+        let baseline = build_id("pqclean/clean", "gcc-12", "-O2");
+        assert_eq!(m.baseline.as_deref(), Some(baseline.as_str()));
+        for (source, compiler, flags, factor, stack) in BUILDS {
+            let c = cell(m, source, compiler, flags).expect("every build measured");
+            assert_eq!(c.implementation, build_id(source, compiler, flags));
+            assert_eq!(c.median_ns, exchange(factor), "the fastest round's median");
+            let ratio = c.ratio.unwrap();
+            assert!(
+                (ratio - exchange(factor) / exchange(1.0)).abs() < 1e-12,
+                "{source} {compiler} {flags}: {ratio}"
+            );
+            assert_eq!(c.max_stack_bytes, Some(stack));
+            assert!(!c.unoptimised);
+        }
+        assert_eq!(
+            cell(m, "pqclean/clean", "gcc-12", "-O2").unwrap().ratio,
+            Some(1.0)
+        );
+        let fastest = build_id("pqclean/avx2", "clang-14", "-O3 -march=native");
+        assert_eq!(m.fastest.as_deref(), Some(fastest.as_str()));
+        let marked: Vec<&str> = m
+            .rows
+            .iter()
+            .flat_map(|r| r.cells.iter().flatten())
+            .filter(|c| c.fastest)
+            .map(|c| c.implementation.as_str())
+            .collect();
+        assert_eq!(marked, [fastest.as_str()]);
+        let (from, to, x) = m.speedup.clone().unwrap();
+        assert_eq!((from, to), (baseline, fastest));
+        assert!((x - exchange(1.0) / exchange(0.14)).abs() < 1e-12, "{x}");
+    }
+
+    #[test]
+    fn every_operation_has_its_matrix_against_the_same_baseline() {
+        let rec = fixture::run_with_builds();
+        for op in [Op::Keygen, Op::Encaps, Op::Decaps] {
+            let m = &matrices(&rec, op)[0];
+            assert_eq!(m.operation, op);
+            assert_eq!(
+                m.baseline.as_deref(),
+                Some(build_id("pqclean/clean", "gcc-12", "-O2").as_str())
+            );
+        }
+    }
+
+    #[test]
+    fn a_build_not_measured_is_an_empty_cell() {
+        let mut rec = fixture::run_with_builds();
+        let gone = build_id("pqclean/avx2", "clang-14", "-O2");
+        rec.results.retain(|r| r.implementation != gone);
+        let m = &matrices(&rec, Op::Exchange)[0];
+        assert!(cell(m, "pqclean/avx2", "clang-14", "-O2").is_none());
+        assert_eq!(m.rows[0].cells.len(), 2, "the column stays");
+        assert!(cell(m, "pqclean/avx2", "clang-14", "-O3 -march=native").is_some());
+        // A result without the operation asked for is not measured either.
+        let mut rec = fixture::run_with_builds();
+        for r in &mut rec.results {
+            if r.implementation == gone {
+                r.operations.retain(|o| o.operation != Op::Exchange);
+            }
+        }
+        let m = &matrices(&rec, Op::Exchange)[0];
+        assert!(cell(m, "pqclean/avx2", "clang-14", "-O2").is_none());
+        assert!(matrices(&rec, Op::Keygen)[0]
+            .rows
+            .iter()
+            .all(|r| r.cells.iter().all(Option::is_some)));
+    }
+
+    /// The fixture with every `-O2` build's flag set replaced by `flags`.
+    fn o2_built_with(flags: &str) -> RunRecord {
+        let mut rec = fixture::run_with_builds();
+        for b in &mut rec.environment.builds {
+            if b.flags == "-O2" {
+                b.flags = flags.into();
+            }
+        }
+        rec
+    }
+
+    #[test]
+    fn an_unoptimised_build_is_never_the_baseline_when_an_optimised_one_exists() {
+        // Even the portable gcc build of the reference source, once it is -O0.
+        let m = &matrices(&o2_built_with("-O0"), Op::Exchange)[0];
+        assert_eq!(m.flag_sets, ["-O0", "-O3 -march=native"]);
+        let baseline = m.baseline.clone().unwrap();
+        let facts = |id: &str| {
+            o2_built_with("-O0")
+                .environment
+                .builds
+                .into_iter()
+                .find(|b| b.implementation == id)
+                .unwrap()
+        };
+        assert!(!facts(&baseline).unoptimised(), "{baseline}");
+        let unoptimised: Vec<bool> = m
+            .rows
+            .iter()
+            .map(|r| r.cells[0].as_ref().unwrap().unoptimised)
+            .collect();
+        assert_eq!(unoptimised, [true; 4], "the -O0 column is labelled");
+        assert!(m.rows[0].cells[1].as_ref().is_some_and(|c| !c.unoptimised));
+        // No -O at all is unoptimised too.
+        let m = &matrices(&o2_built_with("-g"), Op::Exchange)[0];
+        assert!(!facts(m.baseline.as_deref().unwrap()).unoptimised());
+    }
+
+    #[test]
+    fn an_unoptimised_build_is_the_baseline_when_nothing_else_was_built() {
+        let mut rec = o2_built_with("-O0");
+        let unoptimised: Vec<String> = rec
+            .environment
+            .builds
+            .iter()
+            .filter(|b| b.unoptimised())
+            .map(|b| b.implementation.clone())
+            .collect();
+        rec.results
+            .retain(|r| !r.implementation.contains('@') || unoptimised.contains(&r.implementation));
+        let m = &matrices(&rec, Op::Exchange)[0];
+        assert_eq!(m.flag_sets, ["-O0"]);
+        let baseline = m.baseline.clone().unwrap();
+        assert!(unoptimised.contains(&baseline), "{baseline}");
+        assert!(m
+            .rows
+            .iter()
+            .all(|r| r.cells[0].as_ref().unwrap().unoptimised));
+    }
+}

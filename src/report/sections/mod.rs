@@ -1,7 +1,7 @@
 //! Builds the report's [`Document`] from the loaded files, one section per file: the summary,
-//! latency, speed against size, time shares, where the time goes (a profile), memory,
-//! throughput, TLS handshakes, the comparison of runs, correctness, environments and the
-//! method. Charts and tables describe the last run given (and the last profile and tls run);
+//! latency, speed against size, builds (compilers × flags), time shares, where the time goes
+//! (a profile), memory, throughput, TLS handshakes, the comparison of runs, correctness,
+//! environments and the method. Charts and tables describe the last run given (and the last profile and tls run);
 //! the comparison takes the first run as its baseline.
 //!
 //! Each section file declares one [`Section`] (`pub const SECTION: Section = Section::new(id,
@@ -27,6 +27,7 @@ use crate::record::run::RunRecord;
 mod common;
 mod intro;
 
+mod builds;
 mod comparison;
 mod correctness;
 mod environment;
@@ -77,6 +78,7 @@ pub const SECTIONS: &[Section] = &[
     summary::SECTION,
     latency::SECTION,
     size::SECTION,
+    builds::SECTION,
     shares::SECTION,
     profile::SECTION,
     memory::SECTION,

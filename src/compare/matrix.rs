@@ -109,9 +109,13 @@ pub fn matrices(rec: &RunRecord, op: Op) -> Vec<Matrix> {
             }
         }
         keys.sort();
-        let portable = |f: &BuildFacts| f.targets.is_empty() || !f.source.ends_with("avx2");
-        // The baseline: portable source, gcc, -O2; else portable at -O2; else any optimised
-        // build; else whatever there is (unoptimised, labelled).
+        // Portable sources: PQClean's clean and opt, liboqs built for a generic CPU (not
+        // PQClean's AVX2 code, not liboqs's `auto`).
+        let portable =
+            |f: &BuildFacts| !(f.source.ends_with("avx2") || f.source.ends_with("/auto"));
+        // The baseline: the reference (PQClean clean) by gcc at -O2; else a portable source by
+        // gcc at -O2; else a portable source at -O2; else any optimised build; else whatever
+        // there is (unoptimised, labelled).
         let pick = |pred: &dyn Fn(&BuildFacts) -> bool| {
             measured
                 .iter()
@@ -124,6 +128,7 @@ pub fn matrices(rec: &RunRecord, op: Op) -> Vec<Matrix> {
                 && f.flags == "-O2"
                 && f.source.ends_with("clean")
         })
+        .or_else(|| pick(&|f| portable(f) && f.compiler.starts_with("gcc") && f.flags == "-O2"))
         .or_else(|| pick(&|f| portable(f) && f.flags == "-O2"))
         .or_else(|| pick(&|f| !unoptimised(&f.flags)))
         .or_else(|| pick(&|_| true));

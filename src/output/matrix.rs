@@ -30,7 +30,9 @@ fn one(m: &Matrix) -> String {
                     "{}{}\n{}stack {}",
                     units::ns(c.median_ns),
                     if c.fastest { " ★" } else { "" },
-                    c.ratio.map(|r| format!("×{}  ", units::sig3(r))).unwrap_or_default(),
+                    c.ratio
+                        .map(|r| format!("×{}  ", units::sig3(r)))
+                        .unwrap_or_default(),
                     c.max_stack_bytes.map_or("–".into(), units::bytes),
                 ),
             }));

@@ -51,6 +51,42 @@ pub enum Command {
         #[arg(long)]
         builds: bool,
     },
+    /// Add your own KEM: a directory of C sources implementing the NIST KEM API (api.h with
+    /// CRYPTO_* sizes and crypto_kem_keypair/enc/dec, as in NIST submission packages and PQClean),
+    /// compiled like `builds`, checked against the package's own KAT file, and registered as
+    /// `local/<name>@<compiler>:<flags>` for every later command.
+    Add {
+        /// The package directory (the one holding api.h).
+        path: std::path::PathBuf,
+        /// Its name (default: CRYPTO_ALGNAME from api.h, else the directory's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// The catalog algorithm it implements (e.g. ML-KEM-768): its sizes must match, and the
+        /// gate then checks interoperability with every implementation of it.
+        #[arg(long)]
+        implements: Option<String>,
+        /// Compilers, by name on PATH or path.
+        #[arg(long, value_delimiter = ',', default_value = "gcc")]
+        cc: Vec<String>,
+        /// Flag sets, separated by ';'.
+        #[arg(
+            long,
+            value_delimiter = ';',
+            allow_hyphen_values = true,
+            default_value = "-O3"
+        )]
+        flags: Vec<String>,
+        /// Its claimed NIST level (a scheme of its own).
+        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
+        level: Option<u8>,
+        /// It claims IND-CCA with implicit rejection: the gate's tamper check then demands a
+        /// pseudo-random secret for a tampered ciphertext (a scheme of its own).
+        #[arg(long)]
+        implicit_rejection: bool,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Compile the C sources kembench carries (PQClean clean, AVX2, opt) with every compiler and
     /// flag set into separate shared objects, check each with the correctness gate, and register
     /// them as implementations (`pqclean/clean@gcc-12:O3`); cached, so a second call compiles

@@ -92,9 +92,19 @@ pub fn compile(
 ) -> Result<f64, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     match &source.recipe {
-        Recipe::Files { compile, includes } => {
-            files(source, compile, includes, compiler, flags, dir)
-        }
+        Recipe::Files {
+            compile,
+            includes,
+            shim,
+        } => files(
+            source,
+            compile,
+            includes,
+            shim.as_deref(),
+            compiler,
+            flags,
+            dir,
+        ),
         Recipe::Liboqs {
             root,
             minimal,
@@ -207,24 +217,37 @@ fn files(
     source: &Source,
     compile: &[std::path::PathBuf],
     includes: &[std::path::PathBuf],
+    shim: Option<&str>,
     compiler: &Compiler,
     flags: &FlagSet,
     dir: &Path,
 ) -> Result<f64, String> {
-    let shim = dir.join("kembench_randombytes.c");
-    std::fs::write(&shim, RANDOMBYTES_C).map_err(|e| format!("{}: {e}", shim.display()))?;
+    let random = dir.join("kembench_randombytes.c");
+    std::fs::write(&random, RANDOMBYTES_C).map_err(|e| format!("{}: {e}", random.display()))?;
+    let mut extra = vec![random];
+    if let Some(text) = shim {
+        let api = dir.join("kembench_api.c");
+        std::fs::write(&api, text).map_err(|e| format!("{}: {e}", api.display()))?;
+        extra.push(api);
+    }
     let tmp = dir.join(format!(".lib.so.{}", std::process::id()));
+    // Libraries (`-lcrypto`) go after the files that need them.
+    let (libs, opts): (Vec<&String>, Vec<&String>) = flags
+        .words
+        .iter()
+        .chain(&source.required_flags)
+        .partition(|w| w.starts_with("-l"));
     let mut cmd = Command::new(&compiler.path);
-    cmd.args(&flags.words).args(&source.required_flags).args([
-        "-fPIC",
-        "-shared",
-        "-Wl,-Bsymbolic",
-        "-Wl,--no-undefined",
-    ]);
+    cmd.args(opts)
+        .args(["-fPIC", "-shared", "-Wl,-Bsymbolic", "-Wl,--no-undefined"]);
     for i in includes {
         cmd.arg("-I").arg(i);
     }
-    cmd.args(compile).arg(&shim).arg("-o").arg(&tmp);
+    cmd.args(compile)
+        .args(&extra)
+        .args(libs)
+        .arg("-o")
+        .arg(&tmp);
     cmd.stdin(Stdio::null()).stdout(Stdio::null());
     let started = Instant::now();
     let out = cmd

@@ -42,6 +42,7 @@ fn child(root: &Path, algorithm: &str, ids: &[String]) -> Result<BTreeMap<String
         cmd.args(["--impl", id]);
     }
     cmd.env(manifest::DIR_VAR, root)
+        .env(crate::verify::TRACE_VAR, "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -69,15 +70,23 @@ fn child(root: &Path, algorithm: &str, ids: &[String]) -> Result<BTreeMap<String
             None => format!("exited {}", out.status.code().unwrap_or(-1)),
         };
         let stderr = String::from_utf8_lossy(&out.stderr);
-        let last = stderr.lines().last().unwrap_or_default().trim().to_string();
-        format!(
-            "verify process {how}{}",
-            if last.is_empty() {
-                String::new()
-            } else {
-                format!(": {last}")
-            }
-        )
+        // The last step a build of this batch began (the gate names each on stderr).
+        let step = stderr
+            .lines()
+            .rev()
+            .filter_map(|l| l.strip_prefix("verify step: "))
+            .find(|l| ids.iter().any(|id| l.contains(&format!("@{id}:"))))
+            .map(|l| l.rsplit(": ").next().unwrap_or(l).to_string());
+        let other = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.starts_with("verify step: ") && !l.trim().is_empty())
+            .map(|l| format!(" ({})", l.trim()))
+            .unwrap_or_default();
+        match step {
+            Some(s) => format!("the verify process was {how} during {s}{other}"),
+            None => format!("the verify process was {how}{other}"),
+        }
     })?;
     let mut v = BTreeMap::new();
     for r in report.implementations {

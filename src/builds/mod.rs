@@ -7,6 +7,7 @@
 pub mod compile;
 pub mod compiler;
 mod gate;
+pub mod package;
 pub mod sources;
 #[cfg(test)]
 mod tests;
@@ -75,6 +76,40 @@ fn now_unix() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
+/// A compiled package's sizes and name, from its shim: they must be those of the algorithm it
+/// claims to implement, or they describe a scheme of its own.
+fn describe_package(e: &mut Entry, p: &sources::Package, root: &std::path::Path) {
+    let (sizes, _name) = match crate::providers::built::read_api(&e.library(root)) {
+        Ok(v) => v,
+        Err(why) => {
+            e.compiled = Compiled::Failed(why);
+            return;
+        }
+    };
+    e.kat_file = p.kat_file.clone();
+    if p.implements {
+        if let Some(a) = crate::kem::catalog::find(&e.algorithm) {
+            let want = [a.pk_len, a.sk_len, a.ct_len, a.ss_len];
+            if sizes != want {
+                e.compiled = Compiled::Failed(format!(
+                    "api.h declares pk/sk/ct/ss of {sizes:?} bytes, but {} has {want:?}",
+                    a.name
+                ));
+            }
+        }
+        return;
+    }
+    e.custom = Some(crate::providers::built::CustomAlgorithm {
+        name: e.algorithm.clone(),
+        nist_level: p.level,
+        pk_len: sizes[0],
+        sk_len: sizes[1],
+        ct_len: sizes[2],
+        ss_len: sizes[3],
+        implicit_rejection: p.implicit_rejection,
+    });
+}
+
 /// Builds, gates and registers every (source, compiler, flag set) of `req`.
 pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<Summary> {
     let root = manifest::dir();
@@ -112,6 +147,8 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                     facts,
                     symbols: s.symbols.clone(),
                     kat_sha256: s.kat_sha256.clone(),
+                    custom: None,
+                    kat_file: None,
                     compiled,
                     build_seconds: 0.0,
                     gated_by: None,
@@ -209,7 +246,15 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                 let mut e = e.clone();
                 progress(&format!("compiling {} ({}/{total})", e.label(), i + 1));
                 match compile::compile(s, c, f, &root.join(&e.key)) {
-                    Ok(secs) => e.build_seconds = secs,
+                    Ok(secs) => {
+                        e.build_seconds = secs;
+                        if let Some(p) = &s.package {
+                            describe_package(&mut e, p, &root);
+                        }
+                    }
+                    Err(why) if s.package.is_some() => {
+                        e.compiled = Compiled::Failed(package::explain(&why))
+                    }
                     Err(why) => e.compiled = Compiled::Failed(why),
                 }
                 let _ = manifest::write(&root, &e);

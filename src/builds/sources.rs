@@ -97,6 +97,9 @@ pub enum Recipe {
         compile: Vec<PathBuf>,
         /// `-I` directories.
         includes: Vec<PathBuf>,
+        /// C compiled beside them that calls the API through `api.h` and exports its sizes
+        /// (packages added with `kembench add`).
+        shim: Option<String>,
     },
     /// liboqs's CMake build of one algorithm.
     Liboqs {
@@ -134,6 +137,22 @@ pub struct Source {
     pub symbols: Symbols,
     /// `nistkat-sha256` of the scheme's `META.yml`, and where it comes from.
     pub kat_sha256: Option<(String, String)>,
+    /// For a package added with `kembench add`: what the user said about it.
+    pub package: Option<Package>,
+}
+
+/// What `kembench add` knows about a package besides its files.
+#[derive(Debug, Clone)]
+pub struct Package {
+    /// Its NIST KAT response file, if it ships one.
+    pub kat_file: Option<PathBuf>,
+    /// Whether `algorithm` is a catalog algorithm it claims to implement (`--implements`), whose
+    /// sizes it must then have; else a scheme of its own, described by its `api.h`.
+    pub implements: bool,
+    /// Its claimed NIST level.
+    pub level: Option<u8>,
+    /// Whether it claims IND-CCA with implicit rejection.
+    pub implicit_rejection: bool,
 }
 
 impl Source {
@@ -296,6 +315,7 @@ fn liboqs(
             set_random: LIBOQS_SET_HOOK_SYMBOL.into(),
         },
         kat_sha256: None,
+        package: None,
     }
 }
 
@@ -432,7 +452,11 @@ fn source(
         id: format!("pqclean/{variant}"),
         algorithm: alg,
         version: format!("PQClean via {} {}", krate.name(), krate.version()),
-        recipe: Recipe::Files { compile, includes },
+        recipe: Recipe::Files {
+            compile,
+            includes,
+            shim: None,
+        },
         hashed,
         required_flags: if variant == "avx2" {
             AVX2_FLAGS.iter().map(|s| s.to_string()).collect()
@@ -449,6 +473,7 @@ fn source(
             set_random: SET_HOOK_SYMBOL.into(),
         },
         kat_sha256,
+        package: None,
     })
 }
 

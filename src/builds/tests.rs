@@ -43,6 +43,8 @@ fn two_builds_of_one_source_coexist_in_one_process_and_agree() {
             },
             symbols: src.symbols.clone(),
             kat_sha256: src.kat_sha256.clone(),
+            custom: None,
+            kat_file: None,
             compiled: Compiled::Built,
             build_seconds: 0.0,
             gated_by: None,
@@ -88,4 +90,30 @@ fn two_builds_of_one_source_coexist_in_one_process_and_agree() {
         assert_eq!(hex::encode(sha2::Sha256::digest(t.as_bytes())), want);
     }
     let _ = std::fs::remove_dir_all(&root);
+}
+
+/// The KAT file of the test package (`tests/data/nist-package/`): ten entries of NIST's
+/// `PQCgenKAT_kem` output for ML-KEM-512, made with liboqs (whose first entry's digest is also
+/// PQClean's published `nistkat-sha256`). `KEMBENCH_WRITE_FIXTURES=1` rewrites it.
+#[cfg(feature = "liboqs")]
+#[test]
+fn the_test_package_kat_file_is_liboqs_ml_kem_512_output() {
+    use crate::providers::nist_kat::{first_difference, parse_rsp};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/nist-package/mlkem512/KAT/mlkem512/PQCkemKAT_1632.rsp");
+    let oqs = crate::providers::liboqs::implementations()
+        .into_iter()
+        .find(|k| k.meta().label() == "ML-KEM-512@liboqs")
+        .unwrap();
+    let transcript = oqs.known_answer_transcript(10).unwrap().unwrap();
+    if std::env::var_os("KEMBENCH_WRITE_FIXTURES").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, format!("# ML-KEM-512\n\n{transcript}\n\n")).unwrap();
+    }
+    let file = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(parse_rsp(&file).len(), 10);
+    assert_eq!(
+        first_difference(&parse_rsp(&file), &parse_rsp(&transcript)),
+        None
+    );
 }

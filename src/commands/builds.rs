@@ -140,6 +140,142 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The validated command line of `add`.
+#[derive(Debug, Clone)]
+pub struct AddArgs {
+    /// The package directory.
+    pub path: std::path::PathBuf,
+    /// Its name.
+    pub name: Option<String>,
+    /// The catalog algorithm it implements.
+    pub implements: Option<String>,
+    /// Compilers.
+    pub cc: Vec<String>,
+    /// Flag sets.
+    pub flags: Vec<String>,
+    /// Claimed level.
+    pub level: Option<u8>,
+    /// Claims implicit rejection.
+    pub implicit_rejection: bool,
+    /// JSON output.
+    pub json: bool,
+}
+
+/// `CRYPTO_ALGNAME` when `api.h` defines it as a string literal.
+fn algname(api_h: &str) -> Option<String> {
+    api_h.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("#define")?.trim();
+        let (name, value) = rest.split_once(char::is_whitespace)?;
+        if !name.ends_with("CRYPTO_ALGNAME") {
+            return None;
+        }
+        let v = value.trim();
+        v.strip_prefix('"')?.split('"').next().map(str::to_string)
+    })
+}
+
+/// An id part from a name: no spaces, `@`, `,` or `/`.
+fn id_part(name: &str) -> String {
+    name.trim()
+        .chars()
+        .map(|c| {
+            if c.is_whitespace() || "@,/:".contains(c) {
+                '-'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// Runs `add`: one package, compiled with every compiler and flag set, gated, registered.
+pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
+    let dir = &a.path;
+    if !dir.exists() {
+        crate::bail_usage!("{} does not exist", dir.display());
+    }
+    if !dir.is_dir() {
+        crate::bail_usage!(
+            "{} is not a directory: `kembench add` takes the package directory that holds api.h",
+            dir.display()
+        );
+    }
+    let dir = std::fs::canonicalize(dir)?;
+    let api = std::fs::read_to_string(dir.join("api.h")).unwrap_or_default();
+    let declared = algname(&api);
+    let catalog: Vec<String> = crate::kem::catalog::ALGORITHMS
+        .iter()
+        .map(|x| x.name.to_string())
+        .collect();
+    let implements = match &a.implements {
+        Some(i) => match crate::kem::catalog::find(i) {
+            Some(alg) => Some(alg.name),
+            None => {
+                let near = nearest(i, &catalog);
+                crate::bail_usage!(
+                    "--implements {i}: not a catalog algorithm{}",
+                    if near.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; did you mean {}?", near.join(", "))
+                    }
+                );
+            }
+        },
+        None => declared
+            .as_deref()
+            .or(a.name.as_deref())
+            .and_then(crate::kem::catalog::find)
+            .map(|x| x.name),
+    };
+    let name = a.name.clone().or(declared).unwrap_or_else(|| {
+        dir.file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned()
+    });
+    let algorithm: &'static str = match implements {
+        Some(n) => n,
+        None => Box::leak(name.clone().into_boxed_str()),
+    };
+    let package = sources::Package {
+        kat_file: builds::package::find_kat(&dir),
+        implements: implements.is_some(),
+        level: a.level,
+        implicit_rejection: implements
+            .and_then(crate::kem::catalog::find)
+            .map_or(a.implicit_rejection, |x| x.implicit_rejection),
+    };
+    let source = builds::package::from_dir(
+        &dir,
+        &format!("local/{}", id_part(&name)),
+        algorithm,
+        package,
+    )
+    .map_err(crate::exit::Usage)?;
+    let flags: Vec<FlagSet> = a.flags.iter().map(|f| FlagSet::parse(f)).collect();
+    let req = builds::Request {
+        sources: vec![source],
+        compilers: a.cc.clone(),
+        flags,
+        jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        reverify: true,
+    };
+    let summary = builds::run(&req, &|_| {})
+        .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&out::json(&summary))?);
+    } else {
+        out::print_summary(&summary, &[]);
+    }
+    let failed = summary.outcomes.iter().any(|o| out::failed(&o.entry));
+    Ok(if failed {
+        ExitCode::from(crate::exit::FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
 /// Runs `list --builds`: every registered build (and failed one) the filter's algorithms select.
 pub fn list(filter: &Filter, json: bool) -> anyhow::Result<ExitCode> {
     let root = manifest::dir();

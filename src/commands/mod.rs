@@ -31,6 +31,25 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 list::run(&filter.to_filter(), filter.include_mock, json)
             }
         }
+        Command::Add {
+            path,
+            name,
+            implements,
+            cc,
+            flags,
+            level,
+            implicit_rejection,
+            json,
+        } => builds::add(&builds::AddArgs {
+            path,
+            name,
+            implements,
+            cc,
+            flags,
+            level,
+            implicit_rejection,
+            json,
+        }),
         Command::Builds {
             algorithms,
             sources,

@@ -27,11 +27,13 @@ pub enum Family {
     Hybrid,
     /// kembench's own mock algorithm, for tests only.
     Test,
+    /// A scheme kembench does not know, added from a package (`kembench add`).
+    Other,
 }
 
 impl Family {
     /// Every family, in display order.
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 9] = [
         Family::ModuleLattice,
         Family::NtruLattice,
         Family::UnstructuredLattice,
@@ -40,6 +42,7 @@ impl Family {
         Family::FiniteField,
         Family::Hybrid,
         Family::Test,
+        Family::Other,
     ];
 
     /// The kebab-case name used on the command line.
@@ -53,6 +56,7 @@ impl Family {
             Family::FiniteField => "finite-field",
             Family::Hybrid => "hybrid",
             Family::Test => "test",
+            Family::Other => "other",
         }
     }
 

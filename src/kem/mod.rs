@@ -324,6 +324,13 @@ pub trait Kem: Send + Sync {
         None
     }
 
+    /// The NIST KAT response file (`PQCkemKAT_<sk bytes>.rsp`) the implementation's own package
+    /// ships, regenerated through [`known_answer_transcript`](Self::known_answer_transcript) and
+    /// compared entry by entry.
+    fn known_answer_file(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+
     /// For a build kembench compiled at run time: how it was made and whether it passed the gate.
     fn build(&self) -> Option<&BuildFacts> {
         None

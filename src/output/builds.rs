@@ -19,7 +19,7 @@ fn status(e: &Entry) -> String {
         (Compiled::Failed(why), _) => format!("compile failed: {why}"),
         (Compiled::Refused(why), _) => format!("refused: {why}"),
         (Compiled::Built, Gate::Passed(what)) => {
-            let kats: Vec<&str> = ["ACVP", "accumulated", "NIST KAT", "liboqs KAT"]
+            let kats: Vec<&str> = ["ACVP", "accumulated", "NIST KAT", "liboqs KAT", "PQCkemKAT"]
                 .into_iter()
                 .filter(|k| what.contains(k))
                 .collect();

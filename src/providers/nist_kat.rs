@@ -54,3 +54,75 @@ pub fn transcript(
     }
     Ok(out)
 }
+
+/// One KAT entry: its fields (`count`, `seed`, `pk`, `sk`, `ct`, `ss`) in file order, with the
+/// 1-based line of each.
+pub type Entry = Vec<(String, String, usize)>;
+
+/// The entries of a NIST KAT response file (or of a transcript): `name = value` lines, a new
+/// entry at each `count`; `#` comments and blank lines ignored.
+pub fn parse_rsp(text: &str) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((k, v)) = line.split_once('=') else {
+            continue;
+        };
+        let (k, v) = (k.trim().to_ascii_lowercase(), v.trim().to_ascii_uppercase());
+        if k == "count" || out.is_empty() {
+            out.push(Vec::new());
+        }
+        if let Some(e) = out.last_mut() {
+            e.push((k, v, i + 1));
+        }
+    }
+    out
+}
+
+/// The first difference between `expected` (the file) and `got` (regenerated): which count,
+/// which field, and the file's line; `None` when every field of every expected entry matches.
+pub fn first_difference(expected: &[Entry], got: &[Entry]) -> Option<String> {
+    for (n, want) in expected.iter().enumerate() {
+        let count = want
+            .iter()
+            .find(|(k, _, _)| k == "count")
+            .map_or(n.to_string(), |(_, v, _)| v.clone());
+        let Some(have) = got.get(n) else {
+            return Some(format!("count = {count}: not regenerated"));
+        };
+        for (k, v, line) in want {
+            match have.iter().find(|(hk, _, _)| hk == k) {
+                Some((_, hv, _)) if hv == v => {}
+                Some(_) => return Some(format!("count = {count}: {k} differs (file line {line})")),
+                None => return Some(format!("count = {count}: no {k} regenerated")),
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rsp_files_are_read_and_the_first_difference_named() {
+        let file = "# ML-KEM-512\n\ncount = 0\nseed = 00\npk = AB\nss = 01\n\ncount = 1\nseed = 11\npk = CD\nss = 02\n";
+        let want = parse_rsp(file);
+        assert_eq!(want.len(), 2);
+        assert_eq!(want[1][2], ("pk".into(), "CD".into(), 10));
+        let same = parse_rsp(&file.to_lowercase());
+        assert_eq!(first_difference(&want, &same), None);
+        let other = parse_rsp(&file.replace("pk = CD", "pk = CE"));
+        assert_eq!(
+            first_difference(&want, &other).as_deref(),
+            Some("count = 1: pk differs (file line 10)")
+        );
+        assert!(first_difference(&want, &want[..1])
+            .unwrap()
+            .contains("not regenerated"));
+    }
+}

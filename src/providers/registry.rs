@@ -95,9 +95,10 @@ pub struct Registry {
     unavailable: Vec<Unavailable>,
 }
 
-/// Whether an implementation pattern addresses builds (`provider/variant@compiler:flags`).
+/// Whether an implementation pattern addresses builds (`provider/variant@compiler:flags`), or
+/// packages added with `kembench add` (`local/...`, which are builds too).
 pub fn addresses_builds(pattern: &str) -> bool {
-    pattern.contains('@')
+    pattern.contains('@') || pattern.to_ascii_lowercase().starts_with("local")
 }
 
 fn matcher(pattern: &str) -> Result<GlobMatcher, SelectError> {
@@ -170,7 +171,7 @@ impl Registry {
             .iter()
             .map(|a| a.name.to_string())
             .collect();
-        for k in &self.impls {
+        for k in self.impls.iter().chain(&self.builds) {
             let n = k.meta().algorithm.name.to_string();
             if !v.contains(&n) {
                 v.push(n);

@@ -8,12 +8,16 @@ use std::time::Instant;
 /// Runs checks (a)-(f) on `k`.
 pub fn run_all(k: &dyn Kem, opts: &Options) -> BTreeMap<Check, Outcome> {
     let mut m = BTreeMap::new();
-    m.insert(Check::RoundTrip, guarded(|| round_trips(k, opts)));
-    m.insert(Check::Sizes, guarded(|| sizes(k)));
-    m.insert(Check::Canaries, guarded(|| canaries(k)));
-    m.insert(Check::Tamper, guarded(|| tamper(k)));
-    m.insert(Check::BadLengths, guarded(|| bad_lengths(k)));
-    m.insert(Check::KeptKeys, guarded(|| kept_keys(k)));
+    let mut check = |c: Check, f: &dyn Fn() -> Outcome| {
+        super::trace(k, c.title());
+        m.insert(c, guarded(f));
+    };
+    check(Check::RoundTrip, &|| round_trips(k, opts));
+    check(Check::Sizes, &|| sizes(k));
+    check(Check::Canaries, &|| canaries(k));
+    check(Check::Tamper, &|| tamper(k));
+    check(Check::BadLengths, &|| bad_lengths(k));
+    check(Check::KeptKeys, &|| kept_keys(k));
     m
 }
 

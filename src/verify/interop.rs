@@ -25,6 +25,9 @@ pub struct Pair {
 }
 
 fn pair(x: &dyn Kem, y: &dyn Kem) -> Outcome {
+    let step = format!("interop with {}", y.meta().label());
+    super::trace(x, &step);
+    super::trace(y, &step);
     for t in 0..TRIPS {
         let (pk, mut sk) = match x.keypair_kept_vec() {
             Ok(v) => v,

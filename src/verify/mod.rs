@@ -199,6 +199,19 @@ pub fn parallel<T: Send>(n: usize, threads: usize, job: impl Fn(usize) -> T + Sy
         .collect()
 }
 
+/// The environment variable that makes the gate name each step on stderr before it runs it
+/// (`verify step: LABEL: STEP`), so that whoever started a `verify` process that died can say
+/// in which step (`kembench builds` sets it for its gate).
+pub const TRACE_VAR: &str = "KEMBENCH_VERIFY_TRACE";
+
+/// Names the step about to run on `k`, when [`TRACE_VAR`] is set.
+pub fn trace(k: &dyn Kem, step: &str) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var_os(TRACE_VAR).is_some()) {
+        eprintln!("verify step: {}: {step}", k.meta().label());
+    }
+}
+
 /// Runs the whole gate over `impls`; `progress` is told each step that finishes.
 pub fn run(impls: &[Arc<dyn Kem>], opts: &Options, progress: &(dyn Fn(&str) + Sync)) -> Report {
     let start = Instant::now();
@@ -232,6 +245,7 @@ pub fn run(impls: &[Arc<dyn Kem>], opts: &Options, progress: &(dyn Fn(&str) + Sy
     // Known answers last and on one thread alone: liboqs's KAT generator swaps its global
     // randomness source, which must not race with other liboqs calls.
     let kats = parallel(impls.len(), 1, |i| {
+        trace(impls[i].as_ref(), "known answers");
         guarded(|| kat::run(impls[i].as_ref(), opts))
     });
     for (r, o) in reports.iter_mut().zip(kats) {

@@ -62,6 +62,47 @@ pub struct Symbols {
     pub set_random: String,
 }
 
+/// A scheme that is not in the catalog, described by its package.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CustomAlgorithm {
+    /// `CRYPTO_ALGNAME`, or the name given with `--name`.
+    pub name: String,
+    /// The claimed NIST level, when given.
+    pub nist_level: Option<u8>,
+    /// `CRYPTO_PUBLICKEYBYTES`.
+    pub pk_len: usize,
+    /// `CRYPTO_SECRETKEYBYTES`.
+    pub sk_len: usize,
+    /// `CRYPTO_CIPHERTEXTBYTES`.
+    pub ct_len: usize,
+    /// `CRYPTO_BYTES`.
+    pub ss_len: usize,
+    /// Whether it claims IND-CCA security with implicit rejection (checked by the gate's tamper
+    /// test).
+    pub implicit_rejection: bool,
+}
+
+impl CustomAlgorithm {
+    /// The catalog-shaped description (leaked once per process: implementations hold
+    /// `&'static Algorithm`).
+    pub fn leak(&self) -> &'static crate::kem::Algorithm {
+        Box::leak(Box::new(crate::kem::Algorithm {
+            name: Box::leak(self.name.clone().into_boxed_str()),
+            family: crate::kem::Family::Other,
+            standard: "a package added with kembench add",
+            nist_level: self.nist_level,
+            classical_bits: 0,
+            ind_cca: self.implicit_rejection,
+            implicit_rejection: self.implicit_rejection,
+            pk_len: self.pk_len,
+            sk_len: self.sk_len,
+            ct_len: self.ct_len,
+            ss_len: self.ss_len,
+            hybrid: None,
+        }))
+    }
+}
+
 /// One build: what it is, how it was made, and how compiling and the gate went.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Entry {
@@ -75,6 +116,13 @@ pub struct Entry {
     pub symbols: Symbols,
     /// The first KAT entry's SHA-256 as the source package publishes it, and where from.
     pub kat_sha256: Option<(String, String)>,
+    /// For a scheme the catalog does not have (`kembench add`): its name, level and sizes, as
+    /// the package's `api.h` declares them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom: Option<CustomAlgorithm>,
+    /// The package's NIST KAT response file, if it ships one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kat_file: Option<PathBuf>,
     /// How compiling ended.
     pub compiled: Compiled,
     /// Seconds the compiler took (0 when refused).

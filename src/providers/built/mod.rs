@@ -18,7 +18,7 @@ use crate::kem::{BuildFacts, Gate, ImplMeta, Kem, KemError, Randomness, SeedLens
 use crate::providers::drbg::NistDrbg;
 use crate::providers::seeded;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
-pub use manifest::{Entry, Symbols};
+pub use manifest::{CustomAlgorithm, Entry, Symbols};
 use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -102,9 +102,11 @@ fn open(path: &Path, names: &Symbols) -> Result<Fns, String> {
     // sources with no constructors of their own.
     let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
         .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
-    let set_hook: SetHookFn = symbol(&lib, &names.set_random)?;
-    // SAFETY: the installer stores the pointer; the hook has the signature it expects.
-    unsafe { set_hook(Some(build_randombytes)) };
+    if !names.set_random.is_empty() {
+        let set_hook: SetHookFn = symbol(&lib, &names.set_random)?;
+        // SAFETY: the installer stores the pointer; the hook has the signature it expects.
+        unsafe { set_hook(Some(build_randombytes)) };
+    }
     Ok(Fns {
         keypair: symbol(&lib, &names.keypair)?,
         enc: symbol(&lib, &names.enc)?,
@@ -130,7 +132,10 @@ impl Built {
         if entry.compiled != manifest::Compiled::Built {
             return None;
         }
-        let algorithm = crate::kem::catalog::find(&entry.algorithm)?;
+        let algorithm = match crate::kem::catalog::find(&entry.algorithm) {
+            Some(a) => a,
+            None => entry.custom.as_ref()?.leak(),
+        };
         let f = &entry.facts;
         let version = format!(
             "{}, built by kembench with {} ({}){}",
@@ -243,6 +248,12 @@ impl Kem for Built {
     }
 
     fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+        if self.entry.symbols.set_random.is_empty() {
+            return Randomness::NotFixed(
+                "a prebuilt library draws from its own randombytes, which kembench cannot reach"
+                    .into(),
+            );
+        }
         seeded::install(seed);
         Randomness::Fixed(
             "every draw goes through kembench's randombytes, compiled into the build, which \
@@ -252,6 +263,9 @@ impl Kem for Built {
     }
 
     fn known_answer_transcript(&self, entries: usize) -> Option<Result<String, KemError>> {
+        if self.entry.symbols.set_random.is_empty() {
+            return None; // a prebuilt library: its draws cannot be seeded
+        }
         if let Err(e) = self.fns() {
             return Some(Err(e));
         }
@@ -272,6 +286,31 @@ impl Kem for Built {
 
     fn known_answer_digest(&self) -> Option<(String, String)> {
         self.entry.kat_sha256.clone()
+    }
+
+    fn known_answer_file(&self) -> Option<PathBuf> {
+        self.entry.kat_file.clone()
+    }
+}
+
+/// What a package's shim exports about its API: (pk, sk, ct, ss) bytes and `CRYPTO_ALGNAME`.
+pub fn read_api(path: &Path) -> Result<([usize; 4], String), String> {
+    // SAFETY: as in `open`: a library kembench compiled.
+    let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
+        .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
+    let sizes: *const u64 = symbol(&lib, "kembench_api_sizes")?;
+    let name: *const std::os::raw::c_char = symbol(&lib, "kembench_api_algname")?;
+    // SAFETY: the shim defines `const uint64_t kembench_api_sizes[4]` and a NUL-terminated
+    // `const char kembench_api_algname[]`; `lib` stays open while they are read.
+    unsafe {
+        let s = std::slice::from_raw_parts(sizes, 4);
+        let n = std::ffi::CStr::from_ptr(name)
+            .to_string_lossy()
+            .into_owned();
+        Ok((
+            [s[0] as usize, s[1] as usize, s[2] as usize, s[3] as usize],
+            n,
+        ))
     }
 }
 

@@ -105,6 +105,7 @@ pub fn family_color(family: &str, known: &[String]) -> RGBColor {
         Some(Family::FiniteField) => PALETTE[8],
         Some(Family::Hybrid) => PALETTE[3],
         Some(Family::Test) => PALETTE[9],
+        Some(Family::Other) => PALETTE[5],
         // Families of records written by another kembench.
         None => {
             let i = known.iter().position(|k| k == family).unwrap_or(0);

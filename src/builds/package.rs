@@ -1,0 +1,296 @@
+//! Bring your own KEM: a directory of C sources implementing the NIST KEM API (`api.h` with
+//! `CRYPTO_*` sizes and `crypto_kem_keypair/enc/dec`, as NIST submission packages and PQClean
+//! lay them out) becomes a [`Source`]; a prebuilt shared library exporting those functions
+//! becomes a build directly.
+//!
+//! kembench supplies what a package expects from its harness: `randombytes` (and
+//! `randombytes_init`) through its own generator, so that the package's KAT file can be
+//! reproduced with NIST's DRBG, and PQClean's common symmetric code (`fips202`, `sha2`, `aes`,
+//! ...) when the package includes those headers without shipping them. The package's own
+//! `rng.c`, `randombytes.c` and any file with a `main` (NIST's `PQCgenKAT_kem.c`) are left out.
+//! A shim compiled beside it calls the API through `api.h` (so namespacing macros expand as in
+//! the package) and exports the sizes and `CRYPTO_ALGNAME`.
+
+use super::sources::{api_prefix, Package, Recipe, Source};
+use crate::providers::built::{Symbols, SET_HOOK_SYMBOL};
+use std::path::{Path, PathBuf};
+
+/// The shim's functions and data.
+pub const SHIM_KEYPAIR: &str = "kembench_api_keypair";
+/// See [`SHIM_KEYPAIR`].
+pub const SHIM_ENC: &str = "kembench_api_enc";
+/// See [`SHIM_KEYPAIR`].
+pub const SHIM_DEC: &str = "kembench_api_dec";
+
+/// Files of a package that are never part of the implementation.
+fn left_out(path: &Path, text: &str) -> bool {
+    let name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_ascii_lowercase();
+    name == "rng.c"
+        || name == "randombytes.c"
+        || name.starts_with("pqcgenkat")
+        || text.contains("int main(")
+        || text.contains("int main (")
+}
+
+fn files(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .filter(|p| {
+                    p.extension()
+                        .is_some_and(|e| exts.is_empty() || exts.contains(&&*e.to_string_lossy()))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// The C of the shim for an `api.h` whose names carry `prefix`.
+fn shim(prefix: &str) -> String {
+    format!(
+        r#"/* Written by kembench add: the package's NIST API, called through its own api.h. */
+#include <stdint.h>
+#include "api.h"
+int {SHIM_KEYPAIR}(unsigned char *pk, unsigned char *sk) {{ return {prefix}crypto_kem_keypair(pk, sk); }}
+int {SHIM_ENC}(unsigned char *ct, unsigned char *ss, const unsigned char *pk) {{ return {prefix}crypto_kem_enc(ct, ss, pk); }}
+int {SHIM_DEC}(unsigned char *ss, const unsigned char *ct, const unsigned char *sk) {{ return {prefix}crypto_kem_dec(ss, ct, sk); }}
+const uint64_t kembench_api_sizes[4] = {{ {prefix}CRYPTO_PUBLICKEYBYTES, {prefix}CRYPTO_SECRETKEYBYTES, {prefix}CRYPTO_CIPHERTEXTBYTES, {prefix}CRYPTO_BYTES }};
+const char kembench_api_algname[] = {prefix}CRYPTO_ALGNAME;
+"#
+    )
+}
+
+/// Where kembench's copy of PQClean's common code is (from the crates the build fetched).
+fn pqclean_common() -> Option<PathBuf> {
+    let d = env!("KEMBENCH_SRC_PQCRYPTO_MLKEM");
+    (d != "absent").then(|| Path::new(d).join("pqclean").join("common"))
+}
+
+/// The NIST KAT response file of a package: `PQCkemKAT_*.rsp` in its directory, or in a `KAT`
+/// directory beside it or up to three levels above (a submission keeps `KAT/<scheme>/` beside
+/// `Reference_Implementation/`).
+pub fn find_kat(dir: &Path) -> Option<PathBuf> {
+    let scheme = dir.file_name()?.to_owned();
+    let mut places = vec![dir.to_path_buf()];
+    let mut up = dir.to_path_buf();
+    for _ in 0..4 {
+        let kat = up.join("KAT");
+        places.push(kat.join(&scheme));
+        places.push(kat);
+        if !up.pop() {
+            break;
+        }
+    }
+    places.into_iter().find_map(|d| {
+        files(&d, &["rsp"]).into_iter().find(|f| {
+            f.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("PQCkemKAT_"))
+        })
+    })
+}
+
+/// A package directory as a source, or why it is not one.
+pub fn from_dir(
+    dir: &Path,
+    id: &str,
+    algorithm: &'static str,
+    package: Package,
+) -> Result<Source, String> {
+    if !dir.is_dir() {
+        return Err(format!("{} is not a directory", dir.display()));
+    }
+    let api = dir.join("api.h");
+    let api_text = std::fs::read_to_string(&api).map_err(|_| {
+        format!(
+            "{} has no api.h: a NIST KEM package keeps api.h (CRYPTO_PUBLICKEYBYTES, \
+             CRYPTO_SECRETKEYBYTES, CRYPTO_CIPHERTEXTBYTES, CRYPTO_BYTES, CRYPTO_ALGNAME and \
+             crypto_kem_keypair/enc/dec) beside its .c files; in a submission that is \
+             Reference_Implementation/crypto_kem/<scheme>/ or Optimized_Implementation/...",
+            dir.display()
+        )
+    })?;
+    let prefix = api_prefix(&api_text).ok_or_else(|| {
+        format!(
+            "{} declares no crypto_kem_keypair: not the NIST KEM API",
+            api.display()
+        )
+    })?;
+    let mut compile = Vec::new();
+    let mut hashed = files(dir, &[]);
+    for f in files(dir, &["c", "s", "S"]) {
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        if !left_out(&f, &text) {
+            compile.push(f);
+        }
+    }
+    if compile.is_empty() {
+        return Err(format!(
+            "{} has no C sources besides its KAT generator",
+            dir.display()
+        ));
+    }
+    let mut includes = vec![dir.to_path_buf()];
+    // The common symmetric code a package includes without shipping it.
+    let mut required_flags = Vec::new();
+    let all_text: String = hashed
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .collect();
+    if let Some(common) = pqclean_common() {
+        let mut used = false;
+        for h in [
+            "fips202",
+            "sha2",
+            "aes",
+            "sp800-185",
+            "nistseedexpander",
+            "randombytes",
+        ] {
+            let header = format!("{h}.h");
+            if all_text.contains(&format!("\"{header}\"")) && !dir.join(&header).is_file() {
+                used = true;
+                hashed.push(common.join(&header));
+                let c = common.join(format!("{h}.c"));
+                if h != "randombytes" && c.is_file() {
+                    hashed.push(c.clone());
+                    compile.push(c);
+                }
+            }
+        }
+        if used {
+            includes.push(common);
+        }
+    }
+    if all_text.contains("<openssl/") {
+        required_flags.push("-lcrypto".to_string());
+    }
+    Ok(Source {
+        id: id.to_string(),
+        algorithm,
+        version: format!("local package {}", dir.display()),
+        recipe: Recipe::Files {
+            compile,
+            includes,
+            shim: Some(shim(&prefix)),
+        },
+        hashed,
+        required_flags,
+        flags_last: false,
+        symbols: Symbols {
+            keypair: SHIM_KEYPAIR.into(),
+            enc: SHIM_ENC.into(),
+            dec: SHIM_DEC.into(),
+            keypair_derand: None,
+            enc_derand: None,
+            set_random: SET_HOOK_SYMBOL.into(),
+        },
+        kat_sha256: None,
+        package: Some(package),
+    })
+}
+
+/// Turns a compiler's complaint about a package into what to do: the Debian package or flag
+/// that provides a missing header or symbol, or which NIST API function is missing.
+pub fn explain(message: &str) -> String {
+    let mut hints = Vec::new();
+    for line in message.lines() {
+        if let Some(rest) = line.split("fatal error: ").nth(1) {
+            let header = rest.split(':').next().unwrap_or_default().trim();
+            let hint = if header.starts_with("openssl/") {
+                "install Debian's libssl-dev (kembench then links -lcrypto)".to_string()
+            } else if header.starts_with("gmp") {
+                "install Debian's libgmp-dev and add -lgmp to --flags".to_string()
+            } else if header.starts_with("NTL/") {
+                "install Debian's libntl-dev and add -lntl -lgmp to --flags".to_string()
+            } else if header.contains("Keccak") || header.contains("libkeccak") {
+                "the XKCP Keccak library (no Debian package): build XKCP and pass -I and -l \
+                 in --flags, or include fips202.h instead, which kembench supplies"
+                    .to_string()
+            } else {
+                format!("the package includes {header}, which neither it nor kembench provides")
+            };
+            hints.push(format!("missing header {header}: {hint}"));
+        }
+        if let Some(rest) = line.split("undefined reference to `").nth(1) {
+            let sym = rest.split('\'').next().unwrap_or_default();
+            let hint = if sym.ends_with("crypto_kem_keypair")
+                || sym.ends_with("crypto_kem_enc")
+                || sym.ends_with("crypto_kem_dec")
+            {
+                format!(
+                    "api.h declares {sym} but no .c file of the package defines it (the NIST \
+                     KEM API needs crypto_kem_keypair, crypto_kem_enc and crypto_kem_dec)"
+                )
+            } else if sym.starts_with("EVP_") || sym.starts_with("SHA") || sym.starts_with("AES_") {
+                "an OpenSSL libcrypto function: install libssl-dev and add -lcrypto to --flags"
+                    .into()
+            } else {
+                format!("no file of the package defines {sym}")
+            };
+            hints.push(format!("missing symbol {sym}: {hint}"));
+        }
+    }
+    if hints.is_empty() {
+        message.to_string()
+    } else {
+        format!("{}\n{message}", hints.join("\n"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiler_complaints_become_what_to_do() {
+        let e = explain("kem.c:3:10: fatal error: openssl/sha.h: No such file or directory");
+        assert!(
+            e.starts_with("missing header openssl/sha.h: install Debian's libssl-dev"),
+            "{e}"
+        );
+        let e = explain("/usr/bin/ld: shim.c:(.text+0x1): undefined reference to `crypto_kem_enc'");
+        assert!(e.contains("no .c file of the package defines it"), "{e}");
+        assert_eq!(explain("something else"), "something else");
+    }
+
+    #[test]
+    fn the_test_package_is_a_source_and_its_kat_file_is_found() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/nist-package/mlkem512/Reference_Implementation/crypto_kem/mlkem512");
+        let p = Package {
+            kat_file: None,
+            implements: true,
+            level: None,
+            implicit_rejection: true,
+        };
+        let s = from_dir(&dir, "local/mlkem512", "ML-KEM-512", p.clone()).unwrap();
+        let Recipe::Files { compile, shim, .. } = &s.recipe else {
+            panic!("a package compiles files")
+        };
+        assert!(!compile.iter().any(|f| f.ends_with("PQCgenKAT_kem.c")));
+        assert!(
+            compile.iter().any(|f| f.ends_with("fips202.c")),
+            "kembench supplies fips202"
+        );
+        assert!(shim
+            .as_deref()
+            .unwrap()
+            .contains("return crypto_kem_enc(ct, ss, pk)"));
+        let kat = find_kat(&dir).unwrap();
+        assert!(
+            kat.ends_with("KAT/mlkem512/PQCkemKAT_1632.rsp"),
+            "{}",
+            kat.display()
+        );
+        let e = from_dir(dir.parent().unwrap(), "local/x", "ML-KEM-512", p).unwrap_err();
+        assert!(e.contains("has no api.h"), "{e}");
+    }
+}

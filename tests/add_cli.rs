@@ -1,0 +1,262 @@
+//! `kembench add`: a NIST-API package (PQClean's clean ML-KEM-512 laid out as a submission
+//! directory, with a KAT file made by liboqs) compiled, checked against its own known answers
+//! and by interoperability, timed beside the built-in implementations; and what a new user
+//! gets wrong.
+
+mod common;
+
+use common::{kembench, FAST};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+const PACKAGE: &str = "tests/data/nist-package/mlkem512";
+const SCHEME: &str = "Reference_Implementation/crypto_kem/mlkem512";
+
+/// A copy of the test package in a fresh directory, and a build cache of the test's own.
+fn copy(name: &str) -> (PathBuf, PathBuf) {
+    let root = std::env::temp_dir().join(format!("kembench-add-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let pkg = root.join("mlkem512");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join(PACKAGE);
+    for sub in [SCHEME, "KAT/mlkem512"] {
+        std::fs::create_dir_all(pkg.join(sub)).unwrap();
+        for f in std::fs::read_dir(src.join(sub)).unwrap().flatten() {
+            std::fs::copy(f.path(), pkg.join(sub).join(f.file_name())).unwrap();
+        }
+    }
+    (pkg.join(SCHEME), root.join("cache"))
+}
+
+fn edit(file: &Path, from: &str, to: &str) {
+    let t = std::fs::read_to_string(file).unwrap();
+    assert!(t.contains(from), "{from}");
+    std::fs::write(file, t.replacen(from, to, 1)).unwrap();
+}
+
+fn add(cache: &Path, args: &[&str]) -> (i32, Value, String) {
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", cache)
+        .arg("add")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn only(v: &Value) -> &Value {
+    let b = v["builds"].as_array().unwrap();
+    assert_eq!(b.len(), 1, "{v:#}");
+    &b[0]
+}
+
+#[test]
+fn a_package_is_checked_against_its_kat_file_and_liboqs_then_timed_beside_it() {
+    let (dir, cache) = copy("good");
+    let (code, v, err) = add(&cache, &[dir.to_str().unwrap(), "--name", "mykem"]);
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let b = only(&v);
+    assert_eq!(
+        b["algorithm"], "ML-KEM-512",
+        "CRYPTO_ALGNAME names a catalog algorithm"
+    );
+    let id = b["facts"]["implementation"].as_str().unwrap().to_string();
+    assert!(id.starts_with("local/mykem@gcc-"), "{id}");
+    let gate = b["facts"]["gate"]["detail"].as_str().unwrap();
+    assert!(gate.contains("PQCkemKAT_1632.rsp, 10 entries"), "{gate}");
+
+    // Interoperability with liboqs, through verify.
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &cache)
+        .args([
+            "verify",
+            "--alg",
+            "ML-KEM-512",
+            "--impl",
+            "local/*",
+            "--impl",
+            "liboqs",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let pairs = report["interop_pairs"].as_array().unwrap();
+    assert_eq!(pairs.len(), 2, "{pairs:#?}");
+    assert!(pairs.iter().all(|p| p["outcome"]["status"] == "pass"));
+
+    // Timed beside liboqs in one run.
+    let json = cache.join("run.json");
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &cache)
+        .args([
+            "run",
+            "--alg",
+            "ML-KEM-512",
+            "--impl",
+            "local/*",
+            "--impl",
+            "liboqs",
+            "--no-store",
+        ])
+        .args(FAST)
+        .args(["--ops", "exchange", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rec: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let ids: Vec<&str> = rec["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["implementation"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"liboqs") && ids.contains(&id.as_str()),
+        "{ids:?}"
+    );
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+}
+
+#[test]
+fn a_wrong_output_fails_verify_at_the_first_kat_count_it_changes() {
+    let (dir, cache) = copy("wrong");
+    // Flip the last secret-key byte (FIPS 203's z, used only for implicit rejection) when the
+    // public key's first byte is a multiple of 16: round trips and interop still pass.
+    edit(
+        &dir.join("kem.c"),
+        "    crypto_kem_keypair_derand(pk, sk, coins);\n    return 0;",
+        "    crypto_kem_keypair_derand(pk, sk, coins);\n    if ((pk[0] & 0x0f) == 0) {\n        sk[CRYPTO_SECRETKEYBYTES - 1] ^= 1;\n    }\n    return 0;",
+    );
+    let rsp =
+        std::fs::read_to_string(dir.join("../../../KAT/mlkem512/PQCkemKAT_1632.rsp")).unwrap();
+    let first = rsp
+        .split("count = ")
+        .skip(1)
+        .find(|e| {
+            let pk = e.lines().find_map(|l| l.strip_prefix("pk = ")).unwrap();
+            u8::from_str_radix(&pk[..2], 16).unwrap() & 0x0f == 0
+        })
+        .map(|e| e.lines().next().unwrap().trim().to_string())
+        .expect("an entry whose public key starts with a multiple of 16");
+    let (code, v, err) = add(
+        &cache,
+        &[dir.to_str().unwrap(), "--implements", "ML-KEM-512"],
+    );
+    assert_eq!(code, 1, "{err}\n{v:#}");
+    let gate = &only(&v)["facts"]["gate"];
+    assert_eq!(gate["gate"], "failed");
+    let why = gate["detail"].as_str().unwrap();
+    assert!(
+        why.contains(&format!("PQCkemKAT_1632.rsp: count = {first}: sk differs")),
+        "{why}"
+    );
+    // A failed build is never timed.
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &cache)
+        .args([
+            "run",
+            "--alg",
+            "ML-KEM-512",
+            "--impl",
+            "local/*",
+            "--no-store",
+        ])
+        .args(FAST)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("failed the correctness gate"));
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+}
+
+#[test]
+fn mistakes_get_clear_messages_and_a_non_zero_exit() {
+    let (dir, cache) = copy("mistakes");
+    // A path that does not exist, and a directory without api.h.
+    let (code, _, err) = add(&cache, &["/nonexistent/kem"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("does not exist"), "{err}");
+    let (code, _, err) = add(&cache, &[dir.parent().unwrap().to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("has no api.h"), "{err}");
+    // An unknown --implements suggests the nearest.
+    let (code, _, err) = add(
+        &cache,
+        &[dir.to_str().unwrap(), "--implements", "ML-KEM-51"],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean ML-KEM-512"), "{err}");
+
+    // A missing function: crypto_kem_dec renamed away.
+    edit(
+        &dir.join("kem.c"),
+        "int crypto_kem_dec(",
+        "int crypto_kem_dec_renamed(",
+    );
+    let (code, v, err) = add(&cache, &[dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    let why = only(&v)["compiled"]["detail"].as_str().unwrap().to_string();
+    assert!(why.contains("missing symbol crypto_kem_dec"), "{why}");
+    edit(
+        &dir.join("kem.c"),
+        "int crypto_kem_dec_renamed(",
+        "int crypto_kem_dec(",
+    );
+
+    // A compile error: the compiler's own line.
+    edit(&dir.join("poly.c"), "#include", "this is not C;\n#include");
+    let (code, v, _) = add(&cache, &[dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let why = only(&v)["compiled"]["detail"].as_str().unwrap().to_string();
+    assert!(why.contains("poly.c") && why.contains("error"), "{why}");
+
+    // A header neither the package nor kembench provides.
+    edit(
+        &dir.join("poly.c"),
+        "this is not C;\n",
+        "#include <openssl/kembench-none.h>\n",
+    );
+    let (code, v, _) = add(&cache, &[dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let why = only(&v)["compiled"]["detail"].as_str().unwrap().to_string();
+    assert!(
+        why.contains("missing header openssl/kembench-none.h: install Debian's libssl-dev"),
+        "{why}"
+    );
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+}
+
+#[test]
+fn a_crashing_package_is_contained_and_reported_with_its_step() {
+    let (dir, cache) = copy("crash");
+    // Decapsulation dereferences a null pointer.
+    edit(
+        &dir.join("kem.c"),
+        "int crypto_kem_dec(uint8_t *ss,",
+        "int crypto_kem_dec_real(uint8_t *ss, const uint8_t *ct, const uint8_t *sk);\n\
+         int crypto_kem_dec(uint8_t *ss, const uint8_t *ct, const uint8_t *sk) {\n\
+         (void)ss; (void)ct; (void)sk; *(volatile int *)0 = 1; return 0;\n}\n\
+         int crypto_kem_dec_real(uint8_t *ss,",
+    );
+    let (code, v, err) = add(&cache, &[dir.to_str().unwrap(), "--name", "crashy"]);
+    assert_eq!(code, 1, "{err}\n{v:#}");
+    let b = only(&v);
+    assert_eq!(b["compiled"]["status"], "built");
+    let why = b["facts"]["gate"]["detail"].as_str().unwrap();
+    assert!(why.contains("killed by SIGSEGV during round trip"), "{why}");
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+}

@@ -56,8 +56,13 @@ pub enum Command {
     /// compiled like `builds`, checked against the package's own KAT file, and registered as
     /// `local/<name>@<compiler>:<flags>` for every later command.
     Add {
-        /// The package directory (the one holding api.h).
+        /// The package directory (the one holding api.h), or a prebuilt shared library that
+        /// exports crypto_kem_keypair/enc/dec.
         path: std::path::PathBuf,
+        /// For a prebuilt library: its public-key, secret-key, ciphertext and shared-secret
+        /// bytes (api.h's CRYPTO_PUBLICKEYBYTES, ...), unless --implements gives them.
+        #[arg(long, value_delimiter = ',', num_args = 1..)]
+        sizes: Vec<usize>,
         /// Its name (default: CRYPTO_ALGNAME from api.h, else the directory's name).
         #[arg(long)]
         name: Option<String>,

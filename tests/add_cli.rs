@@ -260,3 +260,50 @@ fn a_crashing_package_is_contained_and_reported_with_its_step() {
     assert!(why.contains("killed by SIGSEGV during round trip"), "{why}");
     let _ = std::fs::remove_dir_all(cache.parent().unwrap());
 }
+
+#[test]
+fn a_prebuilt_library_is_gated_and_one_with_other_names_is_refused() {
+    let (dir, cache) = copy("prebuilt");
+    let (code, v, err) = add(&cache, &[dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    // The shared object kembench made exports the package's own crypto_kem_* too.
+    let key = only(&v)["key"].as_str().unwrap().to_string();
+    let lib = cache.parent().unwrap().join("libmykem.so");
+    std::fs::copy(cache.join(&key).join("lib.so"), &lib).unwrap();
+    let (code, v, err) = add(
+        &cache,
+        &[lib.to_str().unwrap(), "--implements", "ML-KEM-512"],
+    );
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let b = only(&v);
+    assert_eq!(b["facts"]["implementation"], "local/mykem@prebuilt");
+    assert_eq!(b["facts"]["gate"]["gate"], "passed", "{b:#}");
+
+    // Sizes are needed when --implements does not give them.
+    let (code, _, err) = add(&cache, &[lib.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--sizes PK,SK,CT,SS"), "{err}");
+
+    // A library with other names: refused, naming what it does export.
+    let c = cache.parent().unwrap().join("other.c");
+    std::fs::write(
+        &c,
+        "int my_kem_keypair(unsigned char *pk, unsigned char *sk) { return 0; }\n",
+    )
+    .unwrap();
+    let bad = cache.parent().unwrap().join("libother.so");
+    let ok = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&bad)
+        .arg(&c)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let (code, _, err) = add(&cache, &[bad.to_str().unwrap(), "--sizes", "1,2,3,4"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("does not export crypto_kem_keypair") && err.contains("my_kem_keypair"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+}

@@ -110,6 +110,79 @@ fn describe_package(e: &mut Entry, p: &sources::Package, root: &std::path::Path)
     });
 }
 
+/// A prebuilt shared library exporting the NIST API (`kembench add lib.so`): copied into the
+/// cache (so a later change of the file is a new build, never confused with this one),
+/// recorded, and gated like any build.
+pub fn prebuilt(
+    path: &std::path::Path,
+    id: &str,
+    algorithm: &str,
+    custom: Option<crate::providers::built::CustomAlgorithm>,
+    symbols: crate::providers::built::Symbols,
+) -> std::io::Result<Summary> {
+    use sha2::{Digest, Sha256};
+    let root = manifest::dir();
+    std::fs::create_dir_all(&root)?;
+    let bytes = std::fs::read(path)?;
+    let sha = hex::encode(Sha256::digest(&bytes));
+    let mut h = Sha256::new();
+    h.update(format!(
+        "prebuilt\0{sha}\0{id}\0{algorithm}\0{custom:?}\0{symbols:?}"
+    ));
+    let key = hex::encode(h.finalize());
+    let mut e = Entry {
+        key: key.clone(),
+        algorithm: algorithm.to_string(),
+        facts: BuildFacts {
+            implementation: id.to_string(),
+            source: id.split('@').next().unwrap_or(id).to_string(),
+            source_version: format!("prebuilt library {}", path.display()),
+            source_sha256: sha,
+            compiler: "prebuilt".into(),
+            compiler_version: "unknown (a prebuilt library)".into(),
+            flags: String::new(),
+            required_flags: Vec::new(),
+            targets: Vec::new(),
+            gate: Gate::NotRun,
+        },
+        symbols,
+        kat_sha256: None,
+        custom,
+        kat_file: None,
+        compiled: Compiled::Built,
+        build_seconds: 0.0,
+        gated_by: None,
+        registered_unix: now_unix(),
+    };
+    let dir = root.join(&key);
+    std::fs::create_dir_all(&dir)?;
+    std::fs::write(e.library(&root), &bytes)?;
+    manifest::write(&root, &e)?;
+    let started = Instant::now();
+    let me = gated_by();
+    let verdicts = gate::verify(
+        &root,
+        algorithm,
+        std::slice::from_ref(&e.facts.implementation),
+    );
+    if let Some(g) = verdicts.get(&e.facts.implementation) {
+        e.facts.gate = g.clone();
+        e.gated_by = Some(me);
+        manifest::write(&root, &e)?;
+    }
+    Ok(Summary {
+        outcomes: vec![Outcome {
+            entry: e,
+            cached: false,
+            gated_now: true,
+        }],
+        root,
+        compile_seconds: 0.0,
+        gate_seconds: started.elapsed().as_secs_f64(),
+        compiler_runs: 0,
+    })
+}
+
 /// Builds, gates and registers every (source, compiler, flag set) of `req`.
 pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<Summary> {
     let root = manifest::dir();

@@ -294,3 +294,65 @@ mod tests {
         assert!(e.contains("has no api.h"), "{e}");
     }
 }
+
+/// The NIST API functions a prebuilt shared library exports: `(prefix)crypto_kem_keypair`,
+/// `_enc`, `_dec` with one common prefix, or why not (naming the exported functions that look
+/// closest).
+pub fn library_symbols(path: &Path) -> Result<Symbols, String> {
+    use object::{Object, ObjectSymbol, SymbolKind};
+    let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let file = object::File::parse(&*data)
+        .map_err(|e| format!("{} is not a shared library: {e}", path.display()))?;
+    let exported: Vec<String> = file
+        .dynamic_symbols()
+        .filter(|s| s.is_definition() && s.kind() == SymbolKind::Text)
+        .filter_map(|s| s.name().ok().map(str::to_string))
+        .collect();
+    let prefix = exported
+        .iter()
+        .find_map(|n| n.strip_suffix("crypto_kem_keypair"))
+        .map(str::to_string);
+    let found = prefix.as_ref().filter(|p| {
+        ["crypto_kem_enc", "crypto_kem_dec"]
+            .iter()
+            .all(|f| exported.contains(&format!("{p}{f}")))
+    });
+    match found {
+        Some(p) => Ok(Symbols {
+            keypair: format!("{p}crypto_kem_keypair"),
+            enc: format!("{p}crypto_kem_enc"),
+            dec: format!("{p}crypto_kem_dec"),
+            keypair_derand: None,
+            enc_derand: None,
+            // Its randombytes is its own: kembench cannot seed it.
+            set_random: String::new(),
+        }),
+        None => {
+            let mut close: Vec<&str> = exported
+                .iter()
+                .map(String::as_str)
+                .filter(|n| {
+                    let l = n.to_ascii_lowercase();
+                    ["keypair", "encaps", "decaps", "_enc", "_dec", "kem"]
+                        .iter()
+                        .any(|k| l.contains(k))
+                })
+                .collect();
+            close.sort();
+            close.truncate(8);
+            Err(format!(
+                "{} does not export crypto_kem_keypair, crypto_kem_enc and crypto_kem_dec (the \
+                 NIST KEM API, with or without one common prefix){}",
+                path.display(),
+                if close.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; functions it exports that look close: {}",
+                        close.join(", ")
+                    )
+                }
+            ))
+        }
+    }
+}

@@ -143,8 +143,10 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
 /// The validated command line of `add`.
 #[derive(Debug, Clone)]
 pub struct AddArgs {
-    /// The package directory.
+    /// The package directory, or a prebuilt shared library.
     pub path: std::path::PathBuf,
+    /// A prebuilt library's sizes: pk, sk, ct, ss.
+    pub sizes: Vec<usize>,
     /// Its name.
     pub name: Option<String>,
     /// The catalog algorithm it implements.
@@ -195,33 +197,13 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
         crate::bail_usage!("{} does not exist", dir.display());
     }
     if !dir.is_dir() {
-        crate::bail_usage!(
-            "{} is not a directory: `kembench add` takes the package directory that holds api.h",
-            dir.display()
-        );
+        return add_library(a);
     }
     let dir = std::fs::canonicalize(dir)?;
     let api = std::fs::read_to_string(dir.join("api.h")).unwrap_or_default();
     let declared = algname(&api);
-    let catalog: Vec<String> = crate::kem::catalog::ALGORITHMS
-        .iter()
-        .map(|x| x.name.to_string())
-        .collect();
     let implements = match &a.implements {
-        Some(i) => match crate::kem::catalog::find(i) {
-            Some(alg) => Some(alg.name),
-            None => {
-                let near = nearest(i, &catalog);
-                crate::bail_usage!(
-                    "--implements {i}: not a catalog algorithm{}",
-                    if near.is_empty() {
-                        String::new()
-                    } else {
-                        format!("; did you mean {}?", near.join(", "))
-                    }
-                );
-            }
-        },
+        Some(i) => Some(catalog_algorithm(i)?.name),
         None => declared
             .as_deref()
             .or(a.name.as_deref())
@@ -270,6 +252,81 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
     }
     let failed = summary.outcomes.iter().any(|o| out::failed(&o.entry));
     Ok(if failed {
+        ExitCode::from(crate::exit::FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The catalog algorithm `--implements` names (suggesting the nearest for a typo).
+fn catalog_algorithm(name: &str) -> anyhow::Result<&'static crate::kem::Algorithm> {
+    crate::kem::catalog::find(name).ok_or_else(|| {
+        let catalog: Vec<String> = crate::kem::catalog::ALGORITHMS
+            .iter()
+            .map(|x| x.name.to_string())
+            .collect();
+        let near = nearest(name, &catalog);
+        anyhow::Error::new(crate::exit::Usage(format!(
+            "--implements {name}: not a catalog algorithm{}",
+            if near.is_empty() {
+                String::new()
+            } else {
+                format!("; did you mean {}?", near.join(", "))
+            }
+        )))
+    })
+}
+
+/// `add` of a prebuilt shared library: its exported NIST API, the sizes given, the gate.
+fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
+    let path = std::fs::canonicalize(&a.path)?;
+    let symbols = builds::package::library_symbols(&path).map_err(crate::exit::Usage)?;
+    let name = a.name.clone().unwrap_or_else(|| {
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        stem.strip_prefix("lib").unwrap_or(&stem).to_string()
+    });
+    let (algorithm, custom) = match &a.implements {
+        Some(i) => {
+            let alg = catalog_algorithm(i)?;
+            let want = [alg.pk_len, alg.sk_len, alg.ct_len, alg.ss_len];
+            if !a.sizes.is_empty() && a.sizes != want {
+                crate::bail_usage!(
+                    "--sizes {:?} differ from {}'s {want:?} (pk, sk, ct, ss bytes)",
+                    a.sizes,
+                    alg.name
+                );
+            }
+            (alg.name.to_string(), None)
+        }
+        None => {
+            let [pk, sk, ct, ss] = a.sizes[..] else {
+                crate::bail_usage!(
+                    "a prebuilt library needs its sizes: --sizes PK,SK,CT,SS (api.h's                      CRYPTO_PUBLICKEYBYTES, CRYPTO_SECRETKEYBYTES, CRYPTO_CIPHERTEXTBYTES,                      CRYPTO_BYTES), or --implements ALGORITHM"
+                );
+            };
+            (
+                name.clone(),
+                Some(crate::providers::built::CustomAlgorithm {
+                    name: name.clone(),
+                    nist_level: a.level,
+                    pk_len: pk,
+                    sk_len: sk,
+                    ct_len: ct,
+                    ss_len: ss,
+                    implicit_rejection: a.implicit_rejection,
+                }),
+            )
+        }
+    };
+    let id = format!("local/{}@prebuilt", id_part(&name));
+    let summary = builds::prebuilt(&path, &id, &algorithm, custom, symbols)
+        .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&out::json(&summary))?);
+    } else {
+        out::print_summary(&summary, &[]);
+    }
+    Ok(if summary.outcomes.iter().any(|o| out::failed(&o.entry)) {
         ExitCode::from(crate::exit::FAILED)
     } else {
         ExitCode::SUCCESS

@@ -33,6 +33,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Add {
             path,
+            sizes,
             name,
             implements,
             cc,
@@ -42,6 +43,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
         } => builds::add(&builds::AddArgs {
             path,
+            sizes,
             name,
             implements,
             cc,

@@ -245,56 +245,6 @@ pub fn explain(message: &str) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn compiler_complaints_become_what_to_do() {
-        let e = explain("kem.c:3:10: fatal error: openssl/sha.h: No such file or directory");
-        assert!(
-            e.starts_with("missing header openssl/sha.h: install Debian's libssl-dev"),
-            "{e}"
-        );
-        let e = explain("/usr/bin/ld: shim.c:(.text+0x1): undefined reference to `crypto_kem_enc'");
-        assert!(e.contains("no .c file of the package defines it"), "{e}");
-        assert_eq!(explain("something else"), "something else");
-    }
-
-    #[test]
-    fn the_test_package_is_a_source_and_its_kat_file_is_found() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data/nist-package/mlkem512/Reference_Implementation/crypto_kem/mlkem512");
-        let p = Package {
-            kat_file: None,
-            implements: true,
-            level: None,
-            implicit_rejection: true,
-        };
-        let s = from_dir(&dir, "local/mlkem512", "ML-KEM-512", p.clone()).unwrap();
-        let Recipe::Files { compile, shim, .. } = &s.recipe else {
-            panic!("a package compiles files")
-        };
-        assert!(!compile.iter().any(|f| f.ends_with("PQCgenKAT_kem.c")));
-        assert!(
-            compile.iter().any(|f| f.ends_with("fips202.c")),
-            "kembench supplies fips202"
-        );
-        assert!(shim
-            .as_deref()
-            .unwrap()
-            .contains("return crypto_kem_enc(ct, ss, pk)"));
-        let kat = find_kat(&dir).unwrap();
-        assert!(
-            kat.ends_with("KAT/mlkem512/PQCkemKAT_1632.rsp"),
-            "{}",
-            kat.display()
-        );
-        let e = from_dir(dir.parent().unwrap(), "local/x", "ML-KEM-512", p).unwrap_err();
-        assert!(e.contains("has no api.h"), "{e}");
-    }
-}
-
 /// The NIST API functions a prebuilt shared library exports: `(prefix)crypto_kem_keypair`,
 /// `_enc`, `_dec` with one common prefix, or why not (naming the exported functions that look
 /// closest).
@@ -354,5 +304,55 @@ pub fn library_symbols(path: &Path) -> Result<Symbols, String> {
                 }
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiler_complaints_become_what_to_do() {
+        let e = explain("kem.c:3:10: fatal error: openssl/sha.h: No such file or directory");
+        assert!(
+            e.starts_with("missing header openssl/sha.h: install Debian's libssl-dev"),
+            "{e}"
+        );
+        let e = explain("/usr/bin/ld: shim.c:(.text+0x1): undefined reference to `crypto_kem_enc'");
+        assert!(e.contains("no .c file of the package defines it"), "{e}");
+        assert_eq!(explain("something else"), "something else");
+    }
+
+    #[test]
+    fn the_test_package_is_a_source_and_its_kat_file_is_found() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/nist-package/mlkem512/Reference_Implementation/crypto_kem/mlkem512");
+        let p = Package {
+            kat_file: None,
+            implements: true,
+            level: None,
+            implicit_rejection: true,
+        };
+        let s = from_dir(&dir, "local/mlkem512", "ML-KEM-512", p.clone()).unwrap();
+        let Recipe::Files { compile, shim, .. } = &s.recipe else {
+            panic!("a package compiles files")
+        };
+        assert!(!compile.iter().any(|f| f.ends_with("PQCgenKAT_kem.c")));
+        assert!(
+            compile.iter().any(|f| f.ends_with("fips202.c")),
+            "kembench supplies fips202"
+        );
+        assert!(shim
+            .as_deref()
+            .unwrap()
+            .contains("return crypto_kem_enc(ct, ss, pk)"));
+        let kat = find_kat(&dir).unwrap();
+        assert!(
+            kat.ends_with("KAT/mlkem512/PQCkemKAT_1632.rsp"),
+            "{}",
+            kat.display()
+        );
+        let e = from_dir(dir.parent().unwrap(), "local/x", "ML-KEM-512", p).unwrap_err();
+        assert!(e.contains("has no api.h"), "{e}");
     }
 }

@@ -220,8 +220,9 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
         Some(n) => n,
         None => Box::leak(name.clone().into_boxed_str()),
     };
+    let kat_file = builds::package::find_kat(&dir);
     let package = sources::Package {
-        kat_file: builds::package::find_kat(&dir),
+        kat_file: kat_file.clone(),
         implements: implements.is_some(),
         level: a.level,
         implicit_rejection: implements
@@ -249,6 +250,24 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&out::json(&summary))?);
     } else {
         out::print_summary(&summary, &[]);
+        match &kat_file {
+            Some(f) => print!(
+                "{}",
+                crate::output::wrap(
+                    &format!("Known answers: {} (regenerated and compared).", f.display()),
+                    2
+                )
+            ),
+            None => print!(
+                "{}",
+                crate::output::wrap(
+                    "No PQCkemKAT_*.rsp beside the package (looked in it, and in KAT/ up to four \
+                     levels above): known answers only where kembench has its own for the \
+                     algorithm.",
+                    2
+                )
+            ),
+        }
     }
     let failed = summary.outcomes.iter().any(|o| out::failed(&o.entry));
     Ok(if failed {

@@ -94,7 +94,8 @@ pub fn matrices(rec: &RunRecord, op: Op) -> Vec<Matrix> {
                 Some((f, v, stack))
             })
             .collect();
-        if measured.is_empty() {
+        // One build alone has nothing to be compared with.
+        if measured.len() < 2 {
             continue;
         }
         let mut flag_sets: Vec<String> = Vec::new();

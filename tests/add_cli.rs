@@ -95,29 +95,17 @@ fn a_package_is_checked_against_its_kat_file_and_liboqs_then_timed_beside_it() {
     assert!(pairs.iter().all(|p| p["outcome"]["status"] == "pass"));
 
     // Timed beside liboqs in one run.
-    let json = cache.join("run.json");
-    let out = kembench()
-        .env("KEMBENCH_BUILD_DIR", &cache)
-        .args([
-            "run",
+    let (_, rec) = common::run_exchange(
+        &cache,
+        &[
             "--alg",
             "ML-KEM-512",
             "--impl",
             "local/*",
             "--impl",
             "liboqs",
-            "--no-store",
-        ])
-        .args(FAST)
-        .args(["--ops", "exchange", "--json", json.to_str().unwrap()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let rec: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let ids: Vec<&str> = rec["results"]
         .as_array()
         .unwrap()

@@ -11,7 +11,7 @@
 //! A shim compiled beside it calls the API through `api.h` (so namespacing macros expand as in
 //! the package) and exports the sizes and `CRYPTO_ALGNAME`.
 
-use super::sources::{api_prefix, Package, Recipe, Source};
+use super::sources::{api_prefix, files_in as files, Package, Recipe, Source};
 use crate::providers::built::{Symbols, SET_HOOK_SYMBOL};
 use std::path::{Path, PathBuf};
 
@@ -34,23 +34,6 @@ fn left_out(path: &Path, text: &str) -> bool {
         || name.starts_with("pqcgenkat")
         || text.contains("int main(")
         || text.contains("int main (")
-}
-
-fn files(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_file())
-                .filter(|p| {
-                    p.extension()
-                        .is_some_and(|e| exts.is_empty() || exts.contains(&&*e.to_string_lossy()))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    v.sort();
-    v
 }
 
 /// The C of the shim for an `api.h` whose names carry `prefix`.

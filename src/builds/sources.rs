@@ -319,7 +319,8 @@ fn liboqs(
     }
 }
 
-fn files_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+/// The files directly in `dir` with one of `exts` (every file when `exts` is empty), sorted.
+pub(super) fn files_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()

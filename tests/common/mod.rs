@@ -136,3 +136,24 @@ pub fn signal(child: &std::process::Child, sig: i32) {
     // SAFETY: kill(2) with a live child's pid and a valid signal number.
     assert_eq!(unsafe { libc::kill(child.id() as i32, sig) }, 0);
 }
+
+/// `run --no-store` of the exchange with short budgets over `filters`, with the build cache
+/// `builds`: its stdout and its `--json` record. Panics unless it succeeds.
+pub fn run_exchange(builds: &std::path::Path, filters: &[&str]) -> (String, Value) {
+    let json = builds.join(format!("run-{}.json", std::process::id()));
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", builds)
+        .args(["run", "--no-store"])
+        .args(filters)
+        .args(FAST)
+        .args(["--ops", "exchange", "--json", json.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let record = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), record)
+}

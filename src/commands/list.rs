@@ -14,5 +14,11 @@ pub fn run(filter: &Filter, include_mock: bool, json: bool) -> anyhow::Result<Ex
         return Ok(ExitCode::SUCCESS);
     }
     list::print(&rows, &impls, registry.unavailable());
+    if !registry.builds().is_empty() {
+        println!(
+            "{} builds registered (`kembench builds`, `kembench add`): `kembench list --builds`.",
+            registry.builds().len()
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -163,3 +163,32 @@ fn a_missing_compiler_and_a_rejected_flag_are_failed_builds_and_the_others_carry
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean ML-KEM-768"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_build_for_a_feature_this_cpu_lacks_is_refused_not_run() {
+    let flags = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    if flags.contains("amx_tile") {
+        return; // this CPU has AMX: nothing to refuse here
+    }
+    let dir = cache("refused");
+    let (code, v, err) = builds(
+        &dir,
+        &[
+            "--alg",
+            "ML-KEM-512",
+            "--impl",
+            "pqclean/clean",
+            "--cc",
+            "gcc",
+            "--flags",
+            "-O2 -mamx-tile",
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    let b = &v["builds"][0];
+    assert_eq!(b["compiled"]["status"], "refused", "{b:#}");
+    let why = b["compiled"]["detail"].as_str().unwrap();
+    assert!(why.contains("amx_tile, which this CPU lacks"), "{why}");
+    assert!(!dir.join(b["key"].as_str().unwrap()).join("lib.so").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

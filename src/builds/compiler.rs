@@ -140,6 +140,12 @@ const FEATURES: &[(&str, &str)] = &[
     ("__AVX512VBMI__", "avx512vbmi"),
     ("__VAES__", "vaes"),
     ("__VPCLMULQDQ__", "vpclmulqdq"),
+    ("__AVX512FP16__", "avx512_fp16"),
+    ("__AVX512BF16__", "avx512_bf16"),
+    ("__AVXVNNI__", "avx_vnni"),
+    ("__AMX_TILE__", "amx_tile"),
+    ("__AMX_INT8__", "amx_int8"),
+    ("__AMX_BF16__", "amx_bf16"),
 ];
 
 /// This CPU's feature flags, as the kernel lists them (the first `flags` line of

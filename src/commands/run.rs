@@ -6,7 +6,6 @@ use crate::export::file::ResultFile;
 use crate::export::Format;
 use crate::measure::counters::Pmu;
 use crate::measure::heap;
-use crate::measure::sampler::Op;
 use crate::measure::timer::Timers;
 use crate::options::RunOptions;
 use crate::output;
@@ -290,7 +289,7 @@ fn execute(
         .find(|(f, _)| *f == Format::JSON)
         .map(|(_, p)| p.as_path());
     print!("{}", output::run::table(&record.results, o.layout));
-    print!("{}", output::matrix::render(record, Op::Exchange));
+    print!("{}", output::matrix::render(record, o.layout));
     print!(
         "{}",
         output::run::notes(

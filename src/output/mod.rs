@@ -205,7 +205,7 @@ pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]
     match r {
         AnyRecord::Run(r) => {
             out.push_str(&run::table(&r.results, layout));
-            out.push_str(&matrix::render(r, crate::measure::sampler::Op::Exchange));
+            out.push_str(&matrix::render(r, layout));
             out.push_str(&run::notes(r, layout, elsewhere));
         }
         AnyRecord::Throughput(t) => out.push_str(&throughput::tables(t, layout)),

@@ -182,7 +182,7 @@ pub fn print_list(entries: &[Entry], root: &Path) {
         "{}",
         wrap(
             &format!(
-                "{} builds in {}; select them with `--impl 'SOURCE@*'` (a pattern with '@').",
+                "{} builds in {}; select them with `--impl 'SOURCE@*'` (a pattern with '@') or `--impl 'local/*'`.",
                 entries.len(),
                 root.display()
             ),

@@ -37,7 +37,9 @@ pub enum SelectError {
     },
     /// Every filter is valid alone but together they select nothing.
     #[error(
-        "the filters together select no implementation (try `kembench list` to see what exists)"
+        "the filters together select no implementation (try `kembench list` to see what exists; \
+         builds and added packages are listed by `kembench list --builds` and selected with \
+         `--impl 'SOURCE@*'` or `--impl 'local/*'`)"
     )]
     Empty,
 }

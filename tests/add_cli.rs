@@ -300,3 +300,36 @@ fn a_prebuilt_library_is_gated_and_one_with_other_names_is_refused() {
     );
     let _ = std::fs::remove_dir_all(cache.parent().unwrap());
 }
+
+#[test]
+fn a_scheme_of_its_own_is_described_by_its_api_h_and_timed() {
+    let (dir, cache) = copy("own");
+    edit(
+        &dir.join("api.h"),
+        "#define CRYPTO_ALGNAME \"ML-KEM-512\"",
+        "#define CRYPTO_ALGNAME \"MyKEM\"",
+    );
+    let (code, v, err) = add(
+        &cache,
+        &[
+            dir.to_str().unwrap(),
+            "--level",
+            "1",
+            "--implicit-rejection",
+        ],
+    );
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let b = only(&v);
+    assert_eq!(b["algorithm"], "MyKEM");
+    assert_eq!(b["custom"]["pk_len"], 800);
+    assert_eq!(b["custom"]["sk_len"], 1632);
+    assert_eq!(b["custom"]["nist_level"], 1);
+    assert!(b["facts"]["gate"]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("PQCkemKAT_1632.rsp"));
+    let (_, rec) = common::run_exchange(&cache, &["--alg", "MyKEM", "--impl", "local/*"]);
+    assert_eq!(rec["results"][0]["family"], "other");
+    assert_eq!(rec["results"][0]["pk_bytes"], 800);
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+}

@@ -161,6 +161,14 @@ fn a_missing_compiler_and_a_rejected_flag_are_failed_builds_and_the_others_carry
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean ML-KEM-768"));
+    // No filter at all: hundreds of builds are not started by accident.
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .arg("builds")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("say what to build"));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

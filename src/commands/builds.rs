@@ -70,6 +70,17 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let mut src_names: Vec<String> = all.iter().map(|s| s.id.clone()).collect();
     src_names.sort();
     src_names.dedup();
+    if a.algorithms.is_empty() && a.sources.is_empty() {
+        let n = all.len() * a.cc.len() * a.flags.len();
+        crate::bail_usage!(
+            "say what to build, e.g. `--alg ML-KEM-768` or `--impl pqclean/clean`; `--alg '*'` \
+             builds every source kembench carries ({} sources × {} compilers × {} flag sets = \
+             {n} builds, liboqs's taking about 20 s each)",
+            all.len(),
+            a.cc.len(),
+            a.flags.len()
+        );
+    }
     each_matches("algorithm", &a.algorithms, &alg_names)?;
     each_matches("source", &a.sources, &src_names)?;
     let mut picked = Vec::new();

@@ -88,6 +88,9 @@ pub enum Command {
         /// pseudo-random secret for a tampered ciphertext (a scheme of its own).
         #[arg(long)]
         implicit_rejection: bool,
+        /// Seconds the correctness gate may take before a hanging package is killed.
+        #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+        gate_timeout: u64,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -120,6 +123,9 @@ pub enum Command {
         /// Run the gate again on builds this kembench already verified.
         #[arg(long)]
         reverify: bool,
+        /// Seconds the correctness gate of one algorithm's builds may take before it is killed.
+        #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+        gate_timeout: u64,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,

@@ -333,3 +333,41 @@ fn a_scheme_of_its_own_is_described_by_its_api_h_and_timed() {
     assert_eq!(rec["results"][0]["pk_bytes"], 800);
     let _ = std::fs::remove_dir_all(cache.parent().unwrap());
 }
+
+#[test]
+fn a_hanging_package_is_killed_after_the_gate_timeout_and_reported_with_its_step() {
+    let (dir, cache) = copy("hang");
+    // Encapsulation never returns.
+    edit(
+        &dir.join("kem.c"),
+        "int crypto_kem_enc(uint8_t *ct,",
+        "int crypto_kem_enc_real(uint8_t *ct, uint8_t *ss, const uint8_t *pk);\n\
+         int crypto_kem_enc(uint8_t *ct, uint8_t *ss, const uint8_t *pk) {\n\
+         for (volatile int spin = 1; spin;) {}\n\
+         return crypto_kem_enc_real(ct, ss, pk);\n}\n\
+         int crypto_kem_enc_real(uint8_t *ct,",
+    );
+    let started = std::time::Instant::now();
+    let (code, v, err) = add(
+        &cache,
+        &[
+            dir.to_str().unwrap(),
+            "--name",
+            "stuck",
+            "--gate-timeout",
+            "2",
+        ],
+    );
+    assert_eq!(code, 1, "{err}\n{v:#}");
+    let why = only(&v)["facts"]["gate"]["detail"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        why.contains("still running after 2 s and killed during round trip"),
+        "{why}"
+    );
+    // One batch and one retry alone, each cut at 2 s.
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+}

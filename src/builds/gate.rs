@@ -11,8 +11,26 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// Longest a verify child may take before it is killed.
-const LIMIT: Duration = Duration::from_secs(600);
+/// Why a verify child gave no report: how it ended (`how`), the last step one of `ids` began
+/// (the gate names each on stderr), and its last other line.
+fn died(how: &str, stderr: &str, ids: &[String]) -> String {
+    let step = stderr
+        .lines()
+        .rev()
+        .filter_map(|l| l.strip_prefix("verify step: "))
+        .find(|l| ids.iter().any(|id| l.contains(&format!("@{id}:"))))
+        .map(|l| l.rsplit(": ").next().unwrap_or(l).to_string());
+    let other = stderr
+        .lines()
+        .rev()
+        .find(|l| !l.starts_with("verify step: ") && !l.trim().is_empty())
+        .map(|l| format!(" ({})", l.trim()))
+        .unwrap_or_default();
+    match step {
+        Some(s) => format!("the verify process was {how} during {s}{other}"),
+        None => format!("the verify process was {how}{other}"),
+    }
+}
 
 #[derive(Deserialize)]
 struct Report {
@@ -34,7 +52,12 @@ enum Outcome {
 }
 
 /// How one verify child ended: its verdict per build id, or why there is none.
-fn child(root: &Path, algorithm: &str, ids: &[String]) -> Result<BTreeMap<String, Gate>, String> {
+fn child(
+    root: &Path,
+    algorithm: &str,
+    ids: &[String],
+    limit: Duration,
+) -> Result<BTreeMap<String, Gate>, String> {
     let exe = std::env::current_exe().map_err(|e| format!("kembench itself: {e}"))?;
     let mut cmd = Command::new(exe);
     cmd.args(["verify", "--json", "--alg", algorithm, "--impl", "*"]);
@@ -54,40 +77,34 @@ fn child(root: &Path, algorithm: &str, ids: &[String]) -> Result<BTreeMap<String
     std::thread::spawn(move || {
         let _ = tx.send(child.wait_with_output());
     });
-    let out = match rx.recv_timeout(LIMIT) {
-        Ok(r) => r.map_err(|e| format!("verify: {e}"))?,
+    let (out, hung) = match rx.recv_timeout(limit) {
+        Ok(r) => (r.map_err(|e| format!("verify: {e}"))?, false),
         Err(_) => {
             // SAFETY: kill(2) on the child we started; it has not been reaped (the waiting
             // thread is still blocked on it).
             unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-            return Err(format!("verify hung (killed after {} s)", LIMIT.as_secs()));
+            let out = rx
+                .recv()
+                .map_err(|_| "verify hung and was killed".to_string())?
+                .map_err(|e| format!("verify: {e}"))?;
+            (out, true)
         }
     };
-    let report: Report = serde_json::from_slice(&out.stdout).map_err(|_| {
-        use std::os::unix::process::ExitStatusExt;
-        let how = match out.status.signal() {
-            Some(s) => format!("killed by {}", crate::run::supervisor::signal_name(s)),
-            None => format!("exited {}", out.status.code().unwrap_or(-1)),
-        };
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        // The last step a build of this batch began (the gate names each on stderr).
-        let step = stderr
-            .lines()
-            .rev()
-            .filter_map(|l| l.strip_prefix("verify step: "))
-            .find(|l| ids.iter().any(|id| l.contains(&format!("@{id}:"))))
-            .map(|l| l.rsplit(": ").next().unwrap_or(l).to_string());
-        let other = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.starts_with("verify step: ") && !l.trim().is_empty())
-            .map(|l| format!(" ({})", l.trim()))
-            .unwrap_or_default();
-        match step {
-            Some(s) => format!("the verify process was {how} during {s}{other}"),
-            None => format!("the verify process was {how}{other}"),
+    let report: Report = match (hung, serde_json::from_slice(&out.stdout)) {
+        (false, Ok(r)) => r,
+        _ => {
+            use std::os::unix::process::ExitStatusExt;
+            let how = if hung {
+                format!("still running after {} s and killed", limit.as_secs())
+            } else {
+                match out.status.signal() {
+                    Some(s) => format!("killed by {}", crate::run::supervisor::signal_name(s)),
+                    None => format!("exited {}", out.status.code().unwrap_or(-1)),
+                }
+            };
+            return Err(died(&how, &String::from_utf8_lossy(&out.stderr), ids));
         }
-    })?;
+    };
     let mut v = BTreeMap::new();
     for r in report.implementations {
         if !ids.contains(&r.implementation) {
@@ -125,9 +142,15 @@ fn child(root: &Path, algorithm: &str, ids: &[String]) -> Result<BTreeMap<String
     Ok(v)
 }
 
-/// The gate's verdict for each of `ids` (builds of `algorithm` registered under `root`).
-pub fn verify(root: &Path, algorithm: &str, ids: &[String]) -> BTreeMap<String, Gate> {
-    match child(root, algorithm, ids) {
+/// The gate's verdict for each of `ids` (builds of `algorithm` registered under `root`); a
+/// child still running after `limit` is killed.
+pub fn verify(
+    root: &Path,
+    algorithm: &str,
+    ids: &[String],
+    limit: Duration,
+) -> BTreeMap<String, Gate> {
+    match child(root, algorithm, ids, limit) {
         Ok(mut v) => {
             for id in ids {
                 v.entry(id.clone()).or_insert_with(|| {
@@ -140,7 +163,7 @@ pub fn verify(root: &Path, algorithm: &str, ids: &[String]) -> BTreeMap<String, 
             // One of them crashed or hung the batch: one child per build finds which.
             let _ = why;
             ids.iter()
-                .flat_map(|id| verify(root, algorithm, std::slice::from_ref(id)))
+                .flat_map(|id| verify(root, algorithm, std::slice::from_ref(id), limit))
                 .collect()
         }
         Err(why) => ids

@@ -36,6 +36,8 @@ pub struct Request {
     pub jobs: usize,
     /// Run the gate again even where this kembench already gated a build.
     pub reverify: bool,
+    /// Longest one gate child may run before it is killed (a hanging build).
+    pub gate_timeout: std::time::Duration,
 }
 
 /// One build as this invocation left it.
@@ -119,6 +121,7 @@ pub fn prebuilt(
     algorithm: &str,
     custom: Option<crate::providers::built::CustomAlgorithm>,
     symbols: crate::providers::built::Symbols,
+    gate_timeout: std::time::Duration,
 ) -> std::io::Result<Summary> {
     use sha2::{Digest, Sha256};
     let root = manifest::dir();
@@ -164,6 +167,7 @@ pub fn prebuilt(
         &root,
         algorithm,
         std::slice::from_ref(&e.facts.implementation),
+        gate_timeout,
     );
     if let Some(g) = verdicts.get(&e.facts.implementation) {
         e.facts.gate = g.clone();
@@ -363,7 +367,7 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
             .map(|&i| outcomes[i].entry.facts.implementation.clone())
             .collect();
         progress(&format!("verifying {} builds of {alg}", ids.len()));
-        let verdicts = gate::verify(&root, &alg, &ids);
+        let verdicts = gate::verify(&root, &alg, &ids, req.gate_timeout);
         for i in idx {
             let o = &mut outcomes[i];
             if let Some(g) = verdicts.get(&o.entry.facts.implementation) {

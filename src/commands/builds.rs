@@ -25,6 +25,8 @@ pub struct Args {
     pub jobs: Option<usize>,
     /// Gate again.
     pub reverify: bool,
+    /// Longest one gate child may run.
+    pub gate_timeout: std::time::Duration,
     /// JSON output.
     pub json: bool,
 }
@@ -119,6 +121,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         reverify: a.reverify,
+        gate_timeout: a.gate_timeout,
     };
     let tty = std::io::stderr().is_terminal() && !a.json;
     let progress = |what: &str| {
@@ -170,6 +173,8 @@ pub struct AddArgs {
     pub level: Option<u8>,
     /// Claims implicit rejection.
     pub implicit_rejection: bool,
+    /// Longest the gate may run.
+    pub gate_timeout: std::time::Duration,
     /// JSON output.
     pub json: bool,
 }
@@ -254,6 +259,7 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
         flags,
         jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
         reverify: true,
+        gate_timeout: a.gate_timeout,
     };
     let summary = builds::run(&req, &|_| {})
         .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;
@@ -349,7 +355,7 @@ fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let id = format!("local/{}@prebuilt", id_part(&name));
-    let summary = builds::prebuilt(&path, &id, &algorithm, custom, symbols)
+    let summary = builds::prebuilt(&path, &id, &algorithm, custom, symbols, a.gate_timeout)
         .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&out::json(&summary))?);

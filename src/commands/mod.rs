@@ -40,6 +40,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             flags,
             level,
             implicit_rejection,
+            gate_timeout,
             json,
         } => builds::add(&builds::AddArgs {
             path,
@@ -50,6 +51,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             flags,
             level,
             implicit_rejection,
+            gate_timeout: std::time::Duration::from_secs(gate_timeout),
             json,
         }),
         Command::Builds {
@@ -59,6 +61,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             flags,
             jobs,
             reverify,
+            gate_timeout,
             json,
         } => builds::run(&builds::Args {
             algorithms,
@@ -67,6 +70,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             flags,
             jobs: jobs.map(usize::from),
             reverify,
+            gate_timeout: std::time::Duration::from_secs(gate_timeout),
             json,
         }),
         Command::Run { filter, args } => run::run(&args.to_options(&filter)?, &spec),

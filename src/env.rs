@@ -254,7 +254,7 @@ impl Environment {
 
 impl Build {
     /// The facts `build.rs` recorded for this binary.
-    fn current() -> Build {
+    pub fn current() -> Build {
         Build {
             kembench_version: env!("CARGO_PKG_VERSION").into(),
             git_commit: env!("KEMBENCH_GIT_COMMIT").into(),

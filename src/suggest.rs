@@ -25,6 +25,21 @@ pub fn nearest(pattern: &str, names: &[String]) -> Vec<String> {
     scored.into_iter().take(5).map(|(_, n)| n.clone()).collect()
 }
 
+/// `"; did you mean A, B?"` with the names nearest to `pattern`, or nothing when none is
+/// close: the tail of an error message.
+pub fn hint(pattern: &str, names: &[String]) -> String {
+    did_you_mean(&nearest(pattern, names))
+}
+
+/// `"; did you mean A, B?"` for suggestions already found, or nothing when there are none.
+pub fn did_you_mean(near: &[String]) -> String {
+    if near.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", near.join(", "))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -159,9 +159,8 @@ pub fn verify(
             }
             v
         }
-        Err(why) if ids.len() > 1 => {
+        Err(_) if ids.len() > 1 => {
             // One of them crashed or hung the batch: one child per build finds which.
-            let _ = why;
             ids.iter()
                 .flat_map(|id| verify(root, algorithm, std::slice::from_ref(id), limit))
                 .collect()

@@ -68,8 +68,46 @@ pub struct Summary {
 
 /// The kembench build that gates: version and commit.
 fn gated_by() -> String {
-    let b = crate::env::Environment::collect().build;
+    let b = crate::env::Build::current();
     format!("{} {}", b.kembench_version, b.git_commit)
+}
+
+impl Outcome {
+    /// A build this invocation has not gated.
+    fn new(entry: Entry, cached: bool) -> Outcome {
+        Outcome {
+            entry,
+            cached,
+            gated_now: false,
+        }
+    }
+}
+
+/// Runs the gate on the builds `outcomes[i]` for `i` in `which` (all of `algorithm`) and
+/// records each verdict, with the kembench that gave it, in the cache.
+fn gate_and_record(
+    root: &std::path::Path,
+    algorithm: &str,
+    outcomes: &mut [Outcome],
+    which: &[usize],
+    limit: std::time::Duration,
+) -> std::io::Result<()> {
+    let ids: Vec<String> = which
+        .iter()
+        .map(|&i| outcomes[i].entry.facts.implementation.clone())
+        .collect();
+    let verdicts = gate::verify(root, algorithm, &ids, limit);
+    let me = gated_by();
+    for &i in which {
+        let o = &mut outcomes[i];
+        if let Some(g) = verdicts.get(&o.entry.facts.implementation) {
+            o.entry.facts.gate = g.clone();
+            o.entry.gated_by = Some(me.clone());
+            o.gated_now = true;
+            manifest::write(root, &o.entry)?;
+        }
+    }
+    Ok(())
 }
 
 fn now_unix() -> u64 {
@@ -78,10 +116,10 @@ fn now_unix() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-/// A compiled package's sizes and name, from its shim: they must be those of the algorithm it
+/// A compiled package's sizes, from its shim: they must be those of the algorithm it
 /// claims to implement, or they describe a scheme of its own.
 fn describe_package(e: &mut Entry, p: &sources::Package, root: &std::path::Path) {
-    let (sizes, _name) = match crate::providers::built::read_api(&e.library(root)) {
+    let sizes = match crate::providers::built::read_api_sizes(&e.library(root)) {
         Ok(v) => v,
         Err(why) => {
             e.compiled = Compiled::Failed(why);
@@ -133,7 +171,7 @@ pub fn prebuilt(
         "prebuilt\0{sha}\0{id}\0{algorithm}\0{custom:?}\0{symbols:?}"
     ));
     let key = hex::encode(h.finalize());
-    let mut e = Entry {
+    let e = Entry {
         key: key.clone(),
         algorithm: algorithm.to_string(),
         facts: BuildFacts {
@@ -157,29 +195,14 @@ pub fn prebuilt(
         gated_by: None,
         registered_unix: now_unix(),
     };
-    let dir = root.join(&key);
-    std::fs::create_dir_all(&dir)?;
+    std::fs::create_dir_all(root.join(&key))?;
     std::fs::write(e.library(&root), &bytes)?;
     manifest::write(&root, &e)?;
     let started = Instant::now();
-    let me = gated_by();
-    let verdicts = gate::verify(
-        &root,
-        algorithm,
-        std::slice::from_ref(&e.facts.implementation),
-        gate_timeout,
-    );
-    if let Some(g) = verdicts.get(&e.facts.implementation) {
-        e.facts.gate = g.clone();
-        e.gated_by = Some(me);
-        manifest::write(&root, &e)?;
-    }
+    let mut outcomes = vec![Outcome::new(e, false)];
+    gate_and_record(&root, algorithm, &mut outcomes, &[0], gate_timeout)?;
     Ok(Summary {
-        outcomes: vec![Outcome {
-            entry: e,
-            cached: false,
-            gated_now: true,
-        }],
+        outcomes,
         root,
         compile_seconds: 0.0,
         gate_seconds: started.elapsed().as_secs_f64(),
@@ -207,7 +230,7 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
         for (asked, c) in &compilers {
             for f in &req.flags {
                 let base = |compiler: &str, version: &str, targets: Vec<String>| BuildFacts {
-                    implementation: format!("{}@{compiler}:{}", s.id, f.slug()),
+                    implementation: compile::id(s, compiler, f),
                     source: s.id.clone(),
                     source_version: s.version.clone(),
                     source_sha256: sha.clone(),
@@ -235,15 +258,14 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                     Ok(c) => c,
                     Err(why) => {
                         // Not cached: the compiler may be installed later.
-                        settled.push(Outcome {
-                            entry: entry(
+                        settled.push(Outcome::new(
+                            entry(
                                 String::new(),
                                 base(asked, "absent", vec![]),
                                 Compiled::Refused(why.clone()),
                             ),
-                            cached: false,
-                            gated_now: false,
-                        });
+                            false,
+                        ));
                         continue;
                     }
                 };
@@ -257,11 +279,7 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                     if usable {
                         old.registered_unix = now_unix();
                         manifest::write(&root, &old)?;
-                        settled.push(Outcome {
-                            entry: old,
-                            cached: true,
-                            gated_now: false,
-                        });
+                        settled.push(Outcome::new(old, true));
                         continue;
                     }
                 }
@@ -278,11 +296,7 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                             Compiled::Failed(why),
                         );
                         manifest::write(&root, &e)?;
-                        settled.push(Outcome {
-                            entry: e,
-                            cached: false,
-                            gated_now: false,
-                        });
+                        settled.push(Outcome::new(e, false));
                     }
                     Ok(targets) => {
                         let lacking = compiler::lacking(&targets, &cpu_flags);
@@ -294,11 +308,7 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                             );
                             let e = entry(key, facts, Compiled::Refused(why));
                             manifest::write(&root, &e)?;
-                            settled.push(Outcome {
-                                entry: e,
-                                cached: false,
-                                gated_now: false,
-                            });
+                            settled.push(Outcome::new(e, false));
                         } else {
                             todo.push((entry(key, facts, Compiled::Built), s, c, f));
                         }
@@ -338,11 +348,7 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                 built
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .push(Outcome {
-                        entry: e,
-                        cached: false,
-                        gated_now: false,
-                    });
+                    .push(Outcome::new(e, false));
             });
         }
     });
@@ -362,21 +368,8 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
         }
     }
     for (alg, idx) in by_alg {
-        let ids: Vec<String> = idx
-            .iter()
-            .map(|&i| outcomes[i].entry.facts.implementation.clone())
-            .collect();
-        progress(&format!("verifying {} builds of {alg}", ids.len()));
-        let verdicts = gate::verify(&root, &alg, &ids, req.gate_timeout);
-        for i in idx {
-            let o = &mut outcomes[i];
-            if let Some(g) = verdicts.get(&o.entry.facts.implementation) {
-                o.entry.facts.gate = g.clone();
-                o.entry.gated_by = Some(me.clone());
-                o.gated_now = true;
-                manifest::write(&root, &o.entry)?;
-            }
-        }
+        progress(&format!("verifying {} builds of {alg}", idx.len()));
+        gate_and_record(&root, &alg, &mut outcomes, &idx, req.gate_timeout)?;
     }
     let gate_seconds = started.elapsed().as_secs_f64();
     outcomes.sort_by_key(|o| o.entry.label());

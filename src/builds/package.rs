@@ -9,10 +9,10 @@
 //! ...) when the package includes those headers without shipping them. The package's own
 //! `rng.c`, `randombytes.c` and any file with a `main` (NIST's `PQCgenKAT_kem.c`) are left out.
 //! A shim compiled beside it calls the API through `api.h` (so namespacing macros expand as in
-//! the package) and exports the sizes and `CRYPTO_ALGNAME`.
+//! the package) and exports the sizes.
 
 use super::sources::{api_prefix, files_in as files, Package, Recipe, Source};
-use crate::providers::built::{Symbols, SET_HOOK_SYMBOL};
+use crate::providers::built::{Symbols, API_SIZES_SYMBOL, SET_HOOK_SYMBOL};
 use std::path::{Path, PathBuf};
 
 /// The shim's functions and data.
@@ -45,8 +45,7 @@ fn shim(prefix: &str) -> String {
 int {SHIM_KEYPAIR}(unsigned char *pk, unsigned char *sk) {{ return {prefix}crypto_kem_keypair(pk, sk); }}
 int {SHIM_ENC}(unsigned char *ct, unsigned char *ss, const unsigned char *pk) {{ return {prefix}crypto_kem_enc(ct, ss, pk); }}
 int {SHIM_DEC}(unsigned char *ss, const unsigned char *ct, const unsigned char *sk) {{ return {prefix}crypto_kem_dec(ss, ct, sk); }}
-const uint64_t kembench_api_sizes[4] = {{ {prefix}CRYPTO_PUBLICKEYBYTES, {prefix}CRYPTO_SECRETKEYBYTES, {prefix}CRYPTO_CIPHERTEXTBYTES, {prefix}CRYPTO_BYTES }};
-const char kembench_api_algname[] = {prefix}CRYPTO_ALGNAME;
+const uint64_t {API_SIZES_SYMBOL}[4] = {{ {prefix}CRYPTO_PUBLICKEYBYTES, {prefix}CRYPTO_SECRETKEYBYTES, {prefix}CRYPTO_CIPHERTEXTBYTES, {prefix}CRYPTO_BYTES }};
 "#
     )
 }
@@ -55,6 +54,24 @@ const char kembench_api_algname[] = {prefix}CRYPTO_ALGNAME;
 fn pqclean_common() -> Option<PathBuf> {
     let d = env!("KEMBENCH_SRC_PQCRYPTO_MLKEM");
     (d != "absent").then(|| Path::new(d).join("pqclean").join("common"))
+}
+
+/// `CRYPTO_ALGNAME` when `api.h` defines it as a string literal (with or without a namespace
+/// prefix).
+pub fn algname(api_h: &str) -> Option<String> {
+    api_h.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("#define")?.trim();
+        let (name, value) = rest.split_once(char::is_whitespace)?;
+        if !name.ends_with("CRYPTO_ALGNAME") {
+            return None;
+        }
+        value
+            .trim()
+            .strip_prefix('"')?
+            .split('"')
+            .next()
+            .map(str::to_string)
+    })
 }
 
 /// The NIST KAT response file of a package: `PQCkemKAT_*.rsp` in its directory, or in a `KAT`

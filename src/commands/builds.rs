@@ -4,9 +4,10 @@ use crate::builds::compile::FlagSet;
 use crate::builds::{self, sources};
 use crate::output::builds as out;
 use crate::providers::built::manifest;
+use crate::providers::registry::matcher;
 use crate::providers::Filter;
-use crate::suggest::nearest;
-use globset::Glob;
+use crate::suggest::hint;
+use globset::GlobMatcher;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -31,47 +32,71 @@ pub struct Args {
     pub json: bool,
 }
 
-fn matches(patterns: &[String], name: &str) -> anyhow::Result<bool> {
-    if patterns.is_empty() {
-        return Ok(true);
+/// Globs over names (case-insensitive); none given matches everything.
+struct Patterns(Vec<GlobMatcher>);
+
+impl Patterns {
+    /// Compiles `patterns` (a malformed one is a usage error).
+    fn compile(patterns: &[String]) -> anyhow::Result<Patterns> {
+        let v: Result<Vec<GlobMatcher>, _> = patterns.iter().map(|p| matcher(p)).collect();
+        Ok(Patterns(v.map_err(|e| crate::exit::Usage(e.to_string()))?))
     }
-    for p in patterns {
-        let g = Glob::new(&p.to_ascii_lowercase())
-            .map_err(|e| crate::exit::Usage(format!("bad pattern '{p}': {}", e.kind())))?;
-        if g.compile_matcher().is_match(name.to_ascii_lowercase()) {
-            return Ok(true);
+
+    /// Compiles `patterns`; each must match one of `names` (else a usage error naming the
+    /// nearest, `what` saying what kind of name).
+    fn new(what: &str, patterns: &[String], names: &[String]) -> anyhow::Result<Patterns> {
+        let compiled = Patterns::compile(patterns)?;
+        for (p, m) in patterns.iter().zip(&compiled.0) {
+            if !names.iter().any(|n| m.is_match(n.to_ascii_lowercase())) {
+                let hint = match hint(p, names) {
+                    h if h.is_empty() => format!("; kembench can build: {}", names.join(", ")),
+                    h => h,
+                };
+                crate::bail_usage!("no {what} to build matches '{p}'{hint}");
+            }
         }
+        Ok(compiled)
     }
-    Ok(false)
+
+    fn matches(&self, name: &str) -> bool {
+        self.0.is_empty() || self.0.iter().any(|m| m.is_match(name.to_ascii_lowercase()))
+    }
 }
 
-/// Every pattern must match one of `names`, else a usage error naming the nearest.
-fn each_matches(what: &str, patterns: &[String], names: &[String]) -> anyhow::Result<()> {
-    for p in patterns {
-        if !names
-            .iter()
-            .any(|n| matches(std::slice::from_ref(p), n).unwrap_or(false))
-        {
-            let near = nearest(p, names);
-            let hint = if near.is_empty() {
-                format!("; kembench can build: {}", names.join(", "))
-            } else {
-                format!("; did you mean {}?", near.join(", "))
-            };
-            crate::bail_usage!("no {what} to build matches '{p}'{hint}");
+/// Prints a summary (JSON or tables) and gives the exit code: 1 when a build failed.
+fn finish(
+    summary: &builds::Summary,
+    json: bool,
+    unavailable: &[&sources::Missing],
+    after: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(&out::json(summary))?);
+    } else {
+        out::print_summary(summary, unavailable);
+        if let Some(text) = after {
+            print!("{}", crate::output::wrap(text, 2));
         }
     }
-    Ok(())
+    Ok(if summary.outcomes.iter().any(|o| out::failed(&o.entry)) {
+        ExitCode::from(crate::exit::FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Runs `builds`.
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     let (all, missing) = sources::all();
-    let mut alg_names: Vec<String> = all.iter().map(|s| s.algorithm.to_string()).collect();
-    alg_names.dedup();
-    let mut src_names: Vec<String> = all.iter().map(|s| s.id.clone()).collect();
-    src_names.sort();
-    src_names.dedup();
+    let (mut alg_names, mut src_names): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
+    for s in &all {
+        if !alg_names.iter().any(|n| n == s.algorithm) {
+            alg_names.push(s.algorithm.to_string());
+        }
+        if !src_names.contains(&s.id) {
+            src_names.push(s.id.clone());
+        }
+    }
     if a.algorithms.is_empty() && a.sources.is_empty() {
         let n = all.len() * a.cc.len() * a.flags.len();
         crate::bail_usage!(
@@ -83,14 +108,12 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
             a.flags.len()
         );
     }
-    each_matches("algorithm", &a.algorithms, &alg_names)?;
-    each_matches("source", &a.sources, &src_names)?;
-    let mut picked = Vec::new();
-    for s in all {
-        if matches(&a.algorithms, s.algorithm)? && matches(&a.sources, &s.id)? {
-            picked.push(s);
-        }
-    }
+    let algs = Patterns::new("algorithm", &a.algorithms, &alg_names)?;
+    let srcs = Patterns::new("source", &a.sources, &src_names)?;
+    let picked: Vec<sources::Source> = all
+        .into_iter()
+        .filter(|s| algs.matches(s.algorithm) && srcs.matches(&s.id))
+        .collect();
     if picked.is_empty() {
         crate::bail_usage!(
             "the filters together select no source (try `kembench builds --alg ML-KEM-768`)"
@@ -136,22 +159,9 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     }
     let unavailable: Vec<&sources::Missing> = missing
         .iter()
-        .filter(|m| {
-            let alg = m.label.split('@').next().unwrap_or_default();
-            matches(&a.algorithms, alg).unwrap_or(false)
-        })
+        .filter(|m| algs.matches(m.label.split('@').next().unwrap_or_default()))
         .collect();
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&out::json(&summary))?);
-    } else {
-        out::print_summary(&summary, &unavailable);
-    }
-    let failed = summary.outcomes.iter().any(|o| out::failed(&o.entry));
-    Ok(if failed {
-        ExitCode::from(crate::exit::FAILED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    finish(&summary, a.json, &unavailable, None)
 }
 
 /// The validated command line of `add`.
@@ -179,19 +189,6 @@ pub struct AddArgs {
     pub json: bool,
 }
 
-/// `CRYPTO_ALGNAME` when `api.h` defines it as a string literal.
-fn algname(api_h: &str) -> Option<String> {
-    api_h.lines().find_map(|l| {
-        let rest = l.trim().strip_prefix("#define")?.trim();
-        let (name, value) = rest.split_once(char::is_whitespace)?;
-        if !name.ends_with("CRYPTO_ALGNAME") {
-            return None;
-        }
-        let v = value.trim();
-        v.strip_prefix('"')?.split('"').next().map(str::to_string)
-    })
-}
-
 /// An id part from a name: no spaces, `@`, `,` or `/`.
 fn id_part(name: &str) -> String {
     name.trim()
@@ -217,7 +214,7 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
     }
     let dir = std::fs::canonicalize(dir)?;
     let api = std::fs::read_to_string(dir.join("api.h")).unwrap_or_default();
-    let declared = algname(&api);
+    let declared = builds::package::algname(&api);
     let implements = match &a.implements {
         Some(i) => Some(catalog_algorithm(i)?.name),
         None => declared
@@ -263,35 +260,13 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
     };
     let summary = builds::run(&req, &|_| {})
         .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&out::json(&summary))?);
-    } else {
-        out::print_summary(&summary, &[]);
-        match &kat_file {
-            Some(f) => print!(
-                "{}",
-                crate::output::wrap(
-                    &format!("Known answers: {} (regenerated and compared).", f.display()),
-                    2
-                )
-            ),
-            None => print!(
-                "{}",
-                crate::output::wrap(
-                    "No PQCkemKAT_*.rsp beside the package (looked in it, and in KAT/ up to four \
-                     levels above): known answers only where kembench has its own for the \
-                     algorithm.",
-                    2
-                )
-            ),
-        }
-    }
-    let failed = summary.outcomes.iter().any(|o| out::failed(&o.entry));
-    Ok(if failed {
-        ExitCode::from(crate::exit::FAILED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    let kats = match &kat_file {
+        Some(f) => format!("Known answers: {} (regenerated and compared).", f.display()),
+        None => "No PQCkemKAT_*.rsp beside the package (looked in it, and in KAT/ up to four \
+                 levels above): known answers only where kembench has its own for the algorithm."
+            .to_string(),
+    };
+    finish(&summary, a.json, &[], Some(&kats))
 }
 
 /// The catalog algorithm `--implements` names (suggesting the nearest for a typo).
@@ -301,14 +276,9 @@ fn catalog_algorithm(name: &str) -> anyhow::Result<&'static crate::kem::Algorith
             .iter()
             .map(|x| x.name.to_string())
             .collect();
-        let near = nearest(name, &catalog);
         anyhow::Error::new(crate::exit::Usage(format!(
             "--implements {name}: not a catalog algorithm{}",
-            if near.is_empty() {
-                String::new()
-            } else {
-                format!("; did you mean {}?", near.join(", "))
-            }
+            hint(name, &catalog)
         )))
     })
 }
@@ -337,7 +307,9 @@ fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
         None => {
             let [pk, sk, ct, ss] = a.sizes[..] else {
                 crate::bail_usage!(
-                    "a prebuilt library needs its sizes: --sizes PK,SK,CT,SS (api.h's                      CRYPTO_PUBLICKEYBYTES, CRYPTO_SECRETKEYBYTES, CRYPTO_CIPHERTEXTBYTES,                      CRYPTO_BYTES), or --implements ALGORITHM"
+                    "a prebuilt library needs its sizes: --sizes PK,SK,CT,SS (api.h's \
+                     CRYPTO_PUBLICKEYBYTES, CRYPTO_SECRETKEYBYTES, CRYPTO_CIPHERTEXTBYTES, \
+                     CRYPTO_BYTES), or --implements ALGORITHM"
                 );
             };
             (
@@ -357,26 +329,16 @@ fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
     let id = format!("local/{}@prebuilt", id_part(&name));
     let summary = builds::prebuilt(&path, &id, &algorithm, custom, symbols, a.gate_timeout)
         .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&out::json(&summary))?);
-    } else {
-        out::print_summary(&summary, &[]);
-    }
-    Ok(if summary.outcomes.iter().any(|o| out::failed(&o.entry)) {
-        ExitCode::from(crate::exit::FAILED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    finish(&summary, a.json, &[], None)
 }
 
 /// Runs `list --builds`: every registered build (and failed one) the filter's algorithms select.
 pub fn list(filter: &Filter, json: bool) -> anyhow::Result<ExitCode> {
     let root = manifest::dir();
     let mut entries = manifest::all(&root);
-    entries.retain(|e| {
-        matches(&filter.algorithms, &e.algorithm).unwrap_or(false)
-            && matches(&filter.implementations, &e.facts.implementation).unwrap_or(false)
-    });
+    let algs = Patterns::compile(&filter.algorithms)?;
+    let ids = Patterns::compile(&filter.implementations)?;
+    entries.retain(|e| algs.matches(&e.algorithm) && ids.matches(&e.facts.implementation));
     if json {
         println!("{}", serde_json::to_string_pretty(&entries)?);
     } else {

@@ -9,7 +9,7 @@
 //! gcc at `-O2`; a `-O0` build is never the baseline unless nothing else is there, and is then
 //! labelled as unoptimised.
 
-use crate::kem::{flags_unoptimised as unoptimised, BuildFacts};
+use crate::kem::BuildFacts;
 use crate::measure::sampler::Op;
 use crate::record::run::{BenchResult, RunRecord};
 use serde::Serialize;
@@ -131,7 +131,7 @@ pub fn matrices(rec: &RunRecord, op: Op) -> Vec<Matrix> {
         })
         .or_else(|| pick(&|f| portable(f) && f.compiler.starts_with("gcc") && f.flags == "-O2"))
         .or_else(|| pick(&|f| portable(f) && f.flags == "-O2"))
-        .or_else(|| pick(&|f| !unoptimised(&f.flags)))
+        .or_else(|| pick(&|f| !f.unoptimised()))
         .or_else(|| pick(&|_| true));
         let fastest = measured
             .iter()
@@ -156,7 +156,7 @@ pub fn matrices(rec: &RunRecord, op: Op) -> Vec<Matrix> {
                                 fastest: fastest
                                     .as_ref()
                                     .is_some_and(|(id, _)| *id == f.implementation),
-                                unoptimised: unoptimised(&f.flags),
+                                unoptimised: f.unoptimised(),
                             })
                     })
                     .collect(),

@@ -45,11 +45,7 @@ pub enum SelectError {
 }
 
 fn hint(s: &[String]) -> String {
-    if s.is_empty() {
-        String::new()
-    } else {
-        format!("; did you mean {}?", s.join(", "))
-    }
+    crate::suggest::did_you_mean(s)
 }
 
 /// Why the implementations labelled `missing` are not in this process's registry, for a run
@@ -103,7 +99,8 @@ pub fn addresses_builds(pattern: &str) -> bool {
     pattern.contains('@') || pattern.to_ascii_lowercase().starts_with("local")
 }
 
-fn matcher(pattern: &str) -> Result<GlobMatcher, SelectError> {
+/// A case-insensitive glob over names, as every filter of kembench reads one.
+pub fn matcher(pattern: &str) -> Result<GlobMatcher, SelectError> {
     Glob::new(&pattern.to_ascii_lowercase())
         .map(|g| g.compile_matcher())
         .map_err(|e| SelectError::BadPattern {
@@ -225,20 +222,26 @@ impl Registry {
             }
             impl_matchers.push(m);
         }
-        let builds_asked = f.implementations.iter().any(|p| addresses_builds(p));
+        // Patterns with `@` (or `local/`) address builds, the others what kembench links.
+        let (build_matchers, linked_matchers): (Vec<_>, Vec<_>) = impl_matchers
+            .into_iter()
+            .zip(&f.implementations)
+            .partition(|(_, p)| addresses_builds(p));
+        let strip = |v: Vec<(GlobMatcher, &String)>| -> Vec<GlobMatcher> {
+            v.into_iter().map(|(g, _)| g).collect()
+        };
+        let (build_matchers, linked_matchers) = (strip(build_matchers), strip(linked_matchers));
         let picked: Vec<Arc<dyn Kem>> = self
             .impls
             .iter()
-            .chain(self.builds.iter().filter(|_| builds_asked))
+            .chain(self.builds.iter().filter(|_| !build_matchers.is_empty()))
             .filter(|k| {
                 let m = k.meta();
-                let is_build = k.build().is_some();
-                let impl_matchers: Vec<&GlobMatcher> = impl_matchers
-                    .iter()
-                    .zip(&f.implementations)
-                    .filter(|(_, p)| addresses_builds(p) == is_build)
-                    .map(|(g, _)| g)
-                    .collect();
+                let impl_matchers = if k.build().is_some() {
+                    &build_matchers
+                } else {
+                    &linked_matchers
+                };
                 if !f.implementations.is_empty() && impl_matchers.is_empty() {
                     return false;
                 }

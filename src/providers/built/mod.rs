@@ -19,10 +19,10 @@ use crate::providers::drbg::NistDrbg;
 use crate::providers::seeded;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 pub use manifest::{CustomAlgorithm, Entry, Symbols};
+use std::cell::RefCell;
 use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
-use std::thread::{self, ThreadId};
+use std::sync::OnceLock;
 
 type KeypairFn = unsafe extern "C" fn(*mut u8, *mut u8) -> c_int;
 type EncFn = unsafe extern "C" fn(*mut u8, *mut u8, *const u8) -> c_int;
@@ -60,26 +60,33 @@ pub struct Built {
     fns: OnceLock<Result<Fns, String>>,
 }
 
-/// The known-answer generator and the thread it serves, while a transcript is made.
-static KAT: Mutex<Option<(ThreadId, NistDrbg)>> = Mutex::new(None);
-/// Transcripts wait for each other.
-static TRANSCRIPT: Mutex<()> = Mutex::new(());
+thread_local! {
+    /// The known-answer generator of the thread making a transcript. A transcript's draws
+    /// happen on the thread that makes it, so no other thread needs to see it: the hook, which
+    /// runs inside every timed keygen and encaps, takes no lock.
+    static KAT: RefCell<Option<NistDrbg>> = const { RefCell::new(None) };
+}
 
-/// Every build's `randombytes`: the known-answer generator on the thread making a transcript,
-/// else `profile`'s seeded stream when installed, else the operating system.
+/// Every build's `randombytes`: this thread's known-answer generator while it makes a
+/// transcript, else `profile`'s seeded stream when installed, else the operating system.
 unsafe extern "C" fn build_randombytes(out: *mut u8, len: usize) {
     if len == 0 {
         return;
     }
     // SAFETY: the shim passes the caller's writable buffer of `len` bytes.
     let buf = unsafe { std::slice::from_raw_parts_mut(out, len) };
-    if let Some((owner, d)) = KAT.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-        if *owner == thread::current().id() {
-            return d.fill(buf);
-        }
-    }
-    if seeded::fill_or_os(buf).is_err() {
+    let from_kat = KAT.with_borrow_mut(|k| k.as_mut().map(|d| d.fill(buf)).is_some());
+    if !from_kat && seeded::fill_or_os(buf).is_err() {
         std::process::abort();
+    }
+}
+
+/// Clears this thread's known-answer generator when dropped (also when a transcript fails).
+struct KatOff;
+
+impl Drop for KatOff {
+    fn drop(&mut self) {
+        KAT.set(None);
     }
 }
 
@@ -269,19 +276,21 @@ impl Kem for Built {
         if let Err(e) = self.fns() {
             return Some(Err(e));
         }
-        let _one = TRANSCRIPT.lock().unwrap_or_else(|e| e.into_inner());
-        let me = thread::current().id();
-        let mut reseed = |seed: &[u8; 48]| {
-            *KAT.lock().unwrap_or_else(|e| e.into_inner()) = Some((me, NistDrbg::new(seed)));
-        };
+        let _off = KatOff;
+        let mut reseed = |seed: &[u8; 48]| KAT.set(Some(NistDrbg::new(seed)));
         let mut draw = |out: &mut [u8]| {
-            if let Some((_, d)) = KAT.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-                d.fill(out);
-            }
+            KAT.with_borrow_mut(|k| {
+                if let Some(d) = k.as_mut() {
+                    d.fill(out)
+                }
+            })
         };
-        let t = super::nist_kat::transcript(self, entries, &mut reseed, &mut draw);
-        *KAT.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        Some(t)
+        Some(super::nist_kat::transcript(
+            self,
+            entries,
+            &mut reseed,
+            &mut draw,
+        ))
     }
 
     fn known_answer_digest(&self) -> Option<(String, String)> {
@@ -293,25 +302,20 @@ impl Kem for Built {
     }
 }
 
-/// What a package's shim exports about its API: (pk, sk, ct, ss) bytes and `CRYPTO_ALGNAME`.
-pub fn read_api(path: &Path) -> Result<([usize; 4], String), String> {
+/// The array a package's shim exports with its API's sizes (`CRYPTO_PUBLICKEYBYTES`,
+/// `CRYPTO_SECRETKEYBYTES`, `CRYPTO_CIPHERTEXTBYTES`, `CRYPTO_BYTES`).
+pub const API_SIZES_SYMBOL: &str = "kembench_api_sizes";
+
+/// The (pk, sk, ct, ss) bytes a compiled package's shim exports ([`API_SIZES_SYMBOL`]).
+pub fn read_api_sizes(path: &Path) -> Result<[usize; 4], String> {
     // SAFETY: as in `open`: a library kembench compiled.
     let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_LOCAL) }
         .map_err(|e| format!("cannot load {}: {e}", path.display()))?;
-    let sizes: *const u64 = symbol(&lib, "kembench_api_sizes")?;
-    let name: *const std::os::raw::c_char = symbol(&lib, "kembench_api_algname")?;
-    // SAFETY: the shim defines `const uint64_t kembench_api_sizes[4]` and a NUL-terminated
-    // `const char kembench_api_algname[]`; `lib` stays open while they are read.
-    unsafe {
-        let s = std::slice::from_raw_parts(sizes, 4);
-        let n = std::ffi::CStr::from_ptr(name)
-            .to_string_lossy()
-            .into_owned();
-        Ok((
-            [s[0] as usize, s[1] as usize, s[2] as usize, s[3] as usize],
-            n,
-        ))
-    }
+    let sizes: *const u64 = symbol(&lib, API_SIZES_SYMBOL)?;
+    // SAFETY: the shim defines `const uint64_t kembench_api_sizes[4]`; `lib` stays open while
+    // it is read.
+    let s = unsafe { std::slice::from_raw_parts(sizes, 4) };
+    Ok([s[0], s[1], s[2], s[3]].map(|v| v as usize))
 }
 
 /// Every compiled build recorded in the build cache, as implementations (libraries unopened).

@@ -317,15 +317,7 @@ mod tests {
             .collect()
     }
 
-    fn tables(blocks: &[Block]) -> Vec<&Table> {
-        blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::Table(t) => Some(t),
-                _ => None,
-            })
-            .collect()
-    }
+    use super::super::common::tables;
 
     #[test]
     fn without_builds_it_says_so_in_one_sentence() {

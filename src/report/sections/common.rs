@@ -136,3 +136,15 @@ pub fn single_chart<'a>(
     });
     Ok(Some(&input.record))
 }
+
+/// The tables among `blocks`, in order (for the sections' tests).
+#[cfg(test)]
+pub fn tables(blocks: &[Block]) -> Vec<&crate::report::doc::Table> {
+    blocks
+        .iter()
+        .filter_map(|b| match b {
+            Block::Table(t) => Some(t),
+            _ => None,
+        })
+        .collect()
+}

@@ -458,15 +458,7 @@ mod tests {
             .collect()
     }
 
-    fn tables(blocks: &[Block]) -> Vec<&Table> {
-        blocks
-            .iter()
-            .filter_map(|b| match b {
-                Block::Table(t) => Some(t),
-                _ => None,
-            })
-            .collect()
-    }
+    use super::super::common::tables;
 
     fn charts(blocks: &[Block]) -> Vec<&Chart> {
         blocks

@@ -188,7 +188,12 @@ fn two_tls_runs_are_compared_by_best_round_medians_with_the_warning() {
         .arg(&a)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("not a tls run"));
+        .stderr(predicate::str::contains(
+            "is a run (`kembench run --json`) and",
+        ))
+        .stderr(predicate::str::contains(
+            "compare reads two records of the same kind",
+        ));
     kembench()
         .arg("compare")
         .arg(&a)
@@ -196,6 +201,9 @@ fn two_tls_runs_are_compared_by_best_round_medians_with_the_warning() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "holds a 'kembench-tls' record, not a run",
+            "is a tls run (`kembench tls --json`) and",
+        ))
+        .stderr(predicate::str::contains(
+            "compare reads two records of the same kind",
         ));
 }

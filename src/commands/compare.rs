@@ -1,46 +1,32 @@
 //! `kembench compare A B`: what changed between two runs (stored or in files), and is it real.
 
 use crate::compare;
-use crate::record::{AnyRecord, ProfileRecord, RecordKind, RunRecord, TlsRecord};
+use crate::record::{profile::Profile, run::Run, tls::Tls, Kind, Record, RecordKind, RunRecord};
+use crate::store::load_kind;
 
 use std::process::ExitCode;
 
-/// The run a selector names: a `run --json` file, or a run in the store.
-fn load_run(spec: &str, selector: &str) -> anyhow::Result<(String, RunRecord)> {
-    match crate::store::load(spec, selector, Some(RecordKind::Run))? {
-        (name, AnyRecord::Run(r)) => Ok((name, *r)),
-        (name, AnyRecord::Throughput(_)) => {
-            crate::bail_usage!(
-                "{name} is a throughput run; compare reads latency runs (`kembench run`) and profiles (`kembench profile`)"
-            )
-        }
-        (name, AnyRecord::Profile(_)) => {
-            crate::bail_usage!("{name} is a profile; compare it with another profile")
-        }
-        (name, AnyRecord::Tls(_)) => {
-            crate::bail_usage!("{name} is a tls run; compare it with another tls run")
-        }
-    }
-}
-
-/// The profile a selector names: a `profile --json` file, or a profile in the store.
-fn load_profile(spec: &str, selector: &str) -> anyhow::Result<(String, ProfileRecord)> {
-    match crate::store::load(spec, selector, Some(RecordKind::Profile))? {
-        (name, AnyRecord::Profile(p)) => Ok((name, *p)),
-        (name, _) => crate::bail_usage!(
-            "{name} is not a profile; compare reads two latency runs, two profiles or two tls runs"
-        ),
-    }
-}
-
-/// The tls run a selector names: a `tls --json` file, or a tls run in the store.
-fn load_tls(spec: &str, selector: &str) -> anyhow::Result<(String, TlsRecord)> {
-    match crate::store::load(spec, selector, Some(RecordKind::Tls))? {
-        (name, AnyRecord::Tls(t)) => Ok((name, *t)),
-        (name, _) => crate::bail_usage!(
-            "{name} is not a tls run; compare reads two latency runs, two profiles or two tls runs"
-        ),
-    }
+/// The records `old` and `new` name, both of kind `K`. When `old` cannot be read as `K` but is
+/// a record of another kind, the error says that the two are of different kinds.
+#[allow(clippy::type_complexity)]
+fn load_pair<K: Kind>(
+    spec: &str,
+    old: &str,
+    new: &str,
+) -> anyhow::Result<((String, Record<K>), (String, Record<K>))> {
+    let b = load_kind::<K>(spec, new)?;
+    // `latest~N` counts among the runs of `new`'s kind: no other kind is meant.
+    let relative = old.starts_with("latest");
+    let a = load_kind::<K>(spec, old).map_err(|e| match kind_named(spec, old) {
+        Some(k) if k != RecordKind::of::<K>() && !relative => crate::exit::Usage(format!(
+            "{old} is {} and {new} is {}: compare reads two records of the same kind",
+            k.noun(),
+            K::FACTS.noun
+        ))
+        .into(),
+        _ => e,
+    })?;
+    Ok((a, b))
 }
 
 /// The kind of record `new` names (a file, an id, or `latest`: the newest run in the store),
@@ -55,7 +41,7 @@ fn kind_named(spec: &str, new: &str) -> Option<RecordKind> {
 /// `compare` of two tls runs: best-round medians and rates new / old, flight sizes, network
 /// medians.
 fn run_tls(spec: &str, old: &str, new: &str, json: bool) -> anyhow::Result<ExitCode> {
-    let ((old, a), (new, b)) = (load_tls(spec, old)?, load_tls(spec, new)?);
+    let ((old, a), (new, b)) = load_pair::<Tls>(spec, old, new)?;
     let report = compare::tls::compare(&a, &b);
     if report.modes.is_empty() && report.network.is_empty() {
         crate::bail_usage!(
@@ -79,7 +65,7 @@ fn run_profiles(
     json: bool,
     flamegraphs: Option<&std::path::Path>,
 ) -> anyhow::Result<ExitCode> {
-    let ((old, a), (new, b)) = (load_profile(spec, old)?, load_profile(spec, new)?);
+    let ((old, a), (new, b)) = load_pair::<Profile>(spec, old, new)?;
     let report = compare::profile::compare(&a, &b);
     if let Some(dir) = flamegraphs {
         let n =
@@ -152,7 +138,7 @@ pub fn run(
         }
         return run_tls(spec, old, new, json);
     }
-    let ((old, a), (new, b)) = (load_run(spec, old)?, load_run(spec, new)?);
+    let ((old, a), (new, b)) = load_pair::<Run>(spec, old, new)?;
     if old == new || (a.run_id.is_some() && a.run_id == b.run_id) {
         eprintln!("warning: {old} is compared with itself: every ratio is 1 by construction");
     }

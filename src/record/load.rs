@@ -139,15 +139,7 @@ pub fn parse_as(
             supported,
         });
     }
-    match found_kind {
-        RecordKind::Run => serde_json::from_value(v).map(|r| AnyRecord::Run(Box::new(r))),
-        RecordKind::Throughput => {
-            serde_json::from_value(v).map(|r| AnyRecord::Throughput(Box::new(r)))
-        }
-        RecordKind::Profile => serde_json::from_value(v).map(|r| AnyRecord::Profile(Box::new(r))),
-        RecordKind::Tls => serde_json::from_value(v).map(|r| AnyRecord::Tls(Box::new(r))),
-    }
-    .map_err(|e| malformed(e.to_string()))
+    AnyRecord::from_value(found_kind, v).map_err(|e| malformed(e.to_string()))
 }
 
 /// Reads and parses one result file.

@@ -4,16 +4,18 @@
 //! through [`Kind`]. One vocabulary for kinds ([`RecordKind`]), run states ([`RunStatus`])
 //! and benchmark outcomes ([`ResultStatus`]) lives here.
 //!
-//! Adding a record kind (profile, tls, builds): a file here with its marker type, its
-//! configuration and result types and `impl Kind`, one variant in [`RecordKind`] and one in
-//! [`AnyRecord`].
+//! Adding a record kind: a file here with its marker type, its configuration and result types
+//! and `impl Kind` (its [`Facts`] included), and one line in the list of kinds at the bottom of
+//! `kinds.rs`, which generates [`RecordKind`], [`AnyRecord`] and their dispatch.
 
+mod kinds;
 mod load;
 pub mod profile;
 pub mod run;
 pub mod throughput;
 pub mod tls;
 
+pub use kinds::{AnyRecord, RecordKind, Visit, VisitMut, VisitOwned};
 pub use load::{load, load_as, parse, parse_as, LoadError};
 pub use profile::ProfileRecord;
 pub use run::RunRecord;
@@ -25,81 +27,50 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fmt::Debug;
 
-/// The kinds of record, with every spelling each one has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RecordKind {
-    /// `kembench run`: latency, heap and stack per operation.
-    Run,
-    /// `kembench throughput`: rates across thread counts.
-    Throughput,
-    /// `kembench profile`: instruction counts and where they go, under callgrind.
-    Profile,
-    /// `kembench tls`: real TLS 1.3 handshakes per group and stack.
-    Tls,
+/// What a kind of record states about itself, once ([`Kind::FACTS`]): every spelling it has.
+#[derive(Debug)]
+pub struct Facts {
+    /// The `kind` field of a result file (`kembench-run`).
+    pub file_kind: &'static str,
+    /// The `kind` column of the store (`run`).
+    pub store_kind: &'static str,
+    /// The newest schema version of this kind's files that this build reads.
+    pub schema_version: u32,
+    /// What a record of this kind is, for messages (`a run (`kembench run --json`)`).
+    pub noun: &'static str,
+    /// Runs of this kind, plural, for messages about the store (`latency runs`).
+    pub plural: &'static str,
 }
 
 impl RecordKind {
-    /// Every kind.
-    pub const ALL: [RecordKind; 4] = [
-        RecordKind::Run,
-        RecordKind::Throughput,
-        RecordKind::Profile,
-        RecordKind::Tls,
-    ];
-
     /// The `kind` field of a result file (`kembench-run`).
     pub fn file_kind(self) -> &'static str {
-        match self {
-            RecordKind::Run => "kembench-run",
-            RecordKind::Throughput => "kembench-throughput",
-            RecordKind::Profile => "kembench-profile",
-            RecordKind::Tls => "kembench-tls",
-        }
+        self.facts().file_kind
     }
 
     /// The `kind` column of the store (`run`).
     pub fn store_kind(self) -> &'static str {
-        match self {
-            RecordKind::Run => "run",
-            RecordKind::Throughput => "throughput",
-            RecordKind::Profile => "profile",
-            RecordKind::Tls => "tls",
-        }
+        self.facts().store_kind
     }
 
     /// The newest schema version of this kind's files that this build reads.
     pub fn schema_version(self) -> u32 {
-        match self {
-            RecordKind::Run => run::SCHEMA_VERSION,
-            RecordKind::Throughput => throughput::SCHEMA_VERSION,
-            RecordKind::Profile => profile::SCHEMA_VERSION,
-            RecordKind::Tls => tls::SCHEMA_VERSION,
-        }
+        self.facts().schema_version
     }
 
     /// What a record of this kind is, for messages.
     pub fn noun(self) -> &'static str {
-        match self {
-            RecordKind::Run => "a run (`kembench run --json`)",
-            RecordKind::Throughput => "a throughput run (`kembench throughput --json`)",
-            RecordKind::Profile => "a profile (`kembench profile --json`)",
-            RecordKind::Tls => "a tls run (`kembench tls --json`)",
-        }
+        self.facts().noun
     }
 
     /// Runs of this kind, plural, for messages about the store.
     pub fn plural(self) -> &'static str {
-        match self {
-            RecordKind::Run => "latency runs",
-            RecordKind::Throughput => "throughput runs",
-            RecordKind::Profile => "profiles",
-            RecordKind::Tls => "tls runs",
-        }
+        self.facts().plural
     }
 
     /// The kind whose file spelling is `s`.
     pub fn from_file_kind(s: &str) -> Option<RecordKind> {
-        Self::ALL.into_iter().find(|k| k.file_kind() == s)
+        Self::ALL.iter().copied().find(|k| k.file_kind() == s)
     }
 }
 
@@ -180,6 +151,11 @@ pub trait Benchmark {
     fn is_final(&self) -> bool {
         true
     }
+    /// Its latency statistics per operation (the store keeps a row for each); none for kinds
+    /// without them.
+    fn operations(&self) -> &[run::OperationResult] {
+        &[]
+    }
     /// `algorithm@implementation`.
     fn label(&self) -> String {
         format!("{}@{}", self.algorithm(), self.implementation())
@@ -187,13 +163,13 @@ pub trait Benchmark {
 }
 
 /// A serialisable part of a record.
-pub trait Part: Debug + Clone + Serialize + DeserializeOwned {}
-impl<T: Debug + Clone + Serialize + DeserializeOwned> Part for T {}
+pub trait Part: Debug + Clone + Serialize + DeserializeOwned + 'static {}
+impl<T: Debug + Clone + Serialize + DeserializeOwned + 'static> Part for T {}
 
 /// What a record kind adds to the common header.
 pub trait Kind: Debug + Clone + Copy + 'static {
-    /// Which kind.
-    const KIND: RecordKind;
+    /// What the kind states about itself: its spellings and schema version.
+    const FACTS: Facts;
     /// Fields between the run id and `kind` (a latency run's interruption state).
     type State: Part + Default;
     /// The configuration the run was made with.
@@ -251,7 +227,7 @@ pub struct Nothing {}
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(bound = "")]
 pub struct Record<K: Kind> {
-    /// The layout's version ([`RecordKind::schema_version`] when written).
+    /// The layout's version ([`Facts::schema_version`] when written).
     pub schema_version: u32,
     /// The run's id in the results store, when it was recorded in one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -259,7 +235,7 @@ pub struct Record<K: Kind> {
     /// What the kind keeps before `kind`.
     #[serde(flatten)]
     pub state: K::State,
-    /// [`RecordKind::file_kind`].
+    /// [`Facts::file_kind`].
     pub kind: String,
     /// Start time, RFC 3339 UTC.
     pub started_at: String,
@@ -288,10 +264,10 @@ impl<K: Kind> Record<K> {
         measured: K::Measured,
     ) -> Record<K> {
         Record {
-            schema_version: K::KIND.schema_version(),
+            schema_version: K::FACTS.schema_version,
             run_id,
             state: K::State::default(),
-            kind: K::KIND.file_kind().to_string(),
+            kind: K::FACTS.file_kind.to_string(),
             started_at: now_rfc3339(),
             finished_at: None,
             command_line,
@@ -409,51 +385,6 @@ impl<K: Kind> Record<K> {
         match self.results.iter_mut().find(|x| x.label() == label) {
             Some(slot) => *slot = r,
             None => self.results.push(r),
-        }
-    }
-}
-
-/// A record of any kind, as read from a file or the store.
-#[derive(Debug, Clone)]
-pub enum AnyRecord {
-    /// From `kembench run`.
-    Run(Box<RunRecord>),
-    /// From `kembench throughput`.
-    Throughput(Box<ThroughputRecord>),
-    /// From `kembench profile`.
-    Profile(Box<ProfileRecord>),
-    /// From `kembench tls`.
-    Tls(Box<TlsRecord>),
-}
-
-impl AnyRecord {
-    /// Its kind.
-    pub fn kind(&self) -> RecordKind {
-        match self {
-            AnyRecord::Run(_) => RecordKind::Run,
-            AnyRecord::Throughput(_) => RecordKind::Throughput,
-            AnyRecord::Profile(_) => RecordKind::Profile,
-            AnyRecord::Tls(_) => RecordKind::Tls,
-        }
-    }
-
-    /// The command line it was made with.
-    pub fn command_line(&self) -> &[String] {
-        match self {
-            AnyRecord::Run(r) => &r.command_line,
-            AnyRecord::Throughput(t) => &t.command_line,
-            AnyRecord::Profile(p) => &p.command_line,
-            AnyRecord::Tls(t) => &t.command_line,
-        }
-    }
-
-    /// The machine it was made on.
-    pub fn environment(&self) -> &Environment {
-        match self {
-            AnyRecord::Run(r) => &r.environment,
-            AnyRecord::Throughput(t) => &t.environment,
-            AnyRecord::Profile(p) => &p.environment,
-            AnyRecord::Tls(t) => &t.environment,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! (functions, hot-path tree, source lines, primitive shares, simulated cache, folded stacks).
 
 use super::run::Failure;
-use super::{Benchmark, Kind, Record, RecordKind, ResultStatus};
+use super::{Benchmark, Facts, Kind, Record, ResultStatus};
 use crate::callgrind::OpAnalysis;
 use crate::measure::counters::Counters;
 use crate::measure::sampler::Op;
@@ -264,7 +264,13 @@ pub struct ProfileState {
 pub struct Profile;
 
 impl Kind for Profile {
-    const KIND: RecordKind = RecordKind::Profile;
+    const FACTS: Facts = Facts {
+        file_kind: "kembench-profile",
+        store_kind: "profile",
+        schema_version: SCHEMA_VERSION,
+        noun: "a profile (`kembench profile --json`)",
+        plural: "profiles",
+    };
     type State = ProfileState;
     type Config = ProfileConfig;
     type Measured = ProfileMeasured;

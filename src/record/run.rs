@@ -1,7 +1,7 @@
 //! The record of `kembench run`: every statistic with its unit in its name, the raw samples,
 //! the configuration, the timers, and how each benchmark ended.
 
-use super::{Benchmark, Kind, Record, RecordKind, ResultStatus};
+use super::{Benchmark, Facts, Kind, Record, ResultStatus};
 use crate::measure::counters::Counters;
 use crate::measure::sampler::{Op, Sampled, SamplerConfig, StopReason};
 use crate::measure::timer::Timers;
@@ -378,7 +378,13 @@ impl std::fmt::Display for SecretKeys {
 pub struct Run;
 
 impl Kind for Run {
-    const KIND: RecordKind = RecordKind::Run;
+    const FACTS: Facts = Facts {
+        file_kind: "kembench-run",
+        store_kind: "run",
+        schema_version: SCHEMA_VERSION,
+        noun: "a run (`kembench run --json`)",
+        plural: "latency runs",
+    };
     type State = RunState;
     type Config = RunConfig;
     type Measured = RunMeasured;
@@ -448,6 +454,10 @@ impl Benchmark for BenchResult {
             &self.correctness,
             self.error.is_some(),
         )
+    }
+
+    fn operations(&self) -> &[OperationResult] {
+        &self.operations
     }
 
     /// Anything but a benchmark Ctrl-C stopped, which `run --resume` measures again.

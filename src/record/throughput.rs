@@ -1,7 +1,7 @@
 //! The record of `kembench throughput`: per implementation and operation, the rate at each
 //! thread (or process) count and the TLS capacity figures.
 
-use super::{Benchmark, Kind, Nothing, Record, RecordKind, ResultStatus};
+use super::{Benchmark, Facts, Kind, Nothing, Record, ResultStatus};
 use crate::measure::sampler::Op;
 use serde::{Deserialize, Serialize};
 
@@ -162,7 +162,13 @@ pub struct ThroughputState {
 pub struct Throughput;
 
 impl Kind for Throughput {
-    const KIND: RecordKind = RecordKind::Throughput;
+    const FACTS: Facts = Facts {
+        file_kind: "kembench-throughput",
+        store_kind: "throughput",
+        schema_version: SCHEMA_VERSION,
+        noun: "a throughput run (`kembench throughput --json`)",
+        plural: "throughput runs",
+    };
     type State = ThroughputState;
     type Config = ThroughputConfig;
     type Measured = Nothing;

@@ -4,7 +4,7 @@
 //! for a target rate beside the bare-KEM model, and handshake times under network conditions.
 
 use super::throughput::{Capacity, Point};
-use super::{Benchmark, Kind, Nothing, Record, RecordKind, ResultStatus};
+use super::{Benchmark, Facts, Kind, Nothing, Record, ResultStatus};
 use serde::{Deserialize, Serialize};
 
 /// Version of the JSON layout.
@@ -392,7 +392,13 @@ pub struct TlsState {
 }
 
 impl Kind for Tls {
-    const KIND: RecordKind = RecordKind::Tls;
+    const FACTS: Facts = Facts {
+        file_kind: "kembench-tls",
+        store_kind: "tls",
+        schema_version: SCHEMA_VERSION,
+        noun: "a tls run (`kembench tls --json`)",
+        plural: "tls runs",
+    };
     type State = TlsState;
     type Config = TlsConfig;
     type Measured = Nothing;

@@ -1,7 +1,7 @@
 //! Loading a record by selector: a result file when the path exists, else a run in the store.
 
 use super::{records, Store};
-use crate::record::{AnyRecord, RecordKind};
+use crate::record::{AnyRecord, Kind, Record, RecordKind};
 
 use std::path::Path;
 
@@ -23,4 +23,16 @@ pub fn load(
     let id = s.resolve(selector, kind)?;
     let r = records::record(&s.load(&id)?)?;
     Ok((format!("run {id}"), r))
+}
+
+/// The record of kind `K` a selector names: a result file of that kind, or a run of that kind
+/// in the store (`latest` is the newest of that kind).
+pub fn load_kind<K: Kind>(spec: &str, selector: &str) -> anyhow::Result<(String, Record<K>)> {
+    let (name, r) = load(spec, selector, Some(RecordKind::of::<K>()))?;
+    match r.take::<K>() {
+        Ok(r) => Ok((name, *r)),
+        Err(other) => {
+            crate::bail_usage!("{name} is {}, not {}", other.kind().noun(), K::FACTS.noun)
+        }
+    }
 }

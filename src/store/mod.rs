@@ -19,7 +19,7 @@ use crate::record::RecordKind;
 pub use crate::record::RunStatus;
 use anyhow::{bail, Context};
 use db::{Backend, Val};
-pub use load::load;
+pub use load::{load, load_kind};
 pub use recorder::Recorder;
 pub use schema::OpRow;
 pub use spec::{redact, Spec};

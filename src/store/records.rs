@@ -4,18 +4,15 @@
 //! into the record it came from.
 
 use super::{schema::OpRow, NewRun, Store, StoredResult, StoredRun};
-use crate::record::profile::ProfileResult;
-use crate::record::run::{BenchResult, OperationResult};
-use crate::record::throughput::ThroughputResult;
-use crate::record::tls::TlsResult;
-use crate::record::{AnyRecord, Benchmark, Kind, Record};
+use crate::record::run::OperationResult;
+use crate::record::{AnyRecord, Benchmark, Kind, Record, VisitMut, VisitOwned};
 use anyhow::Context;
 
-/// A result as the store keeps it: its JSON and the rows for SQL.
+/// A result as the store keeps it: its JSON and the rows for SQL. Every kind's result is one.
 pub trait Storable: Benchmark + serde::Serialize {
     /// The `operations` rows of this result (none for kinds without latency statistics).
     fn op_rows(&self) -> Vec<OpRow> {
-        Vec::new()
+        self.operations().iter().map(OpRow::from).collect()
     }
 
     /// The store row of this result.
@@ -45,17 +42,7 @@ impl From<&OperationResult> for OpRow {
     }
 }
 
-impl Storable for BenchResult {
-    fn op_rows(&self) -> Vec<OpRow> {
-        self.operations.iter().map(OpRow::from).collect()
-    }
-}
-
-impl Storable for ThroughputResult {}
-
-impl Storable for ProfileResult {}
-
-impl Storable for TlsResult {}
+impl<R: Benchmark + serde::Serialize> Storable for R {}
 
 /// The `runs` row of a record (its `run_id` must be set).
 pub fn run_row<K: Kind>(r: &Record<K>) -> anyhow::Result<NewRun>
@@ -65,7 +52,7 @@ where
     let id = r.run_id.clone().context("the run has no id")?;
     Ok(NewRun {
         id,
-        kind: K::KIND.store_kind().to_string(),
+        kind: K::FACTS.store_kind.to_string(),
         started_at: r.started_at.clone(),
         host: r.environment.hostname.clone(),
         cpu: r.environment.cpu.model.clone(),
@@ -91,59 +78,66 @@ pub fn record(stored: &StoredRun) -> anyhow::Result<AnyRecord> {
     let id = &stored.summary.id;
     let name = format!("run {id} in the store");
     let mut r = crate::record::parse(&name, stored.header_json.as_bytes())?;
-    match &mut r {
-        AnyRecord::Run(run) => {
-            fill(run, id, &stored.results)?;
-            // Stored in the order they finished; listed, like `--json` files, as planned.
-            run.sort_as_planned();
-        }
-        AnyRecord::Throughput(t) => fill(t, id, &stored.results)?,
-        AnyRecord::Profile(p) => fill(p, id, &stored.results)?,
-        AnyRecord::Tls(t) => fill(t, id, &stored.results)?,
+    r.visit_mut(Fill {
+        id,
+        results: &stored.results,
+    })?;
+    // Stored in the order they finished; listed, like `--json` files, as planned.
+    if let AnyRecord::Run(run) = &mut r {
+        run.sort_as_planned();
     }
     Ok(r)
 }
 
-/// Sets the run id and parses the stored results into `r`.
-fn fill<K: Kind>(r: &mut Record<K>, id: &str, results: &[(String, String)]) -> anyhow::Result<()> {
-    r.run_id = Some(id.to_string());
-    r.results = results
-        .iter()
-        .map(|(_, json)| serde_json::from_str(json))
-        .collect::<Result<_, _>>()
-        .with_context(|| format!("run {id}: a result in the store is malformed"))?;
-    Ok(())
+/// Sets the run id and parses the stored results into a record.
+struct Fill<'a> {
+    id: &'a str,
+    results: &'a [(String, String)],
+}
+
+impl VisitMut for Fill<'_> {
+    type Out = anyhow::Result<()>;
+    fn visit<K: Kind>(self, r: &mut Record<K>) -> anyhow::Result<()> {
+        let id = self.id;
+        r.run_id = Some(id.to_string());
+        r.results = self
+            .results
+            .iter()
+            .map(|(_, json)| serde_json::from_str(json))
+            .collect::<Result<_, _>>()
+            .with_context(|| format!("run {id}: a result in the store is malformed"))?;
+        Ok(())
+    }
 }
 
 /// Inserts a whole record (an imported file) as a new run: its id, or a fresh one when it has
 /// none; refused when the store already has that id. Returns the id and the benchmarks stored.
 pub fn insert(s: &mut Store, r: AnyRecord) -> anyhow::Result<(String, usize)> {
-    match r {
-        AnyRecord::Run(r) => insert_as(s, *r),
-        AnyRecord::Throughput(t) => insert_as(s, *t),
-        AnyRecord::Profile(p) => insert_as(s, *p),
-        AnyRecord::Tls(t) => insert_as(s, *t),
-    }
+    r.into_visit(Insert(s))
 }
 
-fn insert_as<K: Kind>(s: &mut Store, mut r: Record<K>) -> anyhow::Result<(String, usize)>
-where
-    K::Result: Storable,
-{
-    // Every record from outside is checked, and every row built, before the store is touched.
-    r.check()
-        .map_err(|e| crate::exit::Usage(format!("not imported: {e}")))?;
-    let id = r.run_id.clone().unwrap_or_else(super::new_run_id);
-    r.run_id = Some(id.clone());
-    let row = run_row(&r)?;
-    let results = result_rows(&r)?;
-    if s.contains(&id)? {
-        crate::bail_usage!("run {id} is already in {}; nothing imported", s.location());
+/// [`insert`] of a record of a known kind.
+struct Insert<'a>(&'a mut Store);
+
+impl VisitOwned for Insert<'_> {
+    type Out = anyhow::Result<(String, usize)>;
+    fn visit<K: Kind>(self, mut r: Record<K>) -> Self::Out {
+        let s = self.0;
+        // Every record from outside is checked, and every row built, before the store is touched.
+        r.check()
+            .map_err(|e| crate::exit::Usage(format!("not imported: {e}")))?;
+        let id = r.run_id.clone().unwrap_or_else(super::new_run_id);
+        r.run_id = Some(id.clone());
+        let row = run_row(&r)?;
+        let results = result_rows(&r)?;
+        if s.contains(&id)? {
+            crate::bail_usage!("run {id} is already in {}; nothing imported", s.location());
+        }
+        s.begin(&row)?;
+        for stored in &results {
+            s.put_result(&id, stored)?;
+        }
+        s.finish(&id, r.status(), r.finished_at.as_deref(), None)?;
+        Ok((id, results.len()))
     }
-    s.begin(&row)?;
-    for stored in &results {
-        s.put_result(&id, stored)?;
-    }
-    s.finish(&id, r.status(), r.finished_at.as_deref(), None)?;
-    Ok((id, results.len()))
 }

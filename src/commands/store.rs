@@ -3,7 +3,7 @@
 use crate::export::Format;
 use crate::files;
 use crate::output::{run, Layout};
-use crate::record::{RecordKind, RunStatus};
+use crate::record::RunStatus;
 use crate::store::{self, records, Store};
 use anyhow::Context;
 use std::path::Path;
@@ -48,10 +48,12 @@ pub fn show(spec: &str, selector: &str, layout: Layout) -> anyhow::Result<ExitCo
         "{}",
         crate::output::record(&record, layout, &run::elsewhere(Some(&id), None))
     );
-    if record.kind() == RecordKind::Run
-        && RunStatus::parse(&sum.status) == Some(RunStatus::Interrupted)
-    {
-        println!("`kembench run --resume {id}` completes this run.");
+    let facts = record.kind().facts();
+    if facts.resumable && RunStatus::parse(&sum.status) == Some(RunStatus::Interrupted) {
+        println!(
+            "`kembench {} --resume {id}` completes this run.",
+            facts.command
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -40,6 +40,10 @@ pub struct Facts {
     pub noun: &'static str,
     /// Runs of this kind, plural, for messages about the store (`latency runs`).
     pub plural: &'static str,
+    /// The subcommand that makes records of this kind (`run`).
+    pub command: &'static str,
+    /// Whether `kembench COMMAND --resume RUN` completes an interrupted run of this kind.
+    pub resumable: bool,
 }
 
 impl RecordKind {

@@ -270,6 +270,8 @@ impl Kind for Profile {
         schema_version: SCHEMA_VERSION,
         noun: "a profile (`kembench profile --json`)",
         plural: "profiles",
+        command: "profile",
+        resumable: false,
     };
     type State = ProfileState;
     type Config = ProfileConfig;

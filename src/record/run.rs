@@ -384,6 +384,8 @@ impl Kind for Run {
         schema_version: SCHEMA_VERSION,
         noun: "a run (`kembench run --json`)",
         plural: "latency runs",
+        command: "run",
+        resumable: true,
     };
     type State = RunState;
     type Config = RunConfig;

@@ -168,6 +168,8 @@ impl Kind for Throughput {
         schema_version: SCHEMA_VERSION,
         noun: "a throughput run (`kembench throughput --json`)",
         plural: "throughput runs",
+        command: "throughput",
+        resumable: true,
     };
     type State = ThroughputState;
     type Config = ThroughputConfig;

@@ -398,6 +398,8 @@ impl Kind for Tls {
         schema_version: SCHEMA_VERSION,
         noun: "a tls run (`kembench tls --json`)",
         plural: "tls runs",
+        command: "tls",
+        resumable: false,
     };
     type State = TlsState;
     type Config = TlsConfig;

@@ -70,17 +70,9 @@ pub enum Command {
         /// gate then checks interoperability with every implementation of it.
         #[arg(long)]
         implements: Option<String>,
-        /// Compilers, by name on PATH or path.
-        #[arg(long, value_delimiter = ',', default_value = "gcc")]
-        cc: Vec<String>,
-        /// Flag sets, separated by ';'.
-        #[arg(
-            long,
-            value_delimiter = ';',
-            allow_hyphen_values = true,
-            default_value = "-O3"
-        )]
-        flags: Vec<String>,
+        /// Compilers, flag sets (default: gcc, -O3), the gate's limit, JSON.
+        #[command(flatten)]
+        compile: CompileArgs,
         /// Its claimed NIST level (a scheme of its own).
         #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
         level: Option<u8>,
@@ -88,12 +80,6 @@ pub enum Command {
         /// pseudo-random secret for a tampered ciphertext (a scheme of its own).
         #[arg(long)]
         implicit_rejection: bool,
-        /// Seconds the correctness gate may take before a hanging package is killed.
-        #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
-        gate_timeout: u64,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
     },
     /// Compile the C sources kembench carries (PQClean clean, AVX2, opt) with every compiler and
     /// flag set into separate shared objects, check each with the correctness gate, and register
@@ -106,29 +92,16 @@ pub enum Command {
         /// Sources, by id or glob: `pqclean/clean`, `pqclean/avx2`, `pqclean/opt`.
         #[arg(long = "impl", value_delimiter = ',')]
         sources: Vec<String>,
-        /// Compilers, by name on PATH or path.
-        #[arg(long, value_delimiter = ',', default_value = "gcc,clang")]
-        cc: Vec<String>,
-        /// Flag sets, separated by ';' (each may hold several flags).
-        #[arg(
-            long,
-            value_delimiter = ';',
-            allow_hyphen_values = true,
-            default_value = "-O2;-O3;-O3 -march=native"
-        )]
-        flags: Vec<String>,
+        /// Compilers, flag sets (default: gcc and clang, -O2;-O3;-O3 -march=native), the
+        /// gate's limit, JSON.
+        #[command(flatten)]
+        compile: CompileArgs,
         /// Compilers run at once (default: the logical CPUs).
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
         jobs: Option<u16>,
         /// Run the gate again on builds this kembench already verified.
         #[arg(long)]
         reverify: bool,
-        /// Seconds the correctness gate of one algorithm's builds may take before it is killed.
-        #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
-        gate_timeout: u64,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
     },
     /// Measure latency, TSC ticks, hardware counters, heap and stack of keygen, encaps, decaps
     /// and the full exchange (default suite unless filters or --all are given).
@@ -647,6 +620,40 @@ fn export_format() -> impl clap::builder::TypedValueParser<Value = Format> {
     use clap::builder::TypedValueParser as _;
     clap::builder::PossibleValuesParser::new(Format::names())
         .map(|name: String| Format::by_name(&name).expect("a possible value names a format"))
+}
+
+/// How `builds` and `add` compile and gate what they build: one argument group for both, each
+/// command with its own defaults for compilers and flag sets ([`CompileArgs::or`]).
+#[derive(Debug, Clone, Args)]
+pub struct CompileArgs {
+    /// Compilers, by name on PATH or path (default: gcc,clang for `builds`, gcc for `add`).
+    #[arg(long, value_delimiter = ',')]
+    pub cc: Vec<String>,
+    /// Flag sets, separated by ';' (each may hold several flags; default: `-O2;-O3;-O3
+    /// -march=native` for `builds`, `-O3` for `add`).
+    #[arg(long, value_delimiter = ';', allow_hyphen_values = true)]
+    pub flags: Vec<String>,
+    /// Seconds one correctness gate may take before a hanging build or package is killed.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    pub gate_timeout: u64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl CompileArgs {
+    /// These arguments with `cc` and `flags` as the defaults of compilers and flag sets
+    /// where none were given.
+    pub fn or(mut self, cc: &[&str], flags: &[&str]) -> CompileArgs {
+        let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+        if self.cc.is_empty() {
+            self.cc = owned(cc);
+        }
+        if self.flags.is_empty() {
+            self.flags = owned(flags);
+        }
+        self
+    }
 }
 
 /// Selection of (algorithm, implementation) pairs, shared by every command.

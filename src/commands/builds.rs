@@ -18,14 +18,21 @@ pub struct Args {
     pub algorithms: Vec<String>,
     /// Source ids or globs.
     pub sources: Vec<String>,
-    /// Compilers.
-    pub cc: Vec<String>,
-    /// Flag sets.
-    pub flags: Vec<String>,
+    /// Compilers, flag sets, the gate's limit, JSON.
+    pub compile: Compile,
     /// Compilers at once.
     pub jobs: Option<usize>,
     /// Gate again.
     pub reverify: bool,
+}
+
+/// What `builds` and `add` share: how they compile and gate, and how they answer.
+#[derive(Debug, Clone)]
+pub struct Compile {
+    /// Compilers.
+    pub cc: Vec<String>,
+    /// Flag sets.
+    pub flags: Vec<String>,
     /// Longest one gate child may run.
     pub gate_timeout: std::time::Duration,
     /// JSON output.
@@ -98,14 +105,14 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         }
     }
     if a.algorithms.is_empty() && a.sources.is_empty() {
-        let n = all.len() * a.cc.len() * a.flags.len();
+        let n = all.len() * a.compile.cc.len() * a.compile.flags.len();
         crate::bail_usage!(
             "say what to build, e.g. `--alg ML-KEM-768` or `--impl pqclean/clean`; `--alg '*'` \
              builds every source kembench carries ({} sources × {} compilers × {} flag sets = \
              {n} builds, liboqs's taking about 20 s each)",
             all.len(),
-            a.cc.len(),
-            a.flags.len()
+            a.compile.cc.len(),
+            a.compile.flags.len()
         );
     }
     let algs = Patterns::new("algorithm", &a.algorithms, &alg_names)?;
@@ -120,14 +127,14 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         );
     }
     let mut flags: Vec<FlagSet> = Vec::new();
-    for f in &a.flags {
+    for f in &a.compile.flags {
         let f = FlagSet::parse(f);
         if !flags.contains(&f) {
             flags.push(f);
         }
     }
     let mut cc: Vec<String> = Vec::new();
-    for c in &a.cc {
+    for c in &a.compile.cc {
         let c = c.trim().to_string();
         if c.is_empty() {
             crate::bail_usage!("--cc has an empty compiler name");
@@ -144,9 +151,9 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
             .jobs
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         reverify: a.reverify,
-        gate_timeout: a.gate_timeout,
+        gate_timeout: a.compile.gate_timeout,
     };
-    let tty = std::io::stderr().is_terminal() && !a.json;
+    let tty = std::io::stderr().is_terminal() && !a.compile.json;
     let progress = |what: &str| {
         if tty {
             eprint!("\r\x1b[2Kbuilds: {what}");
@@ -161,7 +168,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
         .iter()
         .filter(|m| algs.matches(m.label.split('@').next().unwrap_or_default()))
         .collect();
-    finish(&summary, a.json, &unavailable, None)
+    finish(&summary, a.compile.json, &unavailable, None)
 }
 
 /// The validated command line of `add`.
@@ -175,18 +182,12 @@ pub struct AddArgs {
     pub name: Option<String>,
     /// The catalog algorithm it implements.
     pub implements: Option<String>,
-    /// Compilers.
-    pub cc: Vec<String>,
-    /// Flag sets.
-    pub flags: Vec<String>,
+    /// Compilers, flag sets, the gate's limit, JSON.
+    pub compile: Compile,
     /// Claimed level.
     pub level: Option<u8>,
     /// Claims implicit rejection.
     pub implicit_rejection: bool,
-    /// Longest the gate may run.
-    pub gate_timeout: std::time::Duration,
-    /// JSON output.
-    pub json: bool,
 }
 
 /// An id part from a name: no spaces, `@`, `,` or `/`.
@@ -249,14 +250,14 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
         package,
     )
     .map_err(crate::exit::Usage)?;
-    let flags: Vec<FlagSet> = a.flags.iter().map(|f| FlagSet::parse(f)).collect();
+    let flags: Vec<FlagSet> = a.compile.flags.iter().map(|f| FlagSet::parse(f)).collect();
     let req = builds::Request {
         sources: vec![source],
-        compilers: a.cc.clone(),
+        compilers: a.compile.cc.clone(),
         flags,
         jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
         reverify: true,
-        gate_timeout: a.gate_timeout,
+        gate_timeout: a.compile.gate_timeout,
     };
     let summary = builds::run(&req, &|_| {})
         .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;
@@ -266,7 +267,7 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
                  levels above): known answers only where kembench has its own for the algorithm."
             .to_string(),
     };
-    finish(&summary, a.json, &[], Some(&kats))
+    finish(&summary, a.compile.json, &[], Some(&kats))
 }
 
 /// The catalog algorithm `--implements` names (suggesting the nearest for a typo).
@@ -327,9 +328,16 @@ fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let id = format!("local/{}@prebuilt", id_part(&name));
-    let summary = builds::prebuilt(&path, &id, &algorithm, custom, symbols, a.gate_timeout)
-        .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;
-    finish(&summary, a.json, &[], None)
+    let summary = builds::prebuilt(
+        &path,
+        &id,
+        &algorithm,
+        custom,
+        symbols,
+        a.compile.gate_timeout,
+    )
+    .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;
+    finish(&summary, a.compile.json, &[], None)
 }
 
 /// Runs `list --builds`: every registered build (and failed one) the filter's algorithms select.

@@ -36,42 +36,30 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             sizes,
             name,
             implements,
-            cc,
-            flags,
+            compile,
             level,
             implicit_rejection,
-            gate_timeout,
-            json,
         } => builds::add(&builds::AddArgs {
             path,
             sizes,
             name,
             implements,
-            cc,
-            flags,
+            compile: compiling(compile.or(&["gcc"], &["-O3"])),
             level,
             implicit_rejection,
-            gate_timeout: std::time::Duration::from_secs(gate_timeout),
-            json,
         }),
         Command::Builds {
             algorithms,
             sources,
-            cc,
-            flags,
+            compile,
             jobs,
             reverify,
-            gate_timeout,
-            json,
         } => builds::run(&builds::Args {
             algorithms,
             sources,
-            cc,
-            flags,
+            compile: compiling(compile.or(&["gcc", "clang"], &["-O2", "-O3", "-O3 -march=native"])),
             jobs: jobs.map(usize::from),
             reverify,
-            gate_timeout: std::time::Duration::from_secs(gate_timeout),
-            json,
         }),
         Command::Run { filter, args } => run::run(&args.to_options(&filter)?, &spec),
         Command::RunWorker => crate::run::worker::serve().map(|()| ExitCode::SUCCESS),
@@ -169,5 +157,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             verify::run(&filter.to_filter(), filter.include_mock, &opts, json)
         }
+    }
+}
+
+/// The compile arguments of `builds` and `add` as those commands take them.
+fn compiling(c: crate::cli::CompileArgs) -> builds::Compile {
+    builds::Compile {
+        cc: c.cc,
+        flags: c.flags,
+        gate_timeout: std::time::Duration::from_secs(c.gate_timeout),
+        json: c.json,
     }
 }

@@ -92,11 +92,7 @@ pub fn record(stored: &StoredRun) -> anyhow::Result<AnyRecord> {
     let name = format!("run {id} in the store");
     let mut r = crate::record::parse(&name, stored.header_json.as_bytes())?;
     match &mut r {
-        AnyRecord::Run(run) => {
-            fill(run, id, &stored.results)?;
-            // Stored in the order they finished; listed, like `--json` files, as planned.
-            run.sort_as_planned();
-        }
+        AnyRecord::Run(run) => fill(run, id, &stored.results)?,
         AnyRecord::Throughput(t) => fill(t, id, &stored.results)?,
         AnyRecord::Profile(p) => fill(p, id, &stored.results)?,
         AnyRecord::Tls(t) => fill(t, id, &stored.results)?,
@@ -104,7 +100,7 @@ pub fn record(stored: &StoredRun) -> anyhow::Result<AnyRecord> {
     Ok(r)
 }
 
-/// Sets the run id and parses the stored results into `r`.
+/// Sets the run id and parses the stored results into `r`, in the planned order.
 fn fill<K: Kind>(r: &mut Record<K>, id: &str, results: &[(String, String)]) -> anyhow::Result<()> {
     r.run_id = Some(id.to_string());
     r.results = results
@@ -112,6 +108,8 @@ fn fill<K: Kind>(r: &mut Record<K>, id: &str, results: &[(String, String)]) -> a
         .map(|(_, json)| serde_json::from_str(json))
         .collect::<Result<_, _>>()
         .with_context(|| format!("run {id}: a result in the store is malformed"))?;
+    // Stored in the order they finished; listed, like the result files, as planned.
+    r.sort_as_planned();
     Ok(())
 }
 

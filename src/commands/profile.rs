@@ -1,15 +1,14 @@
 //! `kembench profile`: profile under callgrind, record, write the result files and flame
 //! graphs, print the tables.
 
+use crate::ending::Ending;
 use crate::env::Environment;
-use crate::export::file::ResultFile;
-use crate::export::Format;
 use crate::options::ProfileOptions;
 use crate::profile::{self, valgrind, Plan};
 use crate::providers::Registry;
 use crate::record::profile::{ProfileConfig, ProfileMeasured, ProfileRecord, ProfileResult};
 use crate::record::Benchmark;
-use crate::store::records::{self, Storable};
+use crate::store::records;
 use crate::store::{self, Recorder};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -52,7 +51,7 @@ pub fn run(o: &ProfileOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
     };
     let run_id = store::new_run_id();
     let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
-    let mut record = ProfileRecord::new(
+    let record = ProfileRecord::new(
         Some(run_id.clone()),
         store::recorded_command_line(),
         config.clone(),
@@ -61,11 +60,12 @@ pub fn run(o: &ProfileOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
     );
     recorder.begin(records::run_row(&record));
     recorder.announce(&run_id);
-    let mut files = Vec::with_capacity(o.outputs.len());
-    for (format, path) in &o.outputs {
-        files.push(ResultFile::create(*format, path, &record)?);
-    }
-    crate::interrupt::install("killing the profiles in progress");
+    let mut end = Ending::start(
+        record,
+        recorder,
+        &o.outputs,
+        "killing the profiles in progress",
+    )?;
     let plan = Plan {
         impls,
         config,
@@ -83,8 +83,6 @@ pub fn run(o: &ProfileOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
         o.seeds, plan.jobs
     );
     let mut done = 0;
-    let mut failed = false;
-    let mut io_error = None;
     profile::profile_all(
         &plan,
         &crate::interrupt::requested,
@@ -95,52 +93,18 @@ pub fn run(o: &ProfileOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
                 r.label(),
                 r.status().as_str()
             );
-            failed |= r.status() != crate::record::ResultStatus::Ok;
-            recorder.put(r.stored());
-            record.put(r);
-            let newest = record.results.last().expect("just put");
-            for file in &mut files {
-                if let Err(e) = file.append(&record, newest) {
-                    io_error.get_or_insert(e);
-                }
-            }
+            end.put(r);
         },
     );
-    if let Some(e) = io_error {
-        return Err(e);
-    }
-    sort_as_planned(&mut record);
-    let interrupted = crate::interrupt::requested();
-    let lost = recorder.close(&mut record, interrupted, |r| Format::JSON.serialize(r))?;
-    for file in files {
-        file.finish(&record)?;
-    }
-    if let Some(dir) = &o.flamegraphs {
-        let n = profile::flames::write_all(dir, &record, &store::protected(store_spec))?;
-        eprintln!("profile: {n} flame graph(s) in {}", dir.display());
-    }
-    print!("{}", crate::output::profile::tables(&record, o.layout));
-    if o.sha3_probe {
-        print!("{}", crate::output::profile::sha3_check(&record));
-    }
-    Ok(if lost {
-        ExitCode::from(crate::exit::IO)
-    } else if interrupted {
-        ExitCode::from(crate::exit::INTERRUPTED)
-    } else if failed {
-        ExitCode::from(crate::exit::FAILED)
-    } else {
-        ExitCode::SUCCESS
+    end.finish(crate::interrupt::requested(), |record, _| {
+        if let Some(dir) = &o.flamegraphs {
+            let n = profile::flames::write_all(dir, record, &store::protected(store_spec))?;
+            eprintln!("profile: {n} flame graph(s) in {}", dir.display());
+        }
+        print!("{}", crate::output::profile::tables(record, o.layout));
+        if o.sha3_probe {
+            print!("{}", crate::output::profile::sha3_check(record));
+        }
+        Ok(())
     })
-}
-
-/// Results in the order planned (they arrive in the order they finish).
-fn sort_as_planned(record: &mut ProfileRecord) {
-    let planned = record.config.planned.clone();
-    record.results.sort_by_key(|r| {
-        planned
-            .iter()
-            .position(|p| *p == r.label())
-            .unwrap_or(usize::MAX)
-    });
 }

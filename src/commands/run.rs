@@ -1,8 +1,8 @@
 //! `kembench run`: measure in worker processes, store and write each benchmark as it
 //! finishes, print the table; `run --resume` completes an interrupted run.
 
+use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
-use crate::export::file::ResultFile;
 use crate::export::Format;
 use crate::measure::counters::Pmu;
 use crate::measure::heap;
@@ -10,12 +10,12 @@ use crate::measure::timer::Timers;
 use crate::options::RunOptions;
 use crate::output;
 use crate::providers::Registry;
-use crate::record::run::{RunConfig, RunMeasured, SecretKeys};
+use crate::record::run::{Run, RunConfig, RunMeasured, SecretKeys};
 use crate::record::{
     now_rfc3339, AnyRecord, Benchmark, RecordKind, ResultStatus, RunRecord, RunStatus,
 };
 use crate::run::{self, suite, Event};
-use crate::store::records::{self, Storable};
+use crate::store::records;
 use crate::store::{self, Recorder, Store};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -47,7 +47,7 @@ pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
     };
     let timers = Timers::calibrate();
     let counters_unavailable = Pmu::open().err();
-    let mut record = RunRecord::new(
+    let record = RunRecord::new(
         Some(run_id.clone()),
         store::recorded_command_line(),
         RunConfig {
@@ -83,22 +83,18 @@ pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
         step_timeout: Duration::from_secs_f64(o.step_timeout_s),
         exe: std::env::current_exe().context("locating the kembench binary for its workers")?,
     };
-    execute(&mut record, &plan, &mut recorder, o)
+    execute(record, &plan, recorder, o)
 }
 
 /// `run --instructions`: counts one call of each measured operation under callgrind (after
 /// the timed rounds, so valgrind never competes with them for the CPU) and stores the
 /// results again with the counts.
-fn add_instructions(
-    record: &mut RunRecord,
-    plan: &run::Plan,
-    recorder: &mut Recorder,
-) -> anyhow::Result<()> {
+fn add_instructions(end: &mut Ending<Run>, plan: &run::Plan) -> anyhow::Result<()> {
     let impls: Vec<_> = plan
         .impls
         .iter()
         .filter(|k| {
-            record
+            end.record()
                 .results
                 .iter()
                 .any(|r| r.label() == k.meta().label() && !r.operations.is_empty())
@@ -120,22 +116,20 @@ fn add_instructions(
         &crate::interrupt::requested,
     )?;
     for p in counted {
-        let Some(r) = record.results.iter_mut().find(|r| r.label() == p.label()) else {
-            continue;
-        };
-        if p.status() != ResultStatus::Ok {
-            let why = p
-                .failure
-                .as_ref()
-                .map(|f| f.detail.clone())
-                .or(p.error.clone())
-                .unwrap_or_else(|| p.status().as_str().to_string());
-            eprintln!("warning: {}: instructions not counted: {why}", p.label());
-        }
-        for o in &mut r.operations {
-            o.callgrind_instructions = p.op(o.operation).map(|x| x.instructions.median);
-        }
-        recorder.put(r.stored());
+        end.amend(&p.label(), |r| {
+            if p.status() != ResultStatus::Ok {
+                let why = p
+                    .failure
+                    .as_ref()
+                    .map(|f| f.detail.clone())
+                    .or(p.error.clone())
+                    .unwrap_or_else(|| p.status().as_str().to_string());
+                eprintln!("warning: {}: instructions not counted: {why}", p.label());
+            }
+            for o in &mut r.operations {
+                o.callgrind_instructions = p.op(o.operation).map(|x| x.instructions.median);
+            }
+        });
     }
     Ok(())
 }
@@ -183,7 +177,7 @@ fn resume(selector: &str, o: &RunOptions, store_spec: &str) -> anyhow::Result<Ex
         crate::bail_usage!("run {id} was measured on another machine or build ({diff}); resuming it here would mix the two. Start a new run instead");
     }
     let registry = Registry::new(record.config.include_mock);
-    let (impls, missing) = record.unfinished_in(&record.config.planned, &registry);
+    let (impls, missing) = record.unfinished(&registry);
     let finished = record.results.iter().filter(|r| r.is_final()).count();
     if !missing.is_empty() {
         // Measuring the others and calling the run complete would lose these for good.
@@ -213,20 +207,21 @@ fn resume(selector: &str, o: &RunOptions, store_spec: &str) -> anyhow::Result<Ex
         step_timeout: Duration::from_secs_f64(c.step_timeout_s.unwrap_or(o.step_timeout_s)),
         exe: std::env::current_exe().context("locating the kembench binary for its workers")?,
     };
-    let mut recorder = Recorder::with(st, &id);
-    execute(&mut record, &plan, &mut recorder, o)
+    execute(*record, &plan, Recorder::with(st, &id), o)
 }
 
 /// Measures `plan` into `record`, storing each benchmark and appending it to the result
 /// files as it finishes, then prints the table.
 fn execute(
-    record: &mut RunRecord,
+    record: RunRecord,
     plan: &run::Plan,
-    recorder: &mut Recorder,
+    recorder: Recorder,
     o: &RunOptions,
 ) -> anyhow::Result<ExitCode> {
     let outputs = &o.outputs;
-    crate::interrupt::install("the step in progress");
+    let mut end = Ending::start(record, recorder, outputs, "the step in progress")?
+        .naming_files()
+        .on_interrupt(OnInterrupt::CountAndResume("run"));
     let rounds = plan.cfg.rounds.max(1) as u64;
     let total = plan.impls.len() as u64 * (2 + rounds * plan.ops.len() as u64);
     let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
@@ -234,20 +229,6 @@ fn execute(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
             .context("progress bar template")?,
     );
-    // On resume, the files start with the results that are final; the others are measured
-    // again and appended when they finish.
-    let mut so_far = record.without_results();
-    so_far.results = record
-        .results
-        .iter()
-        .filter(|r| r.is_final())
-        .cloned()
-        .collect();
-    let mut files = Vec::with_capacity(outputs.len());
-    for (format, path) in outputs {
-        files.push(ResultFile::create(*format, path, &so_far)?);
-    }
-    let mut write_error = None;
     let interrupted = run::measure_all(plan, &crate::interrupt::INTERRUPTS, &mut |ev| match ev {
         Event::Step(label, what) => {
             bar.inc(1);
@@ -257,70 +238,24 @@ fn execute(
             if let Some(f) = &r.failure {
                 bar.suspend(|| eprintln!("{}: {}", r.label(), f.detail));
             }
-            recorder.put(r.stored());
-            so_far.results.push((*r).clone());
-            for file in &mut files {
-                if let Err(e) = file.append(&so_far, &r) {
-                    write_error.get_or_insert(e);
-                }
-            }
-            record.put(*r);
+            end.put(*r);
         }
     });
     bar.finish_and_clear();
-    // Benchmarks finish in any order (failures first); list them as planned.
-    record.sort_as_planned();
     if o.instructions && !interrupted {
-        add_instructions(record, plan, recorder)?;
+        add_instructions(&mut end, plan)?;
     }
-    // Lost: the store failed and no fallback file could be written; the exit code says so
-    // after the table, which shows the results.
-    let lost = recorder.close(record, interrupted, |r| Format::JSON.serialize(r))?;
-    for file in files {
-        println!("wrote {}", file.finish(&*record)?.display());
-    }
-    if let Some(e) = write_error {
-        eprintln!("warning: a result file could not be written part-way: {e:#}");
-    }
-    let id = record.run_id.as_deref().unwrap_or("?");
-    let stored = recorder.location().is_some() && recorder.ok();
-    let json = outputs
-        .iter()
-        .find(|(f, _)| *f == Format::JSON)
-        .map(|(_, p)| p.as_path());
-    print!("{}", output::run::table(&record.results, o.layout));
-    print!("{}", output::matrix::render(record, o.layout));
-    print!(
-        "{}",
-        output::run::notes(
-            record,
-            o.layout,
-            &output::run::elsewhere(stored.then_some(id), json)
-        )
-    );
-    if lost {
-        return Ok(ExitCode::from(crate::exit::IO));
-    }
-    if interrupted {
-        println!(
-            "Interrupted: {} of {} benchmarks finished.{}",
-            record.results.iter().filter(|r| r.is_final()).count(),
-            record.config.planned.len().max(record.results.len()),
-            if recorder.location().is_some() {
-                format!(" `kembench run --resume {id}` completes the run.")
-            } else {
-                String::new()
-            }
+    end.finish(interrupted, |record, stored_as| {
+        let json = outputs
+            .iter()
+            .find(|(f, _)| *f == Format::JSON)
+            .map(|(_, p)| p.as_path());
+        print!("{}", output::run::table(&record.results, o.layout));
+        print!("{}", output::matrix::render(record, o.layout));
+        print!(
+            "{}",
+            output::run::notes(record, o.layout, &output::run::elsewhere(stored_as, json))
         );
-        return Ok(ExitCode::from(crate::exit::INTERRUPTED));
-    }
-    let failed = record
-        .results
-        .iter()
-        .any(|r| r.status() != ResultStatus::Ok);
-    Ok(if failed {
-        ExitCode::from(crate::exit::FAILED)
-    } else {
-        ExitCode::SUCCESS
+        Ok(())
     })
 }

@@ -1,8 +1,7 @@
 //! `kembench throughput`: measure, record, write the result files, print the tables.
 
+use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
-use crate::export::file::ResultFile;
-use crate::export::Format;
 use crate::measure::timer::Timers;
 use crate::options::ThroughputOptions;
 use crate::providers::Registry;
@@ -10,7 +9,7 @@ use crate::record::throughput::ThroughputConfig;
 use crate::record::{
     now_rfc3339, AnyRecord, Benchmark, Nothing, RecordKind, RunStatus, ThroughputRecord,
 };
-use crate::store::records::{self, Storable};
+use crate::store::records;
 use crate::store::{self, Recorder, Store};
 use crate::throughput::measure;
 use std::process::ExitCode;
@@ -44,7 +43,7 @@ pub fn run(o: &ThroughputOptions, cpus: usize, store_spec: &str) -> anyhow::Resu
     );
     recorder.begin(records::run_row(&record));
     recorder.announce(&run_id);
-    execute(record, impls, o, cpus, &mut recorder)
+    execute(record, impls, o, cpus, recorder)
 }
 
 /// `throughput --resume RUN`: measures, with the run's own configuration, the planned
@@ -81,8 +80,7 @@ fn resume(
     record.results.retain(|r| r.is_final());
     record.state.interrupted = false;
     record.state.resumed_at.push(now_rfc3339());
-    let mut recorder = Recorder::with(st, &id);
-    execute(*record, todo, o, cpus, &mut recorder)
+    execute(*record, todo, o, cpus, Recorder::with(st, &id))
 }
 
 /// Whether `record` planned mock implementations (its workers and registry must offer them).
@@ -94,20 +92,16 @@ fn planned_mock(record: &ThroughputRecord) -> bool {
 /// the tables. Ctrl-C or SIGTERM stops after the thread count in progress: what was measured
 /// is kept and the run is `interrupted`, resumable.
 fn execute(
-    mut record: ThroughputRecord,
+    record: ThroughputRecord,
     impls: Vec<std::sync::Arc<dyn crate::kem::Kem>>,
     o: &ThroughputOptions,
     cpus: usize,
-    recorder: &mut Recorder,
+    recorder: Recorder,
 ) -> anyhow::Result<ExitCode> {
-    crate::interrupt::install("the thread count in progress");
     let timers = Timers::calibrate();
-    let mut files = Vec::with_capacity(o.outputs.len());
-    for (format, path) in &o.outputs {
-        files.push(ResultFile::create(*format, path, &record)?);
-    }
     let include_mock = o.include_mock || planned_mock(&record);
-    let mut failed = false;
+    let mut end = Ending::start(record, recorder, &o.outputs, "the thread count in progress")?
+        .on_interrupt(OnInterrupt::Resume("throughput"));
     for (i, k) in impls.iter().enumerate() {
         if crate::interrupt::requested() {
             break;
@@ -120,39 +114,16 @@ fn execute(
         );
         let r = measure::measure_one(
             k,
-            &record.config,
+            &end.record().config,
             include_mock,
             &timers,
             cpus,
             &crate::interrupt::requested,
         );
-        failed |= r.error.is_some();
-        recorder.put(r.stored());
-        record.put(r);
-        let newest = record.results.last().expect("just put");
-        for file in &mut files {
-            file.append(&record, newest)?;
-        }
+        end.put(r);
     }
-    let interrupted = crate::interrupt::requested();
-    // Lost: the store failed and no fallback file could be written; the exit code says so
-    // after the tables, which show the results.
-    let lost = recorder.close(&mut record, interrupted, |r| Format::JSON.serialize(r))?;
-    for file in files {
-        file.finish(&record)?;
-    }
-    print!("{}", crate::output::throughput::tables(&record, o.layout));
-    let id = record.run_id.as_deref().unwrap_or("?");
-    Ok(if lost {
-        ExitCode::from(crate::exit::IO)
-    } else if interrupted {
-        if recorder.location().is_some() {
-            println!("Interrupted: `kembench throughput --resume {id}` completes the run.");
-        }
-        ExitCode::from(crate::exit::INTERRUPTED)
-    } else if failed {
-        ExitCode::from(crate::exit::FAILED)
-    } else {
-        ExitCode::SUCCESS
+    end.finish(crate::interrupt::requested(), |record, _| {
+        print!("{}", crate::output::throughput::tables(record, o.layout));
+        Ok(())
     })
 }

@@ -1,15 +1,14 @@
 //! `kembench tls`: make the certificates, measure each (group, stack, certificate), record,
 //! write the result files, print the tables.
 
+use crate::ending::Ending;
 use crate::env::Environment;
-use crate::export::file::ResultFile;
-use crate::export::Format;
 use crate::measure::timer::Timers;
 use crate::options::TlsOptions;
 use crate::providers::Registry;
 use crate::record::tls::TlsConfig;
-use crate::record::{Benchmark, Nothing, TlsRecord};
-use crate::store::records::{self, Storable};
+use crate::record::{Nothing, TlsRecord};
+use crate::store::records;
 use crate::store::{self, Recorder};
 use crate::tls::certs::Chain;
 use crate::tls::measure::{self, Plan};
@@ -43,7 +42,7 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
         .collect();
     let run_id = store::new_run_id();
     let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
-    let mut record = TlsRecord::new(
+    let record = TlsRecord::new(
         Some(run_id.clone()),
         store::recorded_command_line(),
         TlsConfig {
@@ -67,20 +66,18 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
     recorder.begin(records::run_row(&record));
     recorder.announce(&run_id);
 
-    crate::interrupt::install("the benchmark in progress");
     let timers = Timers::calibrate();
-    let mut files = Vec::with_capacity(o.outputs.len());
-    for (format, path) in &o.outputs {
-        files.push(ResultFile::create(*format, path, &record)?);
-    }
-    let mut failed = false;
+    // A group a stack does not offer is reported, not a failure of the run.
+    let mut end = Ending::start(record, recorder, &o.outputs, "the benchmark in progress")?
+        .failed_when(|r| r.error.is_some());
+    let config = end.record().config.clone();
     // Every benchmark is checked first; then their handshakes are timed in rounds that take
     // turns, so the machine's changing speed affects every group and stack alike.
     let mut benches: Vec<_> = plans
         .iter()
         .map(|p| {
             let kem = registry.get(&p.stack.kem_label(p.group));
-            measure::start(p, &record.config, kem)
+            measure::start(p, &config, kem)
         })
         .collect();
     for round in 1..=measure::ROUNDS {
@@ -96,7 +93,7 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
             if crate::interrupt::requested() {
                 break;
             }
-            measure::round(b, &record.config, &timers);
+            measure::round(b, &config, &timers);
         }
     }
     // In-memory figures first: each result is stored as it is made (the store keeps it even if
@@ -104,29 +101,24 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
     let mut pending = Vec::new();
     for (i, (plan, b)) in plans.iter().zip(benches).enumerate() {
         eprintln!("tls: {} ({} of {}) ...", plan.label(), i + 1, plans.len());
-        let r = measure::finish(b, &record.config, cpus, &crate::interrupt::requested);
-        recorder.put(r.stored());
-        let networked = !record.config.network.is_empty()
+        let r = measure::finish(b, &config, cpus, &crate::interrupt::requested);
+        let networked = !config.network.is_empty()
             && r.error.is_none()
             && r.unavailable.is_none()
             && !r.interrupted;
         if networked {
+            end.store(&r);
             pending.push((plan, r));
-            continue;
-        }
-        failed |= r.error.is_some();
-        record.put(r);
-        let newest = record.results.last().expect("just put");
-        for file in &mut files {
-            file.append(&record, newest)?;
+        } else {
+            end.put(r);
         }
     }
     // Network conditions: several benchmarks at once, each in testbeds of its own, so one
     // condition's slowest handshakes (the retransmission tails) overlap another's.
     let (tx, rx) = std::sync::mpsc::channel();
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let config = &record.config.clone();
-    std::thread::scope(|s| -> anyhow::Result<()> {
+    let config = &config;
+    std::thread::scope(|s| {
         let pending = &pending;
         for _ in 0..config.network_parallel.min(pending.len()) {
             let tx = tx.clone();
@@ -146,34 +138,11 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
         }
         drop(tx);
         for r in rx {
-            failed |= r.error.is_some();
-            recorder.put(r.stored());
-            record.put(r);
-            let newest = record.results.last().expect("just put");
-            for file in &mut files {
-                file.append(&record, newest)?;
-            }
+            end.put(r);
         }
+    });
+    end.finish(crate::interrupt::requested(), |record, _| {
+        print!("{}", crate::output::tls::tables(record, o.layout));
         Ok(())
-    })?;
-    // The network part finishes benchmarks out of order; list them as planned.
-    let planned = &record.config.planned;
-    record
-        .results
-        .sort_by_key(|r| planned.iter().position(|l| *l == r.label()));
-    let interrupted = crate::interrupt::requested();
-    let lost = recorder.close(&mut record, interrupted, |r| Format::JSON.serialize(r))?;
-    for file in files {
-        file.finish(&record)?;
-    }
-    print!("{}", crate::output::tls::tables(&record, o.layout));
-    Ok(if lost {
-        ExitCode::from(crate::exit::IO)
-    } else if interrupted {
-        ExitCode::from(crate::exit::INTERRUPTED)
-    } else if failed {
-        ExitCode::from(crate::exit::FAILED)
-    } else {
-        ExitCode::SUCCESS
     })
 }

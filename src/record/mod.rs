@@ -186,6 +186,10 @@ pub trait Kind: Debug + Clone + Copy + 'static {
     /// The selection as the store's `selection` column shows it.
     fn selection(config: &Self::Config) -> String;
 
+    /// Every benchmark label the run set out to measure, in the order it planned them: the
+    /// order results are listed in, and what `--resume` completes.
+    fn planned(config: &Self::Config) -> &[String];
+
     /// Whether the run was stopped before every benchmark completed.
     fn interrupted(_state: &Self::State) -> bool {
         false
@@ -361,9 +365,8 @@ impl<K: Kind> Record<K> {
 
     /// The planned implementations with no final result: those `registry` has, and the
     /// labels of those it lacks.
-    pub fn unfinished_in(
+    pub fn unfinished(
         &self,
-        planned: &[String],
         registry: &crate::providers::Registry,
     ) -> (Vec<std::sync::Arc<dyn crate::kem::Kem>>, Vec<String>) {
         let finished: std::collections::HashSet<String> = self
@@ -374,13 +377,32 @@ impl<K: Kind> Record<K> {
             .collect();
         let mut todo = Vec::new();
         let mut missing = Vec::new();
-        for label in planned.iter().filter(|l| !finished.contains(*l)) {
+        for label in K::planned(&self.config)
+            .iter()
+            .filter(|l| !finished.contains(*l))
+        {
             match registry.get(label) {
                 Some(k) => todo.push(k),
                 None => missing.push(label.clone()),
             }
         }
         (todo, missing)
+    }
+
+    /// Puts the results in the planned order (benchmarks finish, and are stored, in any
+    /// order); unplanned ones go last, in the order they had.
+    pub fn sort_as_planned(&mut self) {
+        let mut position = std::collections::HashMap::new();
+        for (i, label) in K::planned(&self.config).iter().enumerate() {
+            position.entry(label.as_str()).or_insert(i);
+        }
+        // A stable sort: results of equal rank keep their order.
+        self.results.sort_by_cached_key(|r| {
+            position
+                .get(r.label().as_str())
+                .copied()
+                .unwrap_or(usize::MAX)
+        });
     }
 
     /// Puts `r` in place of the result with the same label, or adds it.

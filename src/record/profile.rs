@@ -286,6 +286,10 @@ impl Kind for Profile {
         }
     }
 
+    fn planned(config: &ProfileConfig) -> &[String] {
+        &config.planned
+    }
+
     fn interrupted(state: &ProfileState) -> bool {
         state.interrupted
     }

@@ -405,6 +405,10 @@ impl Kind for Run {
         )
     }
 
+    fn planned(c: &RunConfig) -> &[String] {
+        &c.planned
+    }
+
     fn interrupted(state: &RunState) -> bool {
         state.interrupted
     }
@@ -467,17 +471,5 @@ impl Benchmark for BenchResult {
         self.failure
             .as_ref()
             .is_none_or(|f| f.kind != FailureKind::Interrupted)
-    }
-}
-
-impl RunRecord {
-    /// Puts the results in the planned order (benchmarks finish, and are stored, in any
-    /// order); unplanned ones go last.
-    pub fn sort_as_planned(&mut self) {
-        let planned = &self.config.planned;
-        self.results.sort_by_key(|r| {
-            let l = r.label();
-            planned.iter().position(|p| *p == l).unwrap_or(usize::MAX)
-        });
     }
 }

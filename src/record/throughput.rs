@@ -127,17 +127,6 @@ pub struct ThroughputConfig {
     pub planned: Vec<String>,
 }
 
-impl ThroughputRecord {
-    /// The planned implementations with no final result: those `registry` has, and the labels
-    /// of those it lacks.
-    pub fn unfinished(
-        &self,
-        registry: &crate::providers::Registry,
-    ) -> (Vec<std::sync::Arc<dyn crate::kem::Kem>>, Vec<String>) {
-        self.unfinished_in(&self.config.planned, registry)
-    }
-}
-
 impl ThroughputResult {
     /// The rates of one operation, if measured.
     pub fn op(&self, op: Op) -> Option<&OpThroughput> {
@@ -178,6 +167,10 @@ impl Kind for Throughput {
 
     fn selection(config: &ThroughputConfig) -> String {
         config.planned.join(",")
+    }
+
+    fn planned(config: &ThroughputConfig) -> &[String] {
+        &config.planned
     }
 
     fn interrupted(state: &ThroughputState) -> bool {

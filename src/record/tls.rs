@@ -410,6 +410,10 @@ impl Kind for Tls {
         config.planned.join(",")
     }
 
+    fn planned(config: &TlsConfig) -> &[String] {
+        &config.planned
+    }
+
     fn interrupted(state: &TlsState) -> bool {
         state.interrupted
     }

@@ -82,14 +82,10 @@ pub fn record(stored: &StoredRun) -> anyhow::Result<AnyRecord> {
         id,
         results: &stored.results,
     })?;
-    // Stored in the order they finished; listed, like `--json` files, as planned.
-    if let AnyRecord::Run(run) = &mut r {
-        run.sort_as_planned();
-    }
     Ok(r)
 }
 
-/// Sets the run id and parses the stored results into a record.
+/// Sets the run id and parses the stored results into a record, in the planned order.
 struct Fill<'a> {
     id: &'a str,
     results: &'a [(String, String)],
@@ -106,6 +102,8 @@ impl VisitMut for Fill<'_> {
             .map(|(_, json)| serde_json::from_str(json))
             .collect::<Result<_, _>>()
             .with_context(|| format!("run {id}: a result in the store is malformed"))?;
+        // Stored in the order they finished; listed, like the result files, as planned.
+        r.sort_as_planned();
         Ok(())
     }
 }

@@ -108,6 +108,30 @@ fn a_tls_run_goes_in_and_comes_back_the_same() {
 }
 
 #[test]
+fn a_profile_stored_out_of_order_reads_back_as_planned() {
+    let (_, spec) = temp_store("profile-order");
+    let mut s = Store::open(&spec).unwrap();
+    let mut r = fixture::profile();
+    let planned = r.config.planned.clone();
+    // Profiles finish in any order, and are stored as they finish.
+    r.results.reverse();
+    let (id, _) = records::insert(&mut s, Record::Profile(Box::new(r))).unwrap();
+    let statuses: Vec<String> = s
+        .load(&id)
+        .unwrap()
+        .results
+        .into_iter()
+        .map(|(status, _)| status)
+        .collect();
+    assert_eq!(statuses, ["check-failed", "ok"], "the second planned first");
+    let Record::Profile(back) = records::record(&s.load(&id).unwrap()).unwrap() else {
+        panic!("a profile comes back as a profile")
+    };
+    let labels: Vec<String> = back.results.iter().map(Benchmark::label).collect();
+    assert_eq!(labels, planned);
+}
+
+#[test]
 fn rewriting_a_result_replaces_it() {
     let (_, spec) = temp_store("replace");
     let mut s = Store::open(&spec).unwrap();

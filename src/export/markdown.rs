@@ -8,7 +8,6 @@ use crate::callgrind::Primitive;
 use crate::measure::counters::Counters;
 use crate::record::profile::{Profile, ProfileRecord, ProfileResult};
 use crate::record::run::{BenchResult, Run, RunRecord};
-use crate::record::throughput::{Capacity, Throughput, ThroughputRecord, ThroughputResult};
 use crate::record::{Kind, Record};
 use crate::table::{Described, Drawn, Tables, Target};
 use crate::units;
@@ -112,97 +111,6 @@ impl Layout<Run> for Markdown {
                 .as_ref()
                 .map_or(String::new(), |w| format!(" (unavailable here: {})", escape(w)))
         )?;
-        Ok(s.into_bytes())
-    }
-}
-
-impl Layout<Throughput> for Markdown {
-    fn head(&self, r: &ThroughputRecord) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        let e = &r.environment;
-        writeln!(s, "# kembench throughput, {}", escape(&r.started_at))?;
-        writeln!(s)?;
-        writeln!(
-            s,
-            "Host `{}`: {} ({} logical CPUs); {} per point, {}{}.",
-            escape(&e.hostname),
-            escape(&e.cpu.model),
-            e.cpu.logical_cpus,
-            units::ns(r.config.duration_s * 1e9),
-            if r.config.processes {
-                "independent processes"
-            } else {
-                "threads"
-            },
-            if r.config.pinned { ", pinned" } else { "" }
-        )?;
-        writeln!(s)?;
-        writeln!(s, "| algorithm | implementation | operation | threads | ops/s | per-thread min – max | speedup | efficiency | flags |")?;
-        writeln!(s, "|---|---|---|--:|--:|--:|--:|--:|---|")?;
-        Ok(s.into_bytes())
-    }
-
-    fn item(
-        &self,
-        _all: &ThroughputRecord,
-        _index: usize,
-        r: &ThroughputResult,
-    ) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        for o in &r.operations {
-            for p in &o.points {
-                let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
-                let flags: Vec<String> =
-                    o.flags.iter().chain(&p.flags).map(|f| escape(f)).collect();
-                writeln!(
-                    s,
-                    "| {} | {} | {} | {} | {} | {} – {} | {:.2}x | {:.0}% | {} |",
-                    escape(&r.algorithm),
-                    escape(&r.implementation),
-                    o.operation.as_str(),
-                    p.threads,
-                    units::count(p.total_ops_per_sec),
-                    units::count(min),
-                    units::count(max),
-                    p.speedup,
-                    p.efficiency * 100.0,
-                    flags.join("; ")
-                )?;
-            }
-        }
-        Ok(s.into_bytes())
-    }
-
-    /// The capacity table of the first `count` results.
-    fn tail(&self, r: &ThroughputRecord, count: usize) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        let caps: Vec<(&ThroughputResult, &Capacity)> = r.results[..count]
-            .iter()
-            .filter_map(|t| t.capacity.as_ref().map(|c| (t, c)))
-            .collect();
-        if !caps.is_empty() {
-            writeln!(s)?;
-            writeln!(
-                s,
-                "TLS 1.3 capacity (server: encaps; client: keygen + decaps), target {} connections/s:",
-                units::count(r.config.target_rate)
-            )?;
-            writeln!(s)?;
-            writeln!(s, "| algorithm | implementation | server handshakes/s/core | client handshakes/s/core | server cores | client cores |")?;
-            writeln!(s, "|---|---|--:|--:|--:|--:|")?;
-            for (t, c) in caps {
-                writeln!(
-                    s,
-                    "| {} | {} | {} | {} | {:.1} | {:.1} |",
-                    escape(&t.algorithm),
-                    escape(&t.implementation),
-                    units::count(c.server_handshakes_per_sec_per_core),
-                    units::count(c.client_handshakes_per_sec_per_core),
-                    c.server_cores_for_target,
-                    c.client_cores_for_target
-                )?;
-            }
-        }
         Ok(s.into_bytes())
     }
 }

@@ -30,6 +30,7 @@ pub mod run;
 pub mod stats;
 pub mod store;
 pub mod suggest;
+pub mod table;
 pub mod throughput;
 pub mod tls;
 pub mod units;

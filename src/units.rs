@@ -55,6 +55,15 @@ pub fn count(v: f64) -> String {
     }
 }
 
+/// Cores with enough digits to tell 0.02 from 0: `0.25`, `12.5`.
+pub fn cores(c: f64) -> String {
+    if c < 10.0 {
+        format!("{c:.2}")
+    } else {
+        format!("{c:.1}")
+    }
+}
+
 /// `1,234,567`.
 pub fn thousands(n: u64) -> String {
     let s = n.to_string();

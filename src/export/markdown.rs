@@ -8,8 +8,8 @@ use crate::callgrind::Primitive;
 use crate::measure::counters::Counters;
 use crate::record::profile::{Profile, ProfileRecord, ProfileResult};
 use crate::record::run::{BenchResult, Run, RunRecord};
-use crate::record::throughput::{Capacity, Throughput, ThroughputRecord, ThroughputResult};
-use crate::record::tls::{Tls, TlsRecord, TlsResult, INITCWND, MSS};
+use crate::record::{Kind, Record};
+use crate::table::{Described, Drawn, Tables, Target};
 use crate::units;
 use std::fmt::Write as _;
 
@@ -115,97 +115,6 @@ impl Layout<Run> for Markdown {
     }
 }
 
-impl Layout<Throughput> for Markdown {
-    fn head(&self, r: &ThroughputRecord) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        let e = &r.environment;
-        writeln!(s, "# kembench throughput, {}", escape(&r.started_at))?;
-        writeln!(s)?;
-        writeln!(
-            s,
-            "Host `{}`: {} ({} logical CPUs); {} per point, {}{}.",
-            escape(&e.hostname),
-            escape(&e.cpu.model),
-            e.cpu.logical_cpus,
-            units::ns(r.config.duration_s * 1e9),
-            if r.config.processes {
-                "independent processes"
-            } else {
-                "threads"
-            },
-            if r.config.pinned { ", pinned" } else { "" }
-        )?;
-        writeln!(s)?;
-        writeln!(s, "| algorithm | implementation | operation | threads | ops/s | per-thread min – max | speedup | efficiency | flags |")?;
-        writeln!(s, "|---|---|---|--:|--:|--:|--:|--:|---|")?;
-        Ok(s.into_bytes())
-    }
-
-    fn item(
-        &self,
-        _all: &ThroughputRecord,
-        _index: usize,
-        r: &ThroughputResult,
-    ) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        for o in &r.operations {
-            for p in &o.points {
-                let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
-                let flags: Vec<String> =
-                    o.flags.iter().chain(&p.flags).map(|f| escape(f)).collect();
-                writeln!(
-                    s,
-                    "| {} | {} | {} | {} | {} | {} – {} | {:.2}x | {:.0}% | {} |",
-                    escape(&r.algorithm),
-                    escape(&r.implementation),
-                    o.operation.as_str(),
-                    p.threads,
-                    units::count(p.total_ops_per_sec),
-                    units::count(min),
-                    units::count(max),
-                    p.speedup,
-                    p.efficiency * 100.0,
-                    flags.join("; ")
-                )?;
-            }
-        }
-        Ok(s.into_bytes())
-    }
-
-    /// The capacity table of the first `count` results.
-    fn tail(&self, r: &ThroughputRecord, count: usize) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        let caps: Vec<(&ThroughputResult, &Capacity)> = r.results[..count]
-            .iter()
-            .filter_map(|t| t.capacity.as_ref().map(|c| (t, c)))
-            .collect();
-        if !caps.is_empty() {
-            writeln!(s)?;
-            writeln!(
-                s,
-                "TLS 1.3 capacity (server: encaps; client: keygen + decaps), target {} connections/s:",
-                units::count(r.config.target_rate)
-            )?;
-            writeln!(s)?;
-            writeln!(s, "| algorithm | implementation | server handshakes/s/core | client handshakes/s/core | server cores | client cores |")?;
-            writeln!(s, "|---|---|--:|--:|--:|--:|")?;
-            for (t, c) in caps {
-                writeln!(
-                    s,
-                    "| {} | {} | {} | {} | {:.1} | {:.1} |",
-                    escape(&t.algorithm),
-                    escape(&t.implementation),
-                    units::count(c.server_handshakes_per_sec_per_core),
-                    units::count(c.client_handshakes_per_sec_per_core),
-                    c.server_cores_for_target,
-                    c.client_cores_for_target
-                )?;
-            }
-        }
-        Ok(s.into_bytes())
-    }
-}
-
 impl Layout<Profile> for Markdown {
     fn head(&self, r: &ProfileRecord) -> anyhow::Result<Vec<u8>> {
         let mut s = String::new();
@@ -306,263 +215,97 @@ impl Layout<Profile> for Markdown {
     }
 }
 
-/// `group | stack | cert` cells of a tls result.
-fn tls_names(r: &TlsResult) -> String {
-    format!(
-        "{} | {} | {}",
-        escape(&r.group),
-        escape(&r.stack),
-        escape(&r.cert)
-    )
+/// A table's header and alignment lines.
+fn header(d: &Drawn) -> String {
+    let names: Vec<String> = d.columns.iter().map(|c| escape(&c.text)).collect();
+    let align: Vec<&str> = d
+        .columns
+        .iter()
+        .map(|c| if c.numeric { "--:" } else { "---" })
+        .collect();
+    format!("| {} |\n|{}|\n", names.join(" | "), align.join("|"))
 }
 
-/// A time in milliseconds, scaled as every other time ([`units::ns`]).
-fn ms(v: f64) -> String {
-    units::ns(v * 1e6)
-}
-
-impl Layout<Tls> for Markdown {
-    fn head(&self, r: &TlsRecord) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        let e = &r.environment;
-        writeln!(s, "# kembench tls, {}", escape(&r.started_at))?;
-        writeln!(s)?;
-        writeln!(
-            s,
-            "Host `{}`: {} ({} logical CPUs); real TLS 1.3 handshakes over an in-memory \
-             transport, {} of handshakes per kind, one thread doing both sides.",
-            escape(&e.hostname),
-            escape(&e.cpu.model),
-            e.cpu.logical_cpus,
-            units::ns(r.config.duration_s * 1e9),
-        )?;
-        writeln!(s)?;
-        writeln!(s, "CPU per handshake (each side's time in its own calls):")?;
-        writeln!(s)?;
-        writeln!(
-            s,
-            "| group | stack | cert | mode | handshakes/s (one core) | server median | server p25 – p75 | client median | client p25 – p75 | server best round | client best round | KEM share server / client |"
-        )?;
-        writeln!(s, "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")?;
-        Ok(s.into_bytes())
-    }
-
-    fn item(&self, _all: &TlsRecord, _index: usize, r: &TlsResult) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        if let Some(why) = &r.unavailable {
-            writeln!(
-                s,
-                "| {} | - | unavailable: {} ||||||||",
-                tls_names(r),
-                escape(why)
-            )?;
-        }
-        if let Some(e) = &r.error {
-            writeln!(s, "| {} | - | error: {} ||||||||", tls_names(r), escape(e))?;
-        }
-        for m in &r.modes {
-            let share = r.kem.as_ref().map_or("-".into(), |k| {
-                format!(
-                    "{:.0}% / {:.0}%",
-                    k.server_share * 100.0,
-                    k.client_share * 100.0
-                )
-            });
-            writeln!(
-                s,
-                "| {} | {} | {} | {} | {} – {} | {} | {} – {} | {} | {} | {} |",
-                tls_names(r),
-                m.mode.as_str(),
-                units::count(m.handshakes_per_sec),
-                units::ns(m.server_ns.median),
-                units::ns(m.server_ns.p25),
-                units::ns(m.server_ns.p75),
-                units::ns(m.client_ns.median),
-                units::ns(m.client_ns.p25),
-                units::ns(m.client_ns.p75),
-                units::ns(m.server_best_round_median_ns),
-                units::ns(m.client_best_round_median_ns),
-                if m.mode == crate::record::tls::Mode::Full {
-                    share
-                } else {
-                    "-".into()
-                },
-            )?;
-        }
-        Ok(s.into_bytes())
-    }
-
-    /// The flights, capacity, scaling and network tables of the first `count` results.
-    fn tail(&self, r: &TlsRecord, count: usize) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        let done = &r.results[..count];
-        if done.iter().any(|t| !t.modes.is_empty()) {
-            writeln!(s)?;
-            writeln!(
-                s,
-                "Flights (TLS bytes, record headers included; segments of {MSS} bytes; more than \
-                 {INITCWND} segments, TCP's initial window, costs a round trip):"
-            )?;
-            writeln!(s)?;
-            writeln!(
-                s,
-                "| group | stack | cert | mode | flight | from | bytes | records | segments | note |"
-            )?;
-            writeln!(s, "|---|---|---|---|---|---|--:|--:|--:|---|")?;
-            for t in done {
-                for m in &t.modes {
-                    for f in &m.flights {
-                        writeln!(
-                            s,
-                            "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                            tls_names(t),
-                            m.mode.as_str(),
-                            escape(&f.name),
-                            escape(&f.from),
-                            f.bytes,
-                            f.records,
-                            f.segments,
-                            if f.exceeds_initcwnd() {
-                                "> initcwnd"
-                            } else {
-                                ""
-                            }
-                        )?;
-                    }
-                }
-            }
-            let shares: Vec<String> = done
-                .iter()
-                .filter_map(|t| {
-                    t.checks.as_ref().map(|c| {
-                        format!(
-                            "{}@{} {} B / {} B",
-                            escape(&t.group),
-                            escape(&t.implementation),
-                            c.client_share_bytes,
-                            c.server_share_bytes
-                        )
-                    })
-                })
-                .collect();
-            if !shares.is_empty() {
-                writeln!(s)?;
-                writeln!(
-                    s,
-                    "Key shares on the wire (ClientHello / ServerHello): {}.",
-                    shares.join("; ")
-                )?;
-            }
-        }
-        let caps: Vec<&TlsResult> = done.iter().filter(|t| t.capacity.is_some()).collect();
-        if !caps.is_empty() {
-            writeln!(s)?;
-            writeln!(
-                s,
-                "Cores for {} full handshakes/s, measured and as the bare-KEM model predicts:",
-                units::count(r.config.target_rate)
-            )?;
-            writeln!(s)?;
-            writeln!(s, "| group | stack | cert | basis threads | scaling penalty | server hs/s/core | client hs/s/core | server cores | client cores | model server cores | model client cores |")?;
-            writeln!(s, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|")?;
-            for t in caps {
-                let Some(c) = &t.capacity else { continue };
-                let model = t.kem.as_ref().map(|k| &k.model);
-                writeln!(
-                    s,
-                    "| {} | {} | {:.2} | {} | {} | {:.2} | {:.2} | {} | {} |",
-                    tls_names(t),
-                    c.basis_threads,
-                    c.scaling_penalty,
-                    units::count(c.server_handshakes_per_sec_per_core),
-                    units::count(c.client_handshakes_per_sec_per_core),
-                    c.server_cores_for_target,
-                    c.client_cores_for_target,
-                    model.map_or("-".into(), |m| format!("{:.2}", m.server_cores_for_target)),
-                    model.map_or("-".into(), |m| format!("{:.2}", m.client_cores_for_target)),
-                )?;
-            }
-        }
-        if done.iter().any(|t| !t.scaling.is_empty()) {
-            writeln!(s)?;
-            writeln!(
-                s,
-                "Full handshakes across threads (both sides in each thread):"
-            )?;
-            writeln!(s)?;
-            writeln!(s, "| group | stack | cert | threads | handshakes/s | per-thread min – max | speedup | efficiency |")?;
-            writeln!(s, "|---|---|---|--:|--:|--:|--:|--:|")?;
-            for t in done {
-                for p in &t.scaling {
-                    writeln!(
-                        s,
-                        "| {} | {} | {} | {} – {} | {:.2}x | {:.0}% |",
-                        tls_names(t),
-                        p.threads,
-                        units::count(p.total_ops_per_sec),
-                        units::count(p.min_thread_rate()),
-                        units::count(p.max_thread_rate()),
-                        p.speedup,
-                        p.efficiency * 100.0
-                    )?;
-                }
-            }
-        }
-        if done.iter().any(|t| !t.network.is_empty()) {
-            writeln!(s)?;
-            writeln!(
-                s,
-                "Handshake times under network conditions (TCP connect to the client's Finished):"
-            )?;
-            writeln!(s)?;
-            writeln!(s, "| group | stack | cert | profile | RTT | loss | measured RTT | handshakes | failures | min | p25 | median | p95 | max |")?;
-            writeln!(
-                s,
-                "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
-            )?;
-            for t in done {
-                for n in &t.network {
-                    let times = n
-                        .time_ms
-                        .as_ref()
-                        .map_or("- | - | - | - | -".to_string(), |x| {
-                            [x.min, x.p25, x.median, x.p95, x.max].map(ms).join(" | ")
-                        });
-                    writeln!(
-                        s,
-                        "| {} | {} | {} | {}% | {} | {} | {} | {} |",
-                        tls_names(t),
-                        escape(&n.profile),
-                        ms(n.rtt_ms),
-                        n.loss_pct,
-                        ms(n.measured_rtt_ms),
-                        n.handshakes,
-                        n.failures,
-                        times
-                    )?;
-                }
-            }
-        }
-        let skipped: Vec<String> = done
+/// A table's rows; a row that ends early closes its empty cells with bare `|`.
+fn rows(d: &Drawn) -> String {
+    let mut s = String::new();
+    for line in &d.rows {
+        let cells: Vec<String> = line
+            .cells
             .iter()
-            .filter_map(|t| {
-                t.network_skipped.as_ref().map(|why| {
-                    format!(
-                        "{}@{}: {}",
-                        escape(&t.group),
-                        escape(&t.implementation),
-                        escape(why)
-                    )
-                })
+            .map(|c| {
+                if c.verbatim {
+                    c.text.clone()
+                } else {
+                    escape(&c.text)
+                }
             })
             .collect();
-        if !skipped.is_empty() {
-            writeln!(s)?;
-            writeln!(
-                s,
-                "Network conditions not measured: {}.",
-                skipped.join("; ")
-            )?;
+        let rest = d.columns.len().saturating_sub(cells.len());
+        let _ = writeln!(s, "| {} |{}", cells.join(" | "), "|".repeat(rest));
+    }
+    s
+}
+
+/// The streamed table of `t` as the Markdown export draws it.
+fn streamed(t: &Tables) -> Option<Drawn> {
+    t.tables
+        .iter()
+        .find(|x| x.is_streamed())
+        .and_then(|x| x.draw(Target::Markdown))
+}
+
+/// Any kind that describes its tables: the title and what is said before the tables, the
+/// streamed table's caption and header; one part per result (its rows in the streamed table);
+/// then every other table of the results so far with its caption and notes, and what is said
+/// after the tables.
+impl<K: Kind> Layout<K> for Markdown
+where
+    Record<K>: Described<Item = K::Result>,
+{
+    fn head(&self, r: &Record<K>) -> anyhow::Result<Vec<u8>> {
+        let t = r.tables(&[]);
+        let mut s = format!("# {}\n\n", escape(&t.title));
+        for p in Tables::said(&t.intro, Target::Markdown) {
+            writeln!(s, "{}\n", escape(p))?;
+        }
+        if let Some(d) = streamed(&t) {
+            if let Some(c) = &d.caption {
+                writeln!(s, "{}\n", escape(c))?;
+            }
+            s.push_str(&header(&d));
+        }
+        Ok(s.into_bytes())
+    }
+
+    fn item(&self, r: &Record<K>, _index: usize, item: &K::Result) -> anyhow::Result<Vec<u8>> {
+        let t = r.tables(std::slice::from_ref(item));
+        Ok(streamed(&t)
+            .map_or(String::new(), |d| rows(&d))
+            .into_bytes())
+    }
+
+    fn tail(&self, r: &Record<K>, count: usize) -> anyhow::Result<Vec<u8>> {
+        let t = r.tables(&r.results[..count]);
+        let mut s = String::new();
+        for table in &t.tables {
+            let Some(d) = table.draw(Target::Markdown) else {
+                continue;
+            };
+            if !table.is_streamed() && d.shown() {
+                s.push('\n');
+                if let Some(c) = &d.caption {
+                    writeln!(s, "{}\n", escape(c))?;
+                }
+                s.push_str(&header(&d));
+                s.push_str(&rows(&d));
+            }
+            for n in &d.notes {
+                writeln!(s, "\n{}", escape(n))?;
+            }
+        }
+        for p in Tables::said(&t.outro, Target::Markdown) {
+            writeln!(s, "\n{}", escape(p))?;
         }
         Ok(s.into_bytes())
     }

@@ -643,6 +643,16 @@ pub fn find(name: &str) -> Option<&'static Algorithm> {
         .find(|a| a.name.eq_ignore_ascii_case(name))
 }
 
+/// The NIST level of the algorithm called `name`, the mock's included (`Some(None)`:
+/// classical); `None` when the catalog does not know it.
+pub fn level_of(name: &str) -> Option<Option<u8>> {
+    if name == MOCK.name {
+        Some(MOCK.nist_level)
+    } else {
+        find(name).map(|a| a.nist_level)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,8 +18,10 @@ pub mod tls;
 
 pub mod verify;
 
+use crate::table::{Drawn, Mark, Tables, Target};
 use comfy_table::{
-    presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ColumnConstraint, ContentArrangement, Table,
+    presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Color, ColumnConstraint, ContentArrangement,
+    Table,
 };
 
 /// The terminal width the default tables and notes fit in.
@@ -189,6 +191,73 @@ impl Grouped {
         self.0 = names.iter().map(|n| n.to_string()).collect();
         cells
     }
+}
+
+/// A record's described tables as the console shows them, each line ending in a newline: what
+/// is said before them, each table shown in `layout` with its caption above it and its
+/// numbered notes and paragraphs under it, then what is said after them.
+pub fn described(tables: &Tables, layout: Layout) -> String {
+    let target = match layout {
+        Layout::Fit => Target::Fit,
+        Layout::Wide => Target::Wide,
+    };
+    let mut out = String::new();
+    for p in Tables::said(&tables.intro, target) {
+        out.push_str(&prose(layout, p));
+    }
+    for t in &tables.tables {
+        let Some(d) = t.draw(target).filter(Drawn::shown) else {
+            continue;
+        };
+        if let Some(c) = &d.caption {
+            out.push_str(&prose(layout, c));
+        }
+        out.push_str(&format!("{}\n", drawn(&d, layout)));
+        for (i, f) in d.footnotes.iter().enumerate() {
+            out.push_str(&wrap(&format!("[{}] {f}", i + 1), 4));
+        }
+        for n in &d.notes {
+            out.push_str(&prose(layout, n));
+        }
+    }
+    for p in Tables::said(&tables.outro, target) {
+        out.push_str(&prose(layout, p));
+    }
+    out
+}
+
+/// One described table on the console: within [`WIDTH`] in [`Layout::Fit`] (its wrapping
+/// column wraps, `\n` in a header breaks it), as wide as its content in [`Layout::Wide`]; the
+/// grouped names blanked where they repeat the row above; marked cells in colour.
+fn drawn(d: &Drawn, layout: Layout) -> Table {
+    let headers: Vec<&str> = d.columns.iter().map(|c| c.text.as_str()).collect();
+    let mut t = match layout {
+        Layout::Fit => fit_table(
+            &headers,
+            d.columns.iter().position(|c| c.wraps).unwrap_or(usize::MAX),
+        ),
+        Layout::Wide => table(&headers),
+    };
+    let mut names = Grouped::default();
+    for line in &d.rows {
+        let grouped: Vec<&str> = (0..d.grouped)
+            .map(|i| line.cells.get(i).map_or("", |c| c.text.as_str()))
+            .collect();
+        let mut row = names.cells(&grouped);
+        for c in line.cells.iter().skip(d.grouped) {
+            let mut cell = Cell::new(&c.text);
+            if c.right {
+                cell = cell.set_alignment(CellAlignment::Right);
+            }
+            row.push(match c.mark {
+                Some(Mark::Good) => cell.fg(Color::Green),
+                Some(Mark::Bad | Mark::Warn) => cell.fg(Color::Red),
+                None => cell,
+            });
+        }
+        t.add_row(row);
+    }
+    t
 }
 
 /// A stored record as `show` prints it: the command line, the environment, the tables, the

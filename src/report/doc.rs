@@ -1,7 +1,12 @@
 //! The report as a document, independent of its format: headings, paragraphs, tables and
 //! charts. [`super::sections`] builds it once; [`super::html`] and [`super::markdown`] render
 //! it, so both formats say the same thing. Every string here is raw text from the data or from
-//! kembench: the renderers escape it.
+//! kembench: the renderers escape it. Cells, marks and tags are the table model's
+//! ([`crate::table`]); a record kind's described tables become report tables with
+//! [`Table::described`].
+
+use crate::table::Target;
+pub use crate::table::{level_text, Cell, Mark, Tags};
 
 /// A run of inline text.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,92 +36,6 @@ pub fn strong(s: impl Into<String>) -> Span {
 
 /// A paragraph of spans.
 pub type Para = Vec<Span>;
-
-/// What a table row is about, for the HTML filters (family, level, implementation).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Tags {
-    /// Family (kebab-case).
-    pub family: String,
-    /// NIST level, `classical`, or empty when unknown.
-    pub level: String,
-    /// Implementation id.
-    pub implementation: String,
-}
-
-impl Tags {
-    /// Tags of an (algorithm, implementation).
-    pub fn new(family: &str, level: Option<u8>, implementation: &str) -> Tags {
-        Tags {
-            family: family.to_string(),
-            level: level_text(level),
-            implementation: implementation.to_string(),
-        }
-    }
-}
-
-/// How a NIST level is written: its number, or `classical` for none.
-pub fn level_text(level: Option<u8>) -> String {
-    level.map_or("classical".into(), |l| l.to_string())
-}
-
-/// How a cell or row is highlighted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mark {
-    /// A pass or an improvement.
-    Good,
-    /// A failure or a regression.
-    Bad,
-    /// Worth a look (a flag, the budget spent).
-    Warn,
-}
-
-impl Mark {
-    /// The CSS class.
-    pub fn class(self) -> &'static str {
-        match self {
-            Mark::Good => "good",
-            Mark::Bad => "bad",
-            Mark::Warn => "warn",
-        }
-    }
-}
-
-/// One table cell.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Cell {
-    /// What is shown.
-    pub text: String,
-    /// The value sorted on, when it differs from the text (numbers with units).
-    pub sort: Option<f64>,
-    /// Highlight.
-    pub mark: Option<Mark>,
-}
-
-impl Cell {
-    /// A text cell.
-    pub fn text(s: impl Into<String>) -> Cell {
-        Cell {
-            text: s.into(),
-            sort: None,
-            mark: None,
-        }
-    }
-
-    /// A number shown as `text`, sorted by `value`.
-    pub fn num(s: impl Into<String>, value: f64) -> Cell {
-        Cell {
-            text: s.into(),
-            sort: value.is_finite().then_some(value),
-            mark: None,
-        }
-    }
-
-    /// The same cell, highlighted.
-    pub fn marked(mut self, mark: Mark) -> Cell {
-        self.mark = Some(mark);
-        self
-    }
-}
 
 /// One table row.
 #[derive(Debug, Clone, PartialEq)]
@@ -179,6 +98,43 @@ impl Table {
     pub fn push(&mut self, cells: Vec<Cell>, tags: Option<Tags>) {
         debug_assert_eq!(cells.len(), self.columns.len(), "table {}", self.id);
         self.rows.push(Row { cells, tags });
+    }
+
+    /// The table `id` as the report shows it, from each file's described tables in turn
+    /// (`(label, tables)`): its rows one file after another, the file's label in the `file`
+    /// column. Without any, a table with no columns.
+    pub fn described<'a>(
+        id: &str,
+        files: impl IntoIterator<Item = (&'a str, &'a crate::table::Tables)>,
+    ) -> Table {
+        let mut out: Option<Table> = None;
+        for (label, tables) in files {
+            let Some(d) = tables.get(id).and_then(|t| t.draw(Target::Report)) else {
+                continue;
+            };
+            let t = out.get_or_insert_with(|| Table {
+                id: d.id.clone(),
+                columns: d
+                    .columns
+                    .iter()
+                    .map(|c| (c.text.clone(), c.numeric))
+                    .collect(),
+                rows: Vec::new(),
+                folded: d.folded,
+                title: d.caption.clone(),
+            });
+            for line in d.rows {
+                let mut cells = line.cells;
+                cells.resize(d.columns.len(), Cell::text(""));
+                for (c, h) in cells.iter_mut().zip(&d.columns) {
+                    if h.file {
+                        c.text = format!("{label}{}", c.text);
+                    }
+                }
+                t.push(cells, line.tags);
+            }
+        }
+        out.unwrap_or_else(|| Table::new(id, &[]))
     }
 }
 

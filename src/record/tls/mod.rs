@@ -3,6 +3,8 @@
 //! on each side (full, resumed, after a HelloRetryRequest), scaling across threads, the cores
 //! for a target rate beside the bare-KEM model, and handshake times under network conditions.
 
+pub mod tables;
+
 use super::throughput::{Capacity, Point};
 use super::{Benchmark, Facts, Kind, Nothing, Record, ResultStatus};
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,269 @@
+//! The tables of a throughput run, described once for the console, the Markdown export and
+//! the report: the rate of every operation at each thread count, then the TLS capacity.
+//!
+//! The console's default view stays within 120 columns: the per-thread range becomes the
+//! spread between the fastest and slowest thread, names repeated from the row above are
+//! blanked, and flags and errors become numbered notes under the table; `--wide` shows every
+//! figure and message in its row.
+
+use super::{ThroughputRecord, ThroughputResult};
+use crate::kem::catalog;
+use crate::measure::sampler::Op;
+use crate::record::Benchmark;
+use crate::table::{
+    Cell, Column, Described, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT,
+    WIDE,
+};
+use crate::units;
+
+/// The filter tags of a result (throughput files do not record the level).
+fn tags(r: &ThroughputResult) -> Option<Tags> {
+    Some(Tags::catalogued(
+        &r.family,
+        catalog::level_of(&r.algorithm),
+        &r.implementation,
+    ))
+}
+
+/// An operation, sorted in the order operations are measured.
+fn op(o: Op) -> Cell {
+    let index = Op::ALL.iter().position(|x| *x == o).unwrap_or(0);
+    Cell::text(o.as_str()).sorted(index as f64)
+}
+
+impl Described for ThroughputRecord {
+    type Item = ThroughputResult;
+
+    fn tables(&self, items: &[ThroughputResult]) -> Tables {
+        let e = &self.environment;
+        let c = &self.config;
+        let mode = if c.processes {
+            "Mode: independent processes."
+        } else {
+            "Mode: threads in one process."
+        };
+        let cpus = e.cpu.logical_cpus;
+        Tables {
+            title: format!("kembench throughput, {}", self.started_at),
+            intro: vec![(
+                MARKDOWN,
+                format!(
+                    "Host `{}`: {} ({} logical CPUs); {} per point, {}{}.",
+                    e.hostname,
+                    e.cpu.model,
+                    cpus,
+                    units::ns(c.duration_s * 1e9),
+                    if c.processes {
+                        "independent processes"
+                    } else {
+                        "threads"
+                    },
+                    if c.pinned { ", pinned" } else { "" }
+                ),
+            )],
+            tables: vec![points(self, items), capacity(self, items)],
+            outro: vec![
+                (
+                    FIT,
+                    format!(
+                        "Efficiency = speedup / min(threads, {cpus} logical CPUs); spread = the fastest thread's rate over the slowest's, minus one. {mode}"
+                    ),
+                ),
+                (
+                    WIDE,
+                    format!("Efficiency = speedup / min(threads, {cpus} logical CPUs). {mode}"),
+                ),
+            ],
+        }
+    }
+}
+
+/// What the report's file column adds to the file's label.
+fn file_note(record: &ThroughputRecord) -> &'static str {
+    if record.config.processes {
+        " (processes)"
+    } else {
+        ""
+    }
+}
+
+/// Every point of every operation; the Markdown export streams it. The flags of a point: the
+/// console's default view numbers them under the table, `--wide` gives a point's own and, at
+/// one thread, its operation's; the Markdown export and the report give all of both.
+fn points(record: &ThroughputRecord, items: &[ThroughputResult]) -> Table {
+    let mut t = Table::new("table-throughput");
+    let file = t.add(Column::file());
+    let algorithm = t.add(Column::text("algorithm"));
+    let implementation = t.add(Column::text("implementation"));
+    let operation = t.add(Column::text("op").named(MARKDOWN, "operation"));
+    let threads = t.add(Column::num("threads"));
+    let rate = t.add(Column::num("ops/s"));
+    let spread = t.add(Column::num("spread"));
+    let range = t.add(Column::num("per-thread min – max").text_in(REPORT));
+    let speedup = t.add(Column::num("speedup"));
+    let efficiency = t.add(Column::num("efficiency"));
+    let noted = t.add(Column::text("flags").wraps());
+    let flagged = t.add(Column::text("flags"));
+    let flags = t.add(Column::text("flags"));
+    let names = [algorithm, implementation, operation, threads, rate];
+    let figures = [range, speedup, efficiency];
+    t.view(
+        FIT,
+        3,
+        &[&names[..], &[spread, speedup, efficiency, noted]].concat(),
+    )
+    .view(WIDE, 0, &[&names[..], &figures, &[flagged]].concat())
+    .view(MARKDOWN, 0, &[&names[..], &figures, &[flags]].concat())
+    .view(
+        REPORT,
+        0,
+        &[&[file][..], &names, &figures, &[flags]].concat(),
+    )
+    .always(CONSOLE | MARKDOWN)
+    .folded()
+    .streamed();
+    for r in items {
+        if let Some(e) = &r.error {
+            let mark = t.footnote(format!("{}: {e}", r.label()));
+            let (alg, imp) = (Cell::from(&r.algorithm), Cell::from(&r.implementation));
+            let failed = |s: String| Cell::text(s).marked(Mark::Bad);
+            let mut fit = vec![alg.clone(), imp.clone(), "".into(), "".into()];
+            fit.push(failed("FAILED".into()));
+            fit.extend(["", "", ""].map(Cell::from));
+            fit.push(failed(mark));
+            t.line(Target::Fit, None, fit);
+            t.line(
+                Target::Wide,
+                None,
+                vec![alg.clone(), imp.clone(), failed(e.clone())],
+            );
+            let mut report = vec!["".into(), alg, imp];
+            report.extend((0..6).map(|_| Cell::text("-")));
+            report.push(failed(format!("error: {e}")));
+            t.line(Target::Report, tags(r), report);
+        }
+        for o in &r.operations {
+            for p in &o.points {
+                let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
+                let own = p
+                    .flags
+                    .iter()
+                    .chain(o.flags.iter().filter(|_| p.threads == 1));
+                let s = if p.threads == 1 { "" } else { "s" };
+                let marks: Vec<String> = own
+                    .clone()
+                    .map(|f| {
+                        t.footnote(format!(
+                            "{} {} at {} thread{s}: {f}",
+                            r.label(),
+                            o.operation.as_str(),
+                            p.threads
+                        ))
+                    })
+                    .collect();
+                let own: Vec<&str> = own.map(String::as_str).collect();
+                let all: Vec<&str> = o.flags.iter().chain(&p.flags).map(String::as_str).collect();
+                t.row(tags(r))
+                    .set(file, file_note(record))
+                    .set(algorithm, &r.algorithm)
+                    .set(implementation, &r.implementation)
+                    .set(operation, op(o.operation))
+                    .set(threads, Cell::int(p.threads as u64))
+                    .set(
+                        rate,
+                        Cell::num(units::count(p.total_ops_per_sec), p.total_ops_per_sec),
+                    )
+                    .set(
+                        spread,
+                        Cell::right(format!("{:.0}%", p.thread_spread * 100.0)),
+                    )
+                    .set(
+                        range,
+                        Cell::num(
+                            format!("{} – {}", units::count(min), units::count(max)),
+                            min,
+                        ),
+                    )
+                    .set(
+                        speedup,
+                        Cell::num(format!("{:.2}x", p.speedup), p.speedup)
+                            .on(REPORT, format!("{:.2}×", p.speedup)),
+                    )
+                    .set(
+                        efficiency,
+                        Cell::num(format!("{:.0}%", p.efficiency * 100.0), p.efficiency)
+                            .on(REPORT, format!("{:.1}%", p.efficiency * 100.0)),
+                    )
+                    .set(noted, Cell::text(marks.join(" ")).marked(Mark::Bad))
+                    .set(
+                        flagged,
+                        Cell::text(own.join("; ")).marked_if(!own.is_empty(), Mark::Bad),
+                    )
+                    .set(
+                        flags,
+                        Cell::text(all.join("; ")).marked_if(!all.is_empty(), Mark::Warn),
+                    );
+            }
+        }
+    }
+    t
+}
+
+/// The TLS capacity of every result that has it.
+fn capacity(record: &ThroughputRecord, items: &[ThroughputResult]) -> Table {
+    let mut t = Table::new("table-capacity");
+    let file = t.add(Column::file());
+    let algorithm = t.add(Column::text("algorithm"));
+    let implementation = t.add(Column::text("implementation"));
+    let basis = t.add(Column::num("basis").named(REPORT, "basis threads").wraps());
+    let server_rate = t
+        .add(Column::num("server\nhs/s/core").named(MARKDOWN | REPORT, "server handshakes/s/core"));
+    let client_rate = t
+        .add(Column::num("client\nhs/s/core").named(MARKDOWN | REPORT, "client handshakes/s/core"));
+    let target = t.add(Column::num("target connections/s"));
+    let server = t.add(Column::num("server\ncores"));
+    let client = t.add(Column::num("client\ncores"));
+    let names = [algorithm, implementation];
+    let rates = [server_rate, client_rate];
+    let cores = [server, client];
+    let rate = units::count(record.config.target_rate);
+    t.view(CONSOLE, 0, &[&names[..], &rates, &cores, &[basis]].concat())
+        .view(MARKDOWN, 0, &[&names[..], &rates, &cores].concat())
+        .view(
+            REPORT,
+            0,
+            &[&[file][..], &names, &[basis], &rates, &[target], &cores].concat(),
+        )
+        .caption(
+            CONSOLE,
+            format!(
+                "TLS 1.3 capacity: the server encapsulates, the client makes a key pair and decapsulates; cores needed for {rate} connections/s:"
+            ),
+        )
+        .caption(
+            MARKDOWN,
+            format!(
+                "TLS 1.3 capacity (server: encaps; client: keygen + decaps), target {rate} connections/s:"
+            ),
+        );
+    let count = |v: f64| Cell::num(units::count(v), v);
+    let cores = |v: f64| Cell::num(format!("{v:.1}"), v).on(CONSOLE, units::cores(v));
+    for r in items {
+        let Some(c) = &r.capacity else { continue };
+        t.row(tags(r))
+            .set(file, file_note(record))
+            .set(algorithm, &r.algorithm)
+            .set(implementation, &r.implementation)
+            .set(
+                basis,
+                Cell::int(c.basis_threads as u64)
+                    .on(CONSOLE, format!("{} threads", c.basis_threads)),
+            )
+            .set(server_rate, count(c.server_handshakes_per_sec_per_core))
+            .set(client_rate, count(c.client_handshakes_per_sec_per_core))
+            .set(target, count(c.target_rate))
+            .set(server, cores(c.server_cores_for_target))
+            .set(client, cores(c.client_cores_for_target));
+    }
+    t
+}

@@ -2,6 +2,7 @@
 //! tls runs or result files; with none given, from the latest run in the store.
 
 use crate::files::Protected;
+use crate::record::RecordKind;
 use crate::report::{self, data::Dataset, Format};
 use crate::store::Store;
 use anyhow::Context;
@@ -40,19 +41,18 @@ pub fn run(
     }
     let data = Dataset::from_records(records);
     let written = report::write(&data, format, &out, noise, &protected)?;
-    let tls = match data.tls.len() {
-        0 => String::new(),
-        1 => ", 1 tls run".to_string(),
-        n => format!(", {n} tls runs"),
+    let counts: Vec<String> = RecordKind::ALL
+        .iter()
+        .filter(|k| data.count(**k) > 0)
+        .map(|k| k.count(data.count(*k)))
+        .collect();
+    let counts = match counts.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => "nothing".into(),
     };
     println!(
-        "Report from {} run{}, {} throughput run{}{tls} and {} profile{}: {}",
-        data.runs.len(),
-        if data.runs.len() == 1 { "" } else { "s" },
-        data.throughputs.len(),
-        if data.throughputs.len() == 1 { "" } else { "s" },
-        data.profiles.len(),
-        if data.profiles.len() == 1 { "" } else { "s" },
+        "Report from {counts}: {}",
         match format {
             Format::Html => out.display().to_string(),
             Format::Markdown => format!(

@@ -38,6 +38,8 @@ pub struct Facts {
     pub schema_version: u32,
     /// What a record of this kind is, for messages (`a run (`kembench run --json`)`).
     pub noun: &'static str,
+    /// One run of this kind, for counts (`latency run`).
+    pub singular: &'static str,
     /// Runs of this kind, plural, for messages about the store (`latency runs`).
     pub plural: &'static str,
     /// The subcommand that makes records of this kind (`run`).
@@ -70,6 +72,12 @@ impl RecordKind {
     /// Runs of this kind, plural, for messages about the store.
     pub fn plural(self) -> &'static str {
         self.facts().plural
+    }
+
+    /// `n` runs of this kind: `1 tls run`, `2 profiles`.
+    pub fn count(self, n: usize) -> String {
+        let f = self.facts();
+        format!("{n} {}", if n == 1 { f.singular } else { f.plural })
     }
 
     /// The kind whose file spelling is `s`.

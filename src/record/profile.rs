@@ -269,6 +269,7 @@ impl Kind for Profile {
         store_kind: "profile",
         schema_version: SCHEMA_VERSION,
         noun: "a profile (`kembench profile --json`)",
+        singular: "profile",
         plural: "profiles",
         command: "profile",
         resumable: false,

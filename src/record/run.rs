@@ -383,6 +383,7 @@ impl Kind for Run {
         store_kind: "run",
         schema_version: SCHEMA_VERSION,
         noun: "a run (`kembench run --json`)",
+        singular: "latency run",
         plural: "latency runs",
         command: "run",
         resumable: true,

@@ -1,11 +1,11 @@
 //! The report's input: runs, throughput runs, profiles and tls runs, from result files or the
 //! results store.
 
-use crate::record::profile::ProfileRecord;
-use crate::record::run::RunRecord;
-use crate::record::throughput::ThroughputRecord;
-use crate::record::tls::TlsRecord;
-pub use crate::record::{load, parse, AnyRecord as Record, LoadError, RecordKind};
+use crate::record::run::{Run, RunRecord};
+pub use crate::record::{load, parse, AnyRecord, LoadError, RecordKind};
+use crate::record::{Kind, Record, VisitOwned};
+use std::any::{Any, TypeId};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A record with the file it came from.
@@ -19,18 +19,24 @@ pub struct Input<T> {
     pub record: T,
 }
 
-/// Everything a report is built from, in the order the files were given.
-#[derive(Debug, Clone, Default)]
+/// Everything a report is built from: per kind, the records of that kind in the order the
+/// files were given ([`Dataset::of`]).
+#[derive(Default)]
 pub struct Dataset {
-    /// Latency runs; the first is the baseline of the comparison, the last the one the charts
-    /// show.
-    pub runs: Vec<Input<RunRecord>>,
-    /// Throughput runs.
-    pub throughputs: Vec<Input<ThroughputRecord>>,
-    /// Profiles (`kembench profile`); the last one given is the one shown.
-    pub profiles: Vec<Input<ProfileRecord>>,
-    /// tls runs (`kembench tls`); the tables show every one, the charts the last one given.
-    pub tls: Vec<Input<TlsRecord>>,
+    /// Under each kind's type id, a `Vec<Input<Record<K>>>`.
+    kinds: HashMap<TypeId, Box<dyn Any>>,
+    /// The kind of every record, in the order given.
+    given: Vec<RecordKind>,
+}
+
+impl std::fmt::Debug for Dataset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let counts: Vec<(&str, usize)> = RecordKind::ALL
+            .iter()
+            .map(|k| (k.store_kind(), self.count(*k)))
+            .collect();
+        f.debug_struct("Dataset").field("records", &counts).finish()
+    }
 }
 
 impl Dataset {
@@ -44,7 +50,7 @@ impl Dataset {
     }
 
     /// Builds a data set from records already parsed, labelling each by its file name.
-    pub fn from_records(records: Vec<(PathBuf, Record)>) -> Dataset {
+    pub fn from_records(records: Vec<(PathBuf, AnyRecord)>) -> Dataset {
         let name = |p: &Path| {
             p.file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -59,35 +65,61 @@ impl Dataset {
             } else {
                 path.display().to_string()
             };
-            match record {
-                Record::Run(r) => d.runs.push(Input {
-                    label,
-                    path,
-                    record: *r,
-                }),
-                Record::Throughput(r) => d.throughputs.push(Input {
-                    label,
-                    path,
-                    record: *r,
-                }),
-                Record::Profile(r) => d.profiles.push(Input {
-                    label,
-                    path,
-                    record: *r,
-                }),
-                Record::Tls(r) => d.tls.push(Input {
-                    label,
-                    path,
-                    record: *r,
-                }),
-            }
+            d.given.push(record.kind());
+            record.into_visit(Push {
+                data: &mut d,
+                label,
+                path,
+            });
         }
         d
     }
 
+    /// The records of kind `K`, in the order given.
+    pub fn of<K: Kind>(&self) -> &[Input<Record<K>>] {
+        self.kinds
+            .get(&TypeId::of::<K>())
+            .and_then(|v| v.downcast_ref::<Vec<Input<Record<K>>>>())
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// How many records of `kind` there are.
+    pub fn count(&self, kind: RecordKind) -> usize {
+        self.given.iter().filter(|k| **k == kind).count()
+    }
+
+    /// Whether there is no record at all.
+    pub fn is_empty(&self) -> bool {
+        self.given.is_empty()
+    }
+
     /// The run the charts and tables describe: the last one given.
     pub fn primary(&self) -> Option<&Input<RunRecord>> {
-        self.runs.last()
+        self.of::<Run>().last()
+    }
+}
+
+/// [`Dataset::from_records`]: one record into the list of its kind.
+struct Push<'a> {
+    data: &'a mut Dataset,
+    label: String,
+    path: PathBuf,
+}
+
+impl VisitOwned for Push<'_> {
+    type Out = ();
+    fn visit<K: Kind>(self, record: Record<K>) {
+        self.data
+            .kinds
+            .entry(TypeId::of::<K>())
+            .or_insert_with(|| Box::new(Vec::<Input<Record<K>>>::new()))
+            .downcast_mut::<Vec<Input<Record<K>>>>()
+            .expect("each kind's list is under its own type id")
+            .push(Input {
+                label: self.label,
+                path: self.path,
+                record,
+            });
     }
 }
 
@@ -95,6 +127,7 @@ impl Dataset {
 mod tests {
     use super::*;
     use crate::export::fixture;
+    use crate::record::tls::Tls;
 
     fn run_json() -> serde_json::Value {
         serde_json::to_value(fixture::run()).unwrap()
@@ -104,7 +137,7 @@ mod tests {
     fn reads_a_run_record() {
         let bytes = serde_json::to_vec(&run_json()).unwrap();
         match parse("r.json", &bytes).unwrap() {
-            Record::Run(r) => assert_eq!(r.results.len(), 2),
+            AnyRecord::Run(r) => assert_eq!(r.results.len(), 2),
             other => panic!("{other:?}"),
         }
     }
@@ -171,13 +204,13 @@ mod tests {
 
     #[test]
     fn labels_are_file_names_unless_they_repeat() {
-        let r = || Record::Run(Box::new(fixture::run()));
+        let r = || AnyRecord::from(fixture::run());
         let d = Dataset::from_records(vec![
             ("a/r.json".into(), r()),
             ("b/r.json".into(), r()),
             ("c/s.json".into(), r()),
         ]);
-        let labels: Vec<&str> = d.runs.iter().map(|i| i.label.as_str()).collect();
+        let labels: Vec<&str> = d.of::<Run>().iter().map(|i| i.label.as_str()).collect();
         assert_eq!(labels, ["a/r.json", "b/r.json", "s.json"]);
         assert_eq!(d.primary().unwrap().label, "s.json");
     }
@@ -185,11 +218,11 @@ mod tests {
     #[test]
     fn tls_runs_are_kept_apart() {
         let d = Dataset::from_records(vec![
-            ("t.json".into(), Record::Tls(Box::new(fixture::tls()))),
-            ("r.json".into(), Record::Run(Box::new(fixture::run()))),
+            ("t.json".into(), AnyRecord::from(fixture::tls())),
+            ("r.json".into(), AnyRecord::from(fixture::run())),
         ]);
-        assert_eq!((d.runs.len(), d.tls.len()), (1, 1));
-        assert_eq!(d.tls[0].label, "t.json");
+        assert_eq!((d.of::<Run>().len(), d.of::<Tls>().len()), (1, 1));
+        assert_eq!(d.of::<Tls>()[0].label, "t.json");
     }
 
     #[test]

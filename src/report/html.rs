@@ -377,7 +377,7 @@ pub fn render(doc: &Document) -> String {
 mod tests {
     use super::*;
     use crate::export::fixture;
-    use crate::report::data::{Dataset, Record};
+    use crate::report::data::{AnyRecord, Dataset};
 
     fn hostile() -> crate::record::run::RunRecord {
         let mut run = fixture::run();
@@ -400,8 +400,8 @@ mod tests {
     #[test]
     fn names_from_the_data_render_as_text() {
         let data = Dataset::from_records(vec![
-            ("a.json".into(), Record::Run(Box::new(hostile()))),
-            ("<b>.json".into(), Record::Run(Box::new(hostile()))),
+            ("a.json".into(), AnyRecord::from(hostile())),
+            ("<b>.json".into(), AnyRecord::from(hostile())),
         ]);
         let doc = crate::report::sections::build(&data, 0.02).unwrap();
         let html = render(&doc);

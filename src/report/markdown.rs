@@ -126,7 +126,7 @@ pub fn render(doc: &Document) -> Rendered {
 mod tests {
     use super::*;
     use crate::export::fixture;
-    use crate::report::data::{Dataset, Record};
+    use crate::report::data::{AnyRecord, Dataset};
 
     fn data() -> Dataset {
         let mut later = fixture::run();
@@ -146,8 +146,8 @@ mod tests {
             }
         }
         Dataset::from_records(vec![
-            ("base.json".into(), Record::Run(Box::new(fixture::run()))),
-            ("later.json".into(), Record::Run(Box::new(later))),
+            ("base.json".into(), AnyRecord::from(fixture::run())),
+            ("later.json".into(), AnyRecord::from(later)),
         ])
     }
 
@@ -162,7 +162,7 @@ mod tests {
     fn names_from_the_data_are_escaped() {
         let mut run = fixture::run();
         run.results[0].implementation = "<script>alert(1)</script>|x".into();
-        let data = Dataset::from_records(vec![("r.json".into(), Record::Run(Box::new(run)))]);
+        let data = Dataset::from_records(vec![("r.json".into(), AnyRecord::from(run))]);
         let r = render(&crate::report::sections::build(&data, 0.02).unwrap());
         assert!(r.text.contains("&lt;script&gt;alert(1)&lt;/script&gt;\\|x"));
         assert!(!r.text.contains("<script"));

@@ -3,7 +3,7 @@
 use super::records::{self, Storable};
 use super::*;
 use crate::export::fixture;
-use crate::record::{AnyRecord as Record, Benchmark, RecordKind};
+use crate::record::{AnyRecord, Benchmark, RecordKind};
 
 fn temp_store(name: &str) -> (PathBuf, String) {
     let dir = std::env::temp_dir().join(format!(
@@ -53,7 +53,7 @@ fn a_run_goes_in_and_comes_back_the_same() {
     assert_eq!(runs[0].results, 2);
     assert_eq!(runs[0].not_ok, 1, "the broken mock failed its check");
     assert_eq!(runs[0].host, r.environment.hostname);
-    let Record::Run(back) = records::record(&s.load(&runs[0].id).unwrap()).unwrap() else {
+    let AnyRecord::Run(back) = records::record(&s.load(&runs[0].id).unwrap()).unwrap() else {
         panic!("a run comes back as a run")
     };
     assert_eq!(
@@ -82,7 +82,7 @@ fn a_tls_run_goes_in_and_comes_back_the_same() {
     let mut s = Store::open(&spec).unwrap();
     let mut r = fixture::tls();
     r.run_id = Some("20261122-120000-0000000a".into());
-    let (id, stored) = records::insert(&mut s, Record::Tls(Box::new(r.clone()))).unwrap();
+    let (id, stored) = records::insert(&mut s, AnyRecord::from(r.clone())).unwrap();
     assert_eq!((id.as_str(), stored), ("20261122-120000-0000000a", 3));
     let runs = s.runs().unwrap();
     assert_eq!(runs.len(), 1);
@@ -90,7 +90,7 @@ fn a_tls_run_goes_in_and_comes_back_the_same() {
     assert_eq!(runs[0].status, "complete");
     assert_eq!(runs[0].not_ok, 1, "the group the stack lacks");
     assert_eq!(runs[0].selection, r.config.planned.join(","));
-    let Record::Tls(back) = records::record(&s.load(&id).unwrap()).unwrap() else {
+    let AnyRecord::Tls(back) = records::record(&s.load(&id).unwrap()).unwrap() else {
         panic!("a tls run comes back as a tls run")
     };
     assert_eq!(
@@ -102,7 +102,7 @@ fn a_tls_run_goes_in_and_comes_back_the_same() {
     let ops = s.db.read("SELECT COUNT(*) FROM operations", &[]).unwrap();
     assert_eq!(ops[0][0], Val::Int(Some(0)));
     // The same id again is refused and leaves the store as it was.
-    let again = records::insert(&mut s, Record::Tls(Box::new(r))).unwrap_err();
+    let again = records::insert(&mut s, AnyRecord::from(r)).unwrap_err();
     assert!(again.to_string().contains("already in"), "{again}");
     assert_eq!(s.runs().unwrap().len(), 1);
 }
@@ -115,7 +115,7 @@ fn a_profile_stored_out_of_order_reads_back_as_planned() {
     let planned = r.config.planned.clone();
     // Profiles finish in any order, and are stored as they finish.
     r.results.reverse();
-    let (id, _) = records::insert(&mut s, Record::Profile(Box::new(r))).unwrap();
+    let (id, _) = records::insert(&mut s, AnyRecord::from(r)).unwrap();
     let statuses: Vec<String> = s
         .load(&id)
         .unwrap()
@@ -124,7 +124,7 @@ fn a_profile_stored_out_of_order_reads_back_as_planned() {
         .map(|(status, _)| status)
         .collect();
     assert_eq!(statuses, ["check-failed", "ok"], "the second planned first");
-    let Record::Profile(back) = records::record(&s.load(&id).unwrap()).unwrap() else {
+    let AnyRecord::Profile(back) = records::record(&s.load(&id).unwrap()).unwrap() else {
         panic!("a profile comes back as a profile")
     };
     let labels: Vec<String> = back.results.iter().map(Benchmark::label).collect();

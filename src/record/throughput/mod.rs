@@ -158,6 +158,7 @@ impl Kind for Throughput {
         store_kind: "throughput",
         schema_version: SCHEMA_VERSION,
         noun: "a throughput run (`kembench throughput --json`)",
+        singular: "throughput run",
         plural: "throughput runs",
         command: "throughput",
         resumable: true,

@@ -399,6 +399,7 @@ impl Kind for Tls {
         store_kind: "tls",
         schema_version: SCHEMA_VERSION,
         noun: "a tls run (`kembench tls --json`)",
+        singular: "tls run",
         plural: "tls runs",
         command: "tls",
         resumable: false,

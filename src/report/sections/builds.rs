@@ -282,13 +282,13 @@ fn facts_table(run: &RunRecord, alg: &str, ids: &[String]) -> Table {
 mod tests {
     use super::*;
     use crate::export::fixture::{self, build_id};
-    use crate::report::data::{Dataset, Record};
+    use crate::report::data::{AnyRecord, Dataset};
     use crate::report::doc::Span;
 
     fn section(run: Option<RunRecord>) -> Vec<Block> {
         let data = Dataset::from_records(
             run.into_iter()
-                .map(|r| ("b.json".into(), Record::Run(Box::new(r))))
+                .map(|r| ("b.json".into(), AnyRecord::from(r)))
                 .collect(),
         );
         let ctx = Context {

@@ -6,6 +6,7 @@ pub mod chart;
 
 use super::common::{h3, ns_cell, op_cell, para, say, tags};
 use super::{Context, Section};
+use crate::record::run::Run;
 use crate::record::run::RunRecord;
 use crate::report::data::Input;
 use crate::report::doc::{code, strong, text, Block, Cell, Mark, Table};
@@ -15,7 +16,7 @@ use crate::stats::Verdict;
 pub const SECTION: Section = Section::new("comparison", "Comparison of runs", build);
 
 fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-    let Some((base, later)) = ctx.data.runs.split_first() else {
+    let Some((base, later)) = ctx.data.of::<Run>().split_first() else {
         say(blocks, "No latency run given.");
         return Ok(());
     };

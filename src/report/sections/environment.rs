@@ -4,6 +4,9 @@
 use super::common::{h3, run_heading, say};
 use super::{Context, Section};
 use crate::record::profile::Profile;
+use crate::record::run::Run;
+use crate::record::throughput::Throughput;
+use crate::record::tls::Tls;
 use crate::record::{Kind, Record};
 use crate::report::doc::Block;
 use crate::units;
@@ -13,7 +16,7 @@ pub const SECTION: Section = Section::new("environment", "Environment", build);
 
 fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     let data = ctx.data;
-    for (i, input) in data.runs.iter().enumerate() {
+    for (i, input) in data.of::<Run>().iter().enumerate() {
         let r = &input.record;
         let facts = vec![
             (
@@ -34,7 +37,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         let id = format!("environment-run-{}", i + 1);
         record_facts(blocks, &id, &run_heading(i, input), r, facts);
     }
-    for (i, input) in data.throughputs.iter().enumerate() {
+    for (i, input) in data.of::<Throughput>().iter().enumerate() {
         let r = &input.record;
         let facts = vec![(
             "counts".into(),
@@ -55,7 +58,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         let heading = format!("throughput ({})", input.label);
         record_facts(blocks, &id, &heading, r, facts);
     }
-    for (i, input) in data.tls.iter().enumerate() {
+    for (i, input) in data.of::<Tls>().iter().enumerate() {
         let r = &input.record;
         let c = &r.config;
         let stacks: Vec<String> = r
@@ -96,7 +99,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         let heading = format!("tls ({})", input.label);
         record_facts(blocks, &id, &heading, r, facts);
     }
-    for (i, input) in data.profiles.iter().enumerate() {
+    for (i, input) in data.of::<Profile>().iter().enumerate() {
         let r = &input.record;
         let facts = vec![
             (
@@ -123,10 +126,10 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         let heading = format!("profile ({})", input.label);
         record_facts(blocks, &id, &heading, r, facts);
     }
-    if data.runs.is_empty()
-        && data.throughputs.is_empty()
-        && data.profiles.is_empty()
-        && data.tls.is_empty()
+    if data.of::<Run>().is_empty()
+        && data.of::<Throughput>().is_empty()
+        && data.of::<Profile>().is_empty()
+        && data.of::<Tls>().is_empty()
     {
         say(blocks, "No files.");
     }

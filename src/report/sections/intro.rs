@@ -3,29 +3,37 @@
 //! of contents.
 
 use super::common::run_heading;
+use crate::record::profile::Profile;
+use crate::record::run::Run;
+use crate::record::throughput::Throughput;
+use crate::record::tls::Tls;
 use crate::record::{Kind, Record};
 use crate::report::data::Dataset;
 use crate::report::doc::{code, strong, text, Para, Span};
 
 /// The intro of a report of `data`.
 pub fn intro(data: &Dataset) -> Vec<Para> {
-    let runs = data.runs.len() + data.throughputs.len();
-    let profiles = if data.profiles.is_empty() {
+    let runs = data.of::<Run>().len() + data.of::<Throughput>().len();
+    let profiles = if data.of::<Profile>().is_empty() {
         String::new()
     } else {
         format!(
             " and {} profile{}",
-            data.profiles.len(),
-            if data.profiles.len() == 1 { "" } else { "s" }
+            data.of::<Profile>().len(),
+            if data.of::<Profile>().len() == 1 {
+                ""
+            } else {
+                "s"
+            }
         )
     };
-    let tls = if data.tls.is_empty() {
+    let tls = if data.of::<Tls>().is_empty() {
         String::new()
     } else {
         format!(
             ", {} tls run{}",
-            data.tls.len(),
-            if data.tls.len() == 1 { "" } else { "s" }
+            data.of::<Tls>().len(),
+            if data.of::<Tls>().len() == 1 { "" } else { "s" }
         )
     };
     let mut out = vec![vec![text(format!(
@@ -34,7 +42,7 @@ pub fn intro(data: &Dataset) -> Vec<Para> {
         env!("CARGO_PKG_VERSION"),
         if runs == 1 { "" } else { "s" }
     ))]];
-    for (i, r) in data.runs.iter().enumerate() {
+    for (i, r) in data.of::<Run>().iter().enumerate() {
         let n = r.record.results.len();
         out.push(line(
             run_heading(i, r),
@@ -45,9 +53,9 @@ pub fn intro(data: &Dataset) -> Vec<Para> {
                     ", {n} implementation{}",
                     if n == 1 { "" } else { "s" }
                 )),
-                text(if i == 0 && data.runs.len() > 1 {
+                text(if i == 0 && data.of::<Run>().len() > 1 {
                     " (the baseline of the comparison)."
-                } else if i + 1 == data.runs.len() && data.runs.len() > 1 {
+                } else if i + 1 == data.of::<Run>().len() && data.of::<Run>().len() > 1 {
                     " (the run the charts and tables describe)."
                 } else {
                     "."
@@ -55,7 +63,7 @@ pub fn intro(data: &Dataset) -> Vec<Para> {
             ],
         ));
     }
-    for t in &data.throughputs {
+    for t in data.of::<Throughput>() {
         out.push(line(
             format!("throughput ({})", t.label),
             "",
@@ -67,7 +75,7 @@ pub fn intro(data: &Dataset) -> Vec<Para> {
             })],
         ));
     }
-    for (i, t) in data.tls.iter().enumerate() {
+    for (i, t) in data.of::<Tls>().iter().enumerate() {
         let n = t.record.results.len();
         out.push(line(
             format!("tls ({})", t.label),
@@ -75,15 +83,17 @@ pub fn intro(data: &Dataset) -> Vec<Para> {
             &t.record,
             vec![
                 text(format!(", {n} benchmark{}", if n == 1 { "" } else { "s" })),
-                text(if i + 1 == data.tls.len() && data.tls.len() > 1 {
-                    " (the tls run charted)."
-                } else {
-                    "."
-                }),
+                text(
+                    if i + 1 == data.of::<Tls>().len() && data.of::<Tls>().len() > 1 {
+                        " (the tls run charted)."
+                    } else {
+                        "."
+                    },
+                ),
             ],
         ));
     }
-    for (i, p) in data.profiles.iter().enumerate() {
+    for (i, p) in data.of::<Profile>().iter().enumerate() {
         let (n, seeds) = (p.record.results.len(), p.record.config.seeds);
         out.push(line(
             format!("profile ({})", p.label),
@@ -95,11 +105,13 @@ pub fn intro(data: &Dataset) -> Vec<Para> {
                     if n == 1 { "" } else { "s" },
                     if seeds == 1 { "" } else { "s" },
                 )),
-                text(if i + 1 == data.profiles.len() && data.profiles.len() > 1 {
-                    " (the profile shown)."
-                } else {
-                    "."
-                }),
+                text(
+                    if i + 1 == data.of::<Profile>().len() && data.of::<Profile>().len() > 1 {
+                        " (the profile shown)."
+                    } else {
+                        "."
+                    },
+                ),
             ],
         ));
     }

@@ -5,7 +5,10 @@
 use super::common::{h3, int_cell, op_cell, para, pct_cell, run_heading, say, tags};
 use super::{Context, Section};
 use crate::measure::sampler::StopReason;
+use crate::record::run::Run;
 use crate::record::run::{OperationResult, RunRecord, DRIFT};
+use crate::record::throughput::Throughput;
+use crate::record::tls::Tls;
 use crate::report::data::Input;
 use crate::report::doc::{strong, text, Block, Cell, Mark, Table};
 use crate::units;
@@ -84,7 +87,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
             )),
         ],
     ]));
-    if !data.throughputs.is_empty() {
+    if !data.of::<Throughput>().is_empty() {
         para(
             blocks,
             vec![
@@ -98,7 +101,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
             ],
         );
     }
-    if !data.tls.is_empty() {
+    if !data.of::<Tls>().is_empty() {
         para(
             blocks,
             vec![
@@ -115,7 +118,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
             ],
         );
     }
-    for (i, input) in data.runs.iter().enumerate() {
+    for (i, input) in data.of::<Run>().iter().enumerate() {
         run_method(blocks, i, input);
     }
     Ok(())

@@ -117,14 +117,11 @@ pub fn build(data: &Dataset, noise: f64) -> anyhow::Result<Document> {
 mod tests {
     use super::*;
     use crate::export::fixture;
-    use crate::report::data::Record;
+    use crate::report::data::AnyRecord;
 
     #[test]
     fn the_contents_follow_the_list_of_sections() {
-        let data = Dataset::from_records(vec![(
-            "r.json".into(),
-            Record::Run(Box::new(fixture::run())),
-        )]);
+        let data = Dataset::from_records(vec![("r.json".into(), AnyRecord::from(fixture::run()))]);
         for data in [data, Dataset::default()] {
             let doc = build(&data, 0.02).unwrap();
             let listed: Vec<(&str, &str)> = SECTIONS.iter().map(|s| (s.id, s.title)).collect();

@@ -7,6 +7,7 @@ pub mod chart;
 use super::common::{catalog_tags, h3, op_cell, para, say};
 use super::{Context, Section};
 use crate::callgrind::{HotNode, Primitive};
+use crate::record::profile::Profile;
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
 use crate::record::{Benchmark, ResultStatus};
 use crate::report::charts::pair_label;
@@ -29,7 +30,7 @@ const PASS_THROUGH: f64 = 0.95;
 const FLAMES: usize = 12;
 
 fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-    let Some(input) = ctx.data.profiles.last() else {
+    let Some(input) = ctx.data.of::<Profile>().last() else {
         para(
             blocks,
             vec![
@@ -76,7 +77,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
             )),
         ],
     );
-    let others = &ctx.data.profiles[..ctx.data.profiles.len() - 1];
+    let others = &ctx.data.of::<Profile>()[..ctx.data.of::<Profile>().len() - 1];
     if !others.is_empty() {
         let labels: Vec<&str> = others.iter().map(|i| i.label.as_str()).collect();
         say(
@@ -431,14 +432,14 @@ mod tests {
     use super::*;
     use crate::export::fixture;
     use crate::record::Kind as _;
-    use crate::report::data::{Dataset, Record};
+    use crate::report::data::{AnyRecord, Dataset};
 
     fn data(profiles: Vec<ProfileRecord>) -> Dataset {
         Dataset::from_records(
             profiles
                 .into_iter()
                 .enumerate()
-                .map(|(i, p)| (format!("p{i}.json").into(), Record::Profile(Box::new(p))))
+                .map(|(i, p)| (format!("p{i}.json").into(), AnyRecord::from(p)))
                 .collect(),
         )
     }

@@ -5,6 +5,7 @@ pub mod chart;
 
 use super::common::{h3, say};
 use super::{Context, Section};
+use crate::record::throughput::Throughput;
 use crate::report::doc::{Block, Table};
 use crate::table::{Described, Tables};
 use crate::throughput::calc::{LATENCY_TOLERANCE, SUPERLINEAR_TOLERANCE};
@@ -13,7 +14,7 @@ use crate::throughput::calc::{LATENCY_TOLERANCE, SUPERLINEAR_TOLERANCE};
 pub const SECTION: Section = Section::new("throughput", "Throughput", build);
 
 fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-    let records = &ctx.data.throughputs;
+    let records = &ctx.data.of::<Throughput>();
     if records.is_empty() {
         say(
             blocks,

@@ -7,6 +7,7 @@ pub mod chart;
 
 use super::common::{h3, say};
 use super::{Context, Section};
+use crate::record::tls::Tls;
 use crate::record::tls::{TlsRecord, MSS};
 use crate::report::data::Input;
 use crate::report::doc::{text, Block, Chart, Table};
@@ -27,7 +28,7 @@ fn charted(blocks: &mut Vec<Block>, id: &str, title: &str, chart: Option<Chart>)
 }
 
 fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-    let records = &ctx.data.tls;
+    let records = &ctx.data.of::<Tls>();
     let Some(shown) = records.last() else {
         say(blocks, "No tls run given (`kembench tls --json FILE`).");
         return Ok(());
@@ -140,7 +141,7 @@ fn notes(records: &[Input<TlsRecord>]) -> Vec<crate::report::doc::Para> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::data::{Dataset, Record};
+    use crate::report::data::{AnyRecord, Dataset};
     use crate::report::doc::Block;
 
     fn blocks(data: &Dataset) -> Vec<Block> {
@@ -158,7 +159,7 @@ mod tests {
     fn the_fixture_gets_every_chart_and_table() {
         let data = Dataset::from_records(vec![(
             "tls.json".into(),
-            Record::Tls(Box::new(crate::export::fixture::tls())),
+            AnyRecord::from(crate::export::fixture::tls()),
         )]);
         let b = blocks(&data);
         let charts: Vec<&str> = b

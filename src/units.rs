@@ -77,6 +77,11 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// `v` as text, or nothing when there is none (an empty CSV field).
+pub fn or_empty<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -206,6 +206,13 @@ pub trait Kind: Debug + Clone + Copy + 'static {
     /// Records in `state` whether the run was stopped before every benchmark completed.
     fn set_interrupted(_state: &mut Self::State, _interrupted: bool) {}
 
+    /// The header of this kind's CSV files: one row per measurement, units in the column names.
+    const CSV_HEADER: &'static [&'static str];
+
+    /// The CSV rows of `result`, one of `record`'s results: one per measurement, each with a
+    /// field per column of [`Kind::CSV_HEADER`].
+    fn csv_rows(record: &Record<Self>, result: &Self::Result) -> Vec<Vec<String>>;
+
     /// What is wrong with one result read from outside (an imported file): a measurement
     /// with no sample, a negative or non-finite time or rate.
     fn check_result(result: &Self::Result) -> Result<(), String>;

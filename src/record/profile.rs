@@ -2,6 +2,7 @@
 //! counts under callgrind over several seeds, and for one seed where those instructions went
 //! (functions, hot-path tree, source lines, primitive shares, simulated cache, folded stacks).
 
+mod csv;
 use super::run::Failure;
 use super::{Benchmark, Facts, Kind, Record, ResultStatus};
 use crate::callgrind::OpAnalysis;
@@ -297,6 +298,12 @@ impl Kind for Profile {
 
     fn set_interrupted(state: &mut ProfileState, interrupted: bool) {
         state.interrupted = interrupted;
+    }
+
+    const CSV_HEADER: &'static [&'static str] = csv::HEADER;
+
+    fn csv_rows(record: &ProfileRecord, result: &ProfileResult) -> Vec<Vec<String>> {
+        csv::rows(record, result)
     }
 
     fn check_result(r: &ProfileResult) -> Result<(), String> {

@@ -1,6 +1,7 @@
 //! The record of `kembench run`: every statistic with its unit in its name, the raw samples,
 //! the configuration, the timers, and how each benchmark ended.
 
+mod csv;
 use super::{Benchmark, Facts, Kind, Record, ResultStatus};
 use crate::measure::counters::Counters;
 use crate::measure::sampler::{Op, Sampled, SamplerConfig, StopReason};
@@ -416,6 +417,12 @@ impl Kind for Run {
 
     fn set_interrupted(state: &mut RunState, interrupted: bool) {
         state.interrupted = interrupted;
+    }
+
+    const CSV_HEADER: &'static [&'static str] = csv::HEADER;
+
+    fn csv_rows(record: &RunRecord, result: &BenchResult) -> Vec<Vec<String>> {
+        csv::rows(record, result)
     }
 
     fn check_result(r: &BenchResult) -> Result<(), String> {

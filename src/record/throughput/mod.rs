@@ -1,6 +1,7 @@
 //! The record of `kembench throughput`: per implementation and operation, the rate at each
 //! thread (or process) count and the TLS capacity figures.
 
+mod csv;
 pub mod tables;
 
 use super::{Benchmark, Facts, Kind, Nothing, Record, ResultStatus};
@@ -182,6 +183,12 @@ impl Kind for Throughput {
 
     fn set_interrupted(state: &mut ThroughputState, interrupted: bool) {
         state.interrupted = interrupted;
+    }
+
+    const CSV_HEADER: &'static [&'static str] = csv::HEADER;
+
+    fn csv_rows(record: &ThroughputRecord, result: &ThroughputResult) -> Vec<Vec<String>> {
+        csv::rows(record, result)
     }
 
     fn check_result(r: &ThroughputResult) -> Result<(), String> {

@@ -3,6 +3,7 @@
 //! on each side (full, resumed, after a HelloRetryRequest), scaling across threads, the cores
 //! for a target rate beside the bare-KEM model, and handshake times under network conditions.
 
+mod csv;
 pub mod tables;
 
 use super::throughput::{Capacity, Point};
@@ -423,6 +424,12 @@ impl Kind for Tls {
 
     fn set_interrupted(state: &mut TlsState, interrupted: bool) {
         state.interrupted = interrupted;
+    }
+
+    const CSV_HEADER: &'static [&'static str] = csv::HEADER;
+
+    fn csv_rows(record: &TlsRecord, result: &TlsResult) -> Vec<Vec<String>> {
+        csv::rows(record, result)
     }
 
     fn check_result(r: &TlsResult) -> Result<(), String> {

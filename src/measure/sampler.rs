@@ -5,14 +5,120 @@
 //! key does not flatter the figures beyond what a server handling many clients sees. After a
 //! warm-up, each sample times `batch` calls with the clock and the fenced TSC; the batch is 1
 //! unless a call is too short for the timer to resolve to 1%. The clock's two reads sit inside
-//! the TSC's, so clock samples hold nothing but the calls (as a bare loop's do) and TSC samples
-//! also hold the clock's reads (one read's cost, reported as the clock's overhead). Sampling stops when the 95%
-//! confidence interval of the median is within the target precision (1% by default), or when
-//! the time budget is spent; either way the result says which, with the precision reached.
+//! the TSC's, so clock samples hold nothing but the calls (as a bare loop's do; each call with
+//! the harness work listed below) and TSC samples also hold the clock's reads (one read's cost,
+//! reported as the clock's overhead). Sampling stops when the 95% confidence interval of the
+//! median is within the target precision (1% by default), or when the time budget is spent;
+//! either way the result says which, with the precision reached.
 //!
 //! The budget can be split into rounds ([`OpSampler::round`]) that the runner interleaves with
 //! other benchmarks: on shared machines whose speed drifts over seconds, each median then spans
 //! the whole run, and disagreeing round medians show the drift instead of hiding it.
+//!
+//! # What a timed call holds besides the library
+//!
+//! The pieces below run inside the calls, between the clock's two reads, in `run`, `throughput`
+//! and `profile` alike (all three call [`Workload::call`]); preparing inputs, refilling single-use
+//! keys ([`Workload::ready`]) and the clock's reads happen outside them. Each piece says who pays
+//! it: **user** (a program calling that library for real pays it too) or **kembench** (the
+//! harness adds it, and why). Costs are instructions per call counted by callgrind, exact whatever
+//! the machine's load, on the very call `run` times; shares are of that call's instructions, for
+//! the cheapest operations a piece sits in: X25519 keygen on aws-lc (94,688 instructions; 7.4 µs
+//! natively), ML-KEM-768 encaps on liboqs (120,736; 12.1 µs) and aws-lc's ML-KEM-768 pk-import
+//! (1,575; 102 ns, the cheapest call kembench times). Measured at commit 75b4589 on the 2-core
+//! Xeon VM (valgrind 3.19, seed 0) with `kembench profile --alg ML-KEM-768,X25519 --all --seeds 1
+//! --callgrind-out DIR` (self counts per function and per source line, read with
+//! `callgrind_annotate`) and `scripts/timed-share LABEL -v`, which runs the same profile worker
+//! with `--dump-instr=yes` and gives each instruction of the call, through its inline chain, to
+//! the library, to kembench or to kembench's allocator interposer (glibc's work goes to whoever
+//! called it; freeing a library's own object is the library's). `profile`'s marker frame (about
+//! 26 instructions) and its seeded random stream exist only there and are left out.
+//!
+//! 1. **Operation dispatch** (`match self.op` in [`Workload::call`]), kembench: one sampler serves
+//!    every operation. 7 instructions (a jump table) in every call.
+//! 2. **Pool index** (`turn`, `next = (i + 1) % len`, and the bounds-checked pool lookup),
+//!    kembench: calls take distinct inputs, as a server's do. 10–11 instructions for `turn`, one
+//!    of them a 64-bit division whose result only the next call needs, and about 10 for the
+//!    lookup (encaps, decaps, the imports). Single-use keys (rustls decaps) take the next key
+//!    instead: a readiness check and an increment.
+//! 3. **Length checks** (the checked entry points on `dyn Kem`: `keypair_kept`, `encaps`,
+//!    `decaps_kept`, `sk_import`, `pk_import`), kembench: the trait is over byte slices, and no
+//!    adapter may be handed a short buffer (a typed API needs no check). A virtual `meta()` call
+//!    (2 instructions in it), one compare per buffer and the virtual call of the adapter's
+//!    `*_raw`: 12 (keygen) to 21 (encaps) instructions.
+//!
+//!    Pieces 1–3 together are the whole of kembench's share for the mock (`scripts/timed-share
+//!    MockKEM@mock/correct --include-mock --ops encaps,decaps,pk-import`): encaps 56, decaps 55
+//!    and the downcast, pk-import 42; keygen about 50 and sk-import 68 before the key's box. That
+//!    is 0.05% of liboqs's ML-KEM-768 encaps, 0.05% of aws-lc's X25519 keygen and 3.4% of
+//!    aws-lc's pk-import. `run`'s batch loop inlines the same code: a callgrind of `kembench run
+//!    --include-mock --impl mock/correct --ops encaps` toggled on [`OpSampler::round`] counts the
+//!    same source lines within one instruction per line, plus the loop's counter and `?`.
+//! 4. **Key boxing** (`SecretKey::new` in keygen, sk-import and exchange, and freeing the
+//!    previous key's box at the next call), kembench: one object-safe trait keeps every
+//!    provider's key type (a program keeps its key in a typed variable). One `malloc` and one
+//!    `free`, about 210 instructions with glibc and the interposer (0.22% of aws-lc's X25519
+//!    keygen); freeing the key object itself is the user's. Byte-keyed providers (liboqs,
+//!    PQClean, builds) also get a zeroed secret-key buffer per keygen (`vec![0; sk_len]` in the
+//!    default `Kem::keypair_kept_raw`, where a C program reuses one buffer): liboqs's ML-KEM-768
+//!    keygen carries 3,265 instructions of kembench's, 2,424 of them the `rep stosb` that zeroes
+//!    2,400 bytes (callgrind counts each byte), 2.8% of the call's instructions; natively
+//!    `calloc(2400)`, `malloc(24)` and their two `free`s take 42 ns (a C loop on this machine),
+//!    0.4% of the 11.8 µs keygen. libcrux moves its 2,400-byte `MlKemPrivateKey` into the box
+//!    (256 instructions of copying).
+//! 5. **Downcast** (`SecretKey::get`/`get_mut` in decaps), kembench, for the same reason: a
+//!    virtual `type_id` call and a compare, 14 instructions.
+//! 6. **Allocator interposer** (`measure/heap.rs`), kembench: it measures each call's peak heap
+//!    and is linked into the worker for good. Every `malloc`, `free`, `calloc`, `realloc` and
+//!    aligned allocation inside the call, the library's own included, goes through it before
+//!    glibc: 23 instructions each (it saves six registers before testing its per-thread flag).
+//!    liboqs's ML-KEM-768 encaps: 7 `aligned_alloc` and 7 `free`, 329 instructions (0.27%);
+//!    aws-lc's X25519 keygen 184 (0.19%); OpenSSL's ML-KEM-768 encaps 1,562 (0.23%); the cheap
+//!    imports most: aws-lc's ML-KEM-768 pk-import 138 (8.8%), OpenSSL's X25519 pk-import 578
+//!    (5.3%). libcrux's encaps and decaps, and PQClean's and RustCrypto's decaps, allocate
+//!    nothing.
+//! 7. **OpenSSL's context pool** (`GenPool` in `providers/openssl.rs`), kembench: one adapter
+//!    object serves every thread, where a server keeps a key-generation context per thread.
+//!    Keygen, and the ephemeral key of ECDH and DH encaps, take the context from a mutex-guarded
+//!    stack and put it back: two uncontended lock/unlock pairs, a pop and a push, 101
+//!    instructions (0.018% of OpenSSL's X25519 keygen).
+//! 8. **libcrux's seed source** (`random` in `providers/libcrux.rs`), user: libcrux takes its
+//!    randomness as arguments, and the adapter draws 64 bytes (keygen) or 32 (encaps) from
+//!    `getrandom`, as libcrux's `rand` wrappers do. kembench's part is the test that no `profile`
+//!    seed is installed, 2 to 4 instructions (the same test runs in RustCrypto's `SeededRng` and in
+//!    the builds' `randombytes`, which adds about 20 for its known-answer switch, a static count).
+//!    The system call is invisible to callgrind: natively `getrandom` takes 347 ns for 64 bytes
+//!    and 237 ns for 32 (a C loop on this machine), 1.5% and 1.2% of libcrux/avx2's keygen
+//!    (22.4 µs) and encaps (20.4 µs). Under `profile` the seeded stream replaces it.
+//! 9. **Adapter glue** (each provider's `*_raw`), mostly user: the conversions any caller of that
+//!    API writes. kembench's part, because the trait writes into caller buffers, is copying what
+//!    the library returns as its own objects into kembench's fixed buffers: 136 instructions for
+//!    a 1,088-byte ciphertext (libcrux, aws-lc, RustCrypto, rustls) and as many for a public key.
+//!    Builds check the `OnceLock` of their functions (4 instructions). OpenSSL's `octet_param`
+//!    (keygen, ECDH and DH encaps) also makes a lossy UTF-8 copy of the parameter's name on every
+//!    call, used only in an error message: 166 instructions (0.03% of OpenSSL's X25519 keygen).
+//!
+//! `throughput`'s loop adds a relaxed load of its stop flag and a counter increment per call (not
+//! profiled). kembench's whole share per call, pieces 1–9 (harness + interposer, from
+//! `scripts/timed-share`; ML-KEM-768 unless named):
+//!
+//! | implementation | keygen | encaps | decaps | sk-import | pk-import |
+//! |---|---|---|---|---|---|
+//! | liboqs | 3,687 (3.2%) | 405 (0.34%) | 476 (0.31%) | | |
+//! | pqclean/avx2 (ntruhps2048509) | 767 (0.21%) | 75 (0.12%) | 99 (0.08%) | | |
+//! | libcrux/avx2 | 942 (0.46%) | 578 (0.28%) | 248 (0.11%) | | |
+//! | rustcrypto | 664 (0.09%) | 420 (0.05%) | 265 (0.02%) | 731 (0.72%) | 104 (0.13%) |
+//! | aws-lc | 868 (0.52%) | 580 (0.34%) | 274 (0.13%) | 430 (9.7%) | 192 (12%) |
+//! | openssl | 1,912 (0.33%) | 1,765 (0.26%) | 326 (0.05%) | 2,022 (0.15%) | 1,364 (0.53%) |
+//! | rustls/aws-lc-rs | 986 (0.58%) | 667 (0.39%) | 491 (0.22%) | | |
+//! | X25519, aws-lc | 475 (0.50%) | 664 (0.16%) | 479 (0.14%) | 388 (0.42%) | |
+//! | X25519, openssl | 1,129 (0.20%) | 1,897 (0.17%) | 897 (0.17%) | 961 (0.17%) | 672 (6.1%) |
+//! | X25519, rustls/aws-lc-rs | 491 (0.52%) | 654 (0.15%) | 489 (0.15%) | | |
+//!
+//! PQClean's ML-KEM keygen and encaps are profiled through its derandomized entry points, which
+//! skip piece 4 (their keys are bytes the worker allocated beforehand), hence the NTRU row; its
+//! ML-KEM-768 decaps carries 64 (0.04%). Valgrind hides ADX and AVX-512, so aws-lc and OpenSSL
+//! take other code paths under it than natively: the counts are of those paths.
 
 use super::counters::{Counters, Pmu};
 use super::heap::{self, HeapUsage};

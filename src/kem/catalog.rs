@@ -683,6 +683,16 @@ mod tests {
     }
 
     #[test]
+    fn only_classic_mceliece_has_megabyte_keys_and_the_big_stack() {
+        for a in ALGORITHMS {
+            let mceliece = a.name.starts_with("Classic-McEliece");
+            assert_eq!(a.has_megabyte_keys(), mceliece, "{}", a.name);
+            let stack = if mceliece { 64 << 20 } else { 8 << 20 };
+            assert_eq!(a.stack_size(), stack, "{}", a.name);
+        }
+    }
+
+    #[test]
     fn post_quantum_rows_have_levels_and_classical_rows_do_not() {
         for a in ALGORITHMS {
             let classical = matches!(a.family, Family::EllipticCurve | Family::FiniteField);

@@ -577,3 +577,110 @@ fn a_run_killed_outright_stays_in_the_store_and_can_be_resumed() {
     );
     assert_eq!(runs(&store)[0]["status"], "complete");
 }
+
+#[path = "common/v1_store.rs"]
+mod v1_store;
+
+/// Writes a schema-1 store holding `runs` into the SQLite file `path`, as kembench did.
+fn write_v1_store(path: &Path, runs: &[v1_store::Run]) {
+    let c = rusqlite::Connection::open(path).unwrap();
+    for sql in v1_store::DDL {
+        c.execute(sql, []).unwrap();
+    }
+    // SQLite takes `?N` where PostgreSQL takes `$N`.
+    let (insert_run, insert_result) = (
+        v1_store::INSERT_RUN.replace('$', "?"),
+        v1_store::INSERT_RESULT.replace('$', "?"),
+    );
+    for run in runs {
+        c.execute(&insert_run, rusqlite::params_from_iter(run.row()))
+            .unwrap();
+        for (alg, imp, seq, status, at, json) in run.result_rows() {
+            c.execute(
+                &insert_result,
+                rusqlite::params![run.id, alg, imp, seq, status, at, json],
+            )
+            .unwrap();
+        }
+    }
+}
+
+/// The schema version of the SQLite store `path`.
+fn schema_version(path: &Path) -> i64 {
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .query_row("SELECT version FROM kembench_schema", [], |r| r.get(0))
+        .unwrap()
+}
+
+#[test]
+fn a_store_of_the_oldest_schema_opens_with_every_run_result_and_operation() {
+    let d = dir("schema1");
+    let store = d.join("schema1.sqlite");
+    let runs = v1_store::runs();
+    write_v1_store(&store, &runs);
+    v1_store::check_every_run(store.to_str().unwrap(), &runs);
+    assert_eq!(schema_version(&store), 2);
+    let c = rusqlite::Connection::open(&store).unwrap();
+    let mut q = c
+        .prepare(
+            "SELECT run_id, algorithm, implementation, operation, median_ns, ci95_low_ns,
+                 ci95_high_ns, p25_ns, p75_ns, samples, stop_reason FROM operations",
+        )
+        .unwrap();
+    let mut ops: Vec<v1_store::OpRow> = q
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+                r.get(8)?,
+                r.get(9)?,
+                r.get(10)?,
+            ))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    ops.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let want = v1_store::expected_operations(&runs);
+    assert_eq!(
+        want.len(),
+        16,
+        "four operations of three benchmarks, four of partial ones"
+    );
+    assert_eq!(ops, want);
+}
+
+#[test]
+fn a_schema_1_row_the_migration_cannot_read_stops_it_and_changes_nothing() {
+    let d = dir("schema1-unreadable");
+    let store = d.join("schema1.sqlite");
+    let (runs, run, bench) = v1_store::with_unreadable_row();
+    write_v1_store(&store, &runs);
+    let out = kembench(&store).args(["runs"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains(&format!("run {run}, benchmark {bench}")),
+        "{err}"
+    );
+    assert!(
+        err.contains("operation keygen") && err.contains("field median_ns"),
+        "the operation and field are named: {err}"
+    );
+    assert!(err.contains("left as it was"), "{err}");
+    // Still schema 1: no operations table, every row where it was.
+    assert_eq!(schema_version(&store), 1);
+    let c = rusqlite::Connection::open(&store).unwrap();
+    assert!(c.prepare("SELECT COUNT(*) FROM operations").is_err());
+    let results: i64 = c
+        .query_row("SELECT COUNT(*) FROM results", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(results, 9);
+}

@@ -289,3 +289,100 @@ fn connection_errors_name_the_cause_and_never_a_password() {
         .stderr(predicate::str::contains("ret-55").not())
         .stderr(predicate::str::contains("Sec").not());
 }
+
+#[path = "common/v1_store.rs"]
+mod v1_store;
+
+impl Schema {
+    /// Writes a schema-1 store holding `runs` into this schema, as kembench did.
+    fn write_v1_store(&mut self, runs: &[v1_store::Run]) {
+        let name = self.name.clone();
+        let c = &mut self.client;
+        c.batch_execute(&format!("SET search_path TO {name}"))
+            .unwrap();
+        for sql in v1_store::DDL {
+            c.batch_execute(sql).unwrap();
+        }
+        for run in runs {
+            let row = run.row();
+            let params: Vec<&(dyn postgres::types::ToSql + Sync)> = row
+                .iter()
+                .map(|v| v as &(dyn postgres::types::ToSql + Sync))
+                .collect();
+            c.execute(v1_store::INSERT_RUN, &params).unwrap();
+            for (alg, imp, seq, status, at, json) in run.result_rows() {
+                c.execute(
+                    v1_store::INSERT_RESULT,
+                    &[&run.id, &alg, &imp, &seq, &status, &at, &json],
+                )
+                .unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn a_store_of_the_oldest_schema_opens_with_every_run_result_and_operation_on_postgres() {
+    let mut s = Schema::new("schema1");
+    let url = s.url();
+    let runs = v1_store::runs();
+    s.write_v1_store(&runs);
+    v1_store::check_every_run(&url, &runs);
+    assert_eq!(s.count("SELECT version FROM $S.kembench_schema"), 2);
+    let sql = format!(
+        "SELECT run_id, algorithm, implementation, operation, median_ns, ci95_low_ns,
+             ci95_high_ns, p25_ns, p75_ns, samples, stop_reason FROM {}.operations",
+        s.name
+    );
+    let mut ops: Vec<v1_store::OpRow> = s
+        .client
+        .query(&sql, &[])
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r.get(0),
+                r.get(1),
+                r.get(2),
+                r.get(3),
+                r.get(4),
+                r.get(5),
+                r.get(6),
+                r.get(7),
+                r.get(8),
+                r.get(9),
+                r.get(10),
+            )
+        })
+        .collect();
+    ops.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let want = v1_store::expected_operations(&runs);
+    assert_eq!(want.len(), 16);
+    assert_eq!(ops, want);
+}
+
+#[test]
+fn a_schema_1_row_the_migration_cannot_read_stops_it_on_postgres() {
+    let mut s = Schema::new("schema1bad");
+    let url = s.url();
+    let (runs, run, bench) = v1_store::with_unreadable_row();
+    s.write_v1_store(&runs);
+    kembench_at(&url)
+        .arg("runs")
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(format!(
+            "run {run}, benchmark {bench}"
+        )))
+        .stderr(predicate::str::contains("field median_ns"));
+    // Rolled back whole: still schema 1, no operations table, every row where it was.
+    assert_eq!(s.count("SELECT version FROM $S.kembench_schema"), 1);
+    assert_eq!(
+        s.count(
+            "SELECT COUNT(*) FROM information_schema.tables \
+             WHERE table_schema = '$S' AND table_name = 'operations'"
+        ),
+        0
+    );
+    assert_eq!(s.count("SELECT COUNT(*) FROM $S.results"), 9);
+}

@@ -115,7 +115,33 @@ pub struct HybridParts {
     pub post_quantum_first: bool,
 }
 
+/// The stack of a thread that handles megabyte keys ([`Algorithm::has_megabyte_keys`]), and
+/// so enough for any algorithm's: some Classic McEliece code keeps its keys on the stack or
+/// returns them by value.
+pub const MEGABYTE_KEYS_STACK: usize = 64 << 20;
+
+/// The stack of a thread that handles only an algorithm without megabyte keys (the usual main
+/// thread's limit); a smaller stack is cheaper where one is painted or made per benchmark.
+pub const SMALL_KEYS_STACK: usize = 8 << 20;
+
 impl Algorithm {
+    /// Whether its keys run to megabytes (Classic McEliece's public keys are 255 KiB to
+    /// 1.3 MiB; no other algorithm's reach 100 kB): they need a big stack
+    /// ([`Algorithm::stack_size`]) and are costly to keep many of.
+    pub fn has_megabyte_keys(&self) -> bool {
+        self.pk_len > 100_000
+    }
+
+    /// The stack a thread that handles this algorithm's keys needs:
+    /// [`MEGABYTE_KEYS_STACK`] or [`SMALL_KEYS_STACK`].
+    pub fn stack_size(&self) -> usize {
+        if self.has_megabyte_keys() {
+            MEGABYTE_KEYS_STACK
+        } else {
+            SMALL_KEYS_STACK
+        }
+    }
+
     /// Bytes a key exchange puts on the wire: public key plus ciphertext.
     pub fn wire_bytes(&self) -> usize {
         self.pk_len + self.ct_len
@@ -663,6 +689,16 @@ mod tests {
         let mut seen = HashSet::new();
         for a in ALGORITHMS {
             assert!(seen.insert(a.name.to_ascii_lowercase()), "{} twice", a.name);
+        }
+    }
+
+    #[test]
+    fn only_classic_mceliece_has_megabyte_keys_and_the_big_stack() {
+        for a in ALGORITHMS {
+            let mceliece = a.name.starts_with("Classic-McEliece");
+            assert_eq!(a.has_megabyte_keys(), mceliece, "{}", a.name);
+            let stack = if mceliece { 64 << 20 } else { 8 << 20 };
+            assert_eq!(a.stack_size(), stack, "{}", a.name);
         }
     }
 

@@ -10,7 +10,7 @@ pub mod catalog;
 use std::any::Any;
 use std::fmt;
 
-pub use catalog::{Algorithm, Family};
+pub use catalog::{Algorithm, Family, MEGABYTE_KEYS_STACK, SMALL_KEYS_STACK};
 
 /// Errors an implementation reports; never a panic.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -340,7 +340,7 @@ impl<'a> Workload<'a> {
             return Err(KemError::Unsupported);
         }
         // Megabyte keys (Classic McEliece) get a smaller pool.
-        let pool = if a.pk_len > 100_000 {
+        let pool = if a.has_megabyte_keys() {
             pool.min(4)
         } else {
             pool
@@ -670,11 +670,7 @@ impl<'a> OpSampler<'a> {
 
         // Stack: one call on a fresh, painted thread. Painting costs time in proportion to the
         // stack, so only megabyte-key algorithms get the 64 MiB one.
-        let stack_size = if w.k.meta().algorithm.pk_len > 100_000 {
-            stack::DEFAULT_STACK
-        } else {
-            8 << 20
-        };
+        let stack_size = w.k.meta().algorithm.stack_size();
         w.ready(1)?;
         let stack_use = match stack::measure(stack_size, || w.call()) {
             Ok((r, s)) => {

@@ -32,16 +32,13 @@
 //! - A closure that needs more than `stack_size` overflows into the guard page, which
 //!   aborts the whole process (Rust's stack overflow handler); it cannot be reported as an
 //!   error. Give it a larger stack.
-//! - Painting touches the whole stack (64 MiB with [`DEFAULT_STACK`]), which costs tens of
+//! - Painting touches the whole stack (64 MiB for an algorithm with megabyte keys:
+//!   [`Algorithm::stack_size`](crate::kem::Algorithm::stack_size)), which costs tens of
 //!   milliseconds and that much resident memory while the measurement runs.
 
 use serde::{Deserialize, Serialize};
 use std::any::Any;
 use std::sync::OnceLock;
-
-/// Default stack size for [`measure`]: 64 MiB, because some KEM implementations keep
-/// megabyte-sized keys on the stack.
-pub const DEFAULT_STACK: usize = 64 << 20;
 
 /// Stack usage of one measured closure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -248,6 +245,7 @@ fn lowest_modified(lo: usize, hi: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kem::MEGABYTE_KEYS_STACK;
     use std::hint::black_box;
 
     /// Writes every byte of an `N`-byte stack array and reads one back.
@@ -265,7 +263,7 @@ mod tests {
 
     #[test]
     fn known_depth_of_64_kib() {
-        let (x, usage) = measure(DEFAULT_STACK, touch_array::<65536>).unwrap();
+        let (x, usage) = measure(MEGABYTE_KEYS_STACK, touch_array::<65536>).unwrap();
         assert_eq!(x, (65536 / 2) as u8);
         let d = usage.max_stack_bytes;
         assert!(d.abs_diff(65536) <= 256, "measured {d}");
@@ -280,14 +278,14 @@ mod tests {
 
     #[test]
     fn trivial_closure_is_shallow() {
-        let (x, usage) = measure(DEFAULT_STACK, || black_box(1) + 1).unwrap();
+        let (x, usage) = measure(MEGABYTE_KEYS_STACK, || black_box(1) + 1).unwrap();
         assert_eq!(x, 2);
         assert!(usage.max_stack_bytes < 512, "{usage:?}");
     }
 
     #[test]
     fn one_mebibyte_array_fits_the_default_stack() {
-        let (_, usage) = measure(DEFAULT_STACK, touch_array::<{ 1 << 20 }>).unwrap();
+        let (_, usage) = measure(MEGABYTE_KEYS_STACK, touch_array::<{ 1 << 20 }>).unwrap();
         let d = usage.max_stack_bytes;
         assert!(d.abs_diff(1 << 20) <= 256, "measured {d}");
     }
@@ -295,7 +293,7 @@ mod tests {
     #[test]
     fn borrows_and_results_pass_through() {
         let data = [1u64, 2, 3];
-        let (sum, _) = measure(DEFAULT_STACK, || data.iter().sum::<u64>()).unwrap();
+        let (sum, _) = measure(MEGABYTE_KEYS_STACK, || data.iter().sum::<u64>()).unwrap();
         assert_eq!(sum, 6);
     }
 

@@ -108,7 +108,7 @@ pub fn profile_all(
             std::thread::Builder::new()
                 .name("kembench-profile-job".into())
                 // The native correctness check and counters use megabyte keys on the stack.
-                .stack_size(crate::verify::WORKER_STACK)
+                .stack_size(crate::kem::MEGABYTE_KEYS_STACK)
                 .spawn_scoped(s, move || loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(k) = plan.impls.get(i) else { break };

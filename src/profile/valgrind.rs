@@ -1,6 +1,7 @@
 //! Finding valgrind and the callgrind command line `profile` runs its workers under, and the
 //! CPU features a process sees (natively, and under valgrind, which hides some).
 
+use crate::kem::MEGABYTE_KEYS_STACK;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -66,8 +67,8 @@ pub fn callgrind_args(out_file: &Path) -> Vec<String> {
         "--compress-strings=no".into(),
         "--compress-pos=no".into(),
         // Classic McEliece keeps megabyte keys on the stack.
-        "--max-stackframe=67108864".into(),
-        "--main-stacksize=67108864".into(),
+        format!("--max-stackframe={MEGABYTE_KEYS_STACK}"),
+        format!("--main-stacksize={MEGABYTE_KEYS_STACK}"),
         "--quiet".into(),
     ];
     a.extend(CACHE_ARGS.iter().map(|s| s.to_string()));

@@ -117,12 +117,12 @@ pub fn features() -> anyhow::Result<()> {
 }
 
 /// Serves one profile, on a thread with a stack of
-/// [`WORKER_STACK`](crate::verify::WORKER_STACK) (megabyte keys live on the stack in some
-/// libraries).
+/// [`MEGABYTE_KEYS_STACK`](crate::kem::MEGABYTE_KEYS_STACK) (megabyte keys live on the stack
+/// in some libraries).
 pub fn serve(a: WorkerArgs) -> anyhow::Result<()> {
     std::thread::Builder::new()
         .name("kembench-profile".into())
-        .stack_size(crate::verify::WORKER_STACK)
+        .stack_size(crate::kem::MEGABYTE_KEYS_STACK)
         .spawn(move || serve_here(&a))?
         .join()
         .map_err(|_| anyhow::anyhow!("the profiling thread panicked"))?

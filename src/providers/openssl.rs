@@ -52,6 +52,29 @@ enum Kind {
     Dh(&'static CStr),
 }
 
+/// `EVP_PKEY_new_raw_public_key_ex` or `EVP_PKEY_new_raw_private_key_ex` (one signature).
+type NewRawKey = unsafe extern "C" fn(
+    *mut ffi::OSSL_LIB_CTX,
+    *const std::ffi::c_char,
+    *const std::ffi::c_char,
+    *const std::ffi::c_uchar,
+    usize,
+) -> *mut ffi::EVP_PKEY;
+
+/// A key of type `name` imported from its raw bytes by `new` (OpenSSL's raw public- or
+/// secret-key import); refused as `what` when OpenSSL returns no key.
+#[inline]
+fn raw_key(new: NewRawKey, name: &CStr, bytes: &[u8], what: &str) -> Result<Pkey, KemError> {
+    // SAFETY: valid name and buffer; `new` is one of OpenSSL's raw-key constructors.
+    let p =
+        unsafe { new(ptr::null_mut(), name.as_ptr(), ptr::null(), bytes.as_ptr(), bytes.len()) };
+    if p.is_null() {
+        Err(KemError::Rejected(format!("{}", ossl_error(what))))
+    } else {
+        Ok(Pkey(p))
+    }
+}
+
 /// The most recent OpenSSL error as text (clears the queue).
 fn ossl_error(what: &str) -> KemError {
     // SAFETY: ERR_* functions read and clear this thread's error queue.
@@ -317,7 +340,13 @@ impl OpenSsl {
         Ok(ctx)
     }
 
+    /// A key imported from `params` (`EVP_PKEY_fromdata`); any failure is the key refused.
     fn import(&self, params: Params, selection: c_int) -> Result<Pkey, KemError> {
+        self.fromdata(params, selection)
+            .map_err(|e| KemError::Rejected(e.to_string()))
+    }
+
+    fn fromdata(&self, params: Params, selection: c_int) -> Result<Pkey, KemError> {
         let ctx = Ctx::from_name(self.type_name())?;
         ok(
             // SAFETY: a fresh context and a built parameter array.
@@ -335,26 +364,12 @@ impl OpenSsl {
 
     fn public_key(&self, bytes: &[u8]) -> Result<Pkey, KemError> {
         match self.kind {
-            Kind::Kem { name, .. } | Kind::Ecx(name) => {
-                // SAFETY: valid name and buffer.
-                let p = unsafe {
-                    ffi::EVP_PKEY_new_raw_public_key_ex(
-                        ptr::null_mut(),
-                        name.as_ptr(),
-                        ptr::null(),
-                        bytes.as_ptr(),
-                        bytes.len(),
-                    )
-                };
-                if p.is_null() {
-                    Err(KemError::Rejected(format!(
-                        "{}",
-                        ossl_error("public key import")
-                    )))
-                } else {
-                    Ok(Pkey(p))
-                }
-            }
+            Kind::Kem { name, .. } | Kind::Ecx(name) => raw_key(
+                ffi::EVP_PKEY_new_raw_public_key_ex,
+                name,
+                bytes,
+                "public key import",
+            ),
             Kind::Ec(g) => self
                 .import(
                     Params::new()
@@ -362,45 +377,28 @@ impl OpenSsl {
                         .octets(c"pub", bytes)
                         .build()?,
                     ffi::EVP_PKEY_PUBLIC_KEY,
-                )
-                .map_err(|e| KemError::Rejected(e.to_string())),
+                ),
             Kind::Dh(g) => self
                 .import(
                     Params::new().utf8(c"group", g).bn(c"pub", bytes).build()?,
                     ffi::EVP_PKEY_PUBLIC_KEY,
-                )
-                .map_err(|e| KemError::Rejected(e.to_string())),
+                ),
         }
     }
 
     fn secret_key(&self, bytes: &[u8]) -> Result<Pkey, KemError> {
         match self.kind {
-            Kind::Kem { name, .. } | Kind::Ecx(name) => {
-                // SAFETY: valid name and buffer.
-                let p = unsafe {
-                    ffi::EVP_PKEY_new_raw_private_key_ex(
-                        ptr::null_mut(),
-                        name.as_ptr(),
-                        ptr::null(),
-                        bytes.as_ptr(),
-                        bytes.len(),
-                    )
-                };
-                if p.is_null() {
-                    Err(KemError::Rejected(format!(
-                        "{}",
-                        ossl_error("secret key import")
-                    )))
-                } else {
-                    Ok(Pkey(p))
-                }
-            }
+            Kind::Kem { name, .. } | Kind::Ecx(name) => raw_key(
+                ffi::EVP_PKEY_new_raw_private_key_ex,
+                name,
+                bytes,
+                "secret key import",
+            ),
             Kind::Ec(g) | Kind::Dh(g) => self
                 .import(
                     Params::new().utf8(c"group", g).bn(c"priv", bytes).build()?,
                     ffi::EVP_PKEY_KEYPAIR,
-                )
-                .map_err(|e| KemError::Rejected(e.to_string())),
+                ),
         }
     }
 

@@ -166,7 +166,7 @@ pub(crate) mod tests {
         assert!(k.fix_randomness(&[seed; 32]).is_fixed());
         std::thread::scope(|s| {
             std::thread::Builder::new()
-                .stack_size(64 << 20)
+                .stack_size(crate::kem::MEGABYTE_KEYS_STACK)
                 .spawn_scoped(s, || {
                     let label = k.meta().label();
                     let (pk, mut sk) = k.keypair_kept_vec().expect(&label);

@@ -64,7 +64,7 @@ impl std::fmt::Display for Ended {
 /// the worker measures on its main thread (see `worker::serve`). Best effort: when the limit
 /// cannot be raised the worker measures on a thread of its own.
 fn raise_stack_limit() {
-    let want = crate::verify::WORKER_STACK as libc::rlim_t;
+    let want = crate::kem::MEGABYTE_KEYS_STACK as libc::rlim_t;
     let mut r = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,

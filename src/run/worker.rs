@@ -27,8 +27,8 @@ fn next(
 }
 
 /// Serves requests from stdin until `Finish` or the end of input, on a stack of at least
-/// [`WORKER_STACK`](crate::verify::WORKER_STACK) (megabyte keys are returned by value in some
-/// libraries).
+/// [`MEGABYTE_KEYS_STACK`](crate::kem::MEGABYTE_KEYS_STACK) (megabyte keys are returned by
+/// value in some libraries).
 ///
 /// The supervisor starts workers with that stack limit, so the process's main thread measures,
 /// as a bare C loop's does: on a spawned thread (a stack and an allocator arena of its own, in
@@ -41,14 +41,15 @@ pub fn serve() -> anyhow::Result<()> {
     }
     std::thread::Builder::new()
         .name("kembench-worker".into())
-        .stack_size(crate::verify::WORKER_STACK)
+        .stack_size(crate::kem::MEGABYTE_KEYS_STACK)
         .spawn(serve_here)?
         .join()
         .map_err(panicked)?
 }
 
-/// Whether the main thread's stack may grow to [`WORKER_STACK`](crate::verify::WORKER_STACK)
-/// (the soft `RLIMIT_STACK`, which Linux applies to the main thread's stack).
+/// Whether the main thread's stack may grow to
+/// [`MEGABYTE_KEYS_STACK`](crate::kem::MEGABYTE_KEYS_STACK) (the soft `RLIMIT_STACK`, which
+/// Linux applies to the main thread's stack).
 fn main_stack_is_large_enough() -> bool {
     let mut r = libc::rlimit {
         rlim_cur: 0,
@@ -56,7 +57,8 @@ fn main_stack_is_large_enough() -> bool {
     };
     // SAFETY: getrlimit writes one rlimit into `r`.
     let ok = unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut r) } == 0;
-    ok && (r.rlim_cur == libc::RLIM_INFINITY || r.rlim_cur >= crate::verify::WORKER_STACK as u64)
+    ok && (r.rlim_cur == libc::RLIM_INFINITY
+        || r.rlim_cur >= crate::kem::MEGABYTE_KEYS_STACK as u64)
 }
 
 fn serve_here() -> anyhow::Result<()> {

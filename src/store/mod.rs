@@ -21,7 +21,6 @@ use anyhow::{bail, Context};
 use db::{Backend, Val};
 pub use load::{load, load_kind};
 pub use recorder::Recorder;
-pub use schema::OpRow;
 pub use spec::{redact, Spec};
 use std::path::PathBuf;
 
@@ -117,6 +116,58 @@ pub struct StoredResult {
     pub json: String,
     /// Its operations' main statistics.
     pub ops: Vec<OpRow>,
+}
+
+/// The main statistics of one operation, as the `operations` table holds them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpRow {
+    /// `keygen`, `encaps`, `decaps`, `exchange`, `sk-import` or `pk-import`.
+    pub operation: String,
+    /// Median per call.
+    pub median_ns: f64,
+    /// The median's 95% interval, low end.
+    pub ci95_low_ns: f64,
+    /// The median's 95% interval, high end.
+    pub ci95_high_ns: f64,
+    /// 25th percentile.
+    pub p25_ns: f64,
+    /// 75th percentile.
+    pub p75_ns: f64,
+    /// Samples taken.
+    pub samples: i64,
+    /// Why sampling stopped.
+    pub stop_reason: String,
+}
+
+/// Inserts the operation rows of one result.
+fn insert_ops(
+    db: &mut dyn db::Db,
+    run_id: &str,
+    algorithm: &str,
+    implementation: &str,
+    ops: &[OpRow],
+) -> anyhow::Result<()> {
+    for o in ops {
+        db.exec(
+            "INSERT INTO operations (run_id, algorithm, implementation, operation, median_ns,
+                 ci95_low_ns, ci95_high_ns, p25_ns, p75_ns, samples, stop_reason)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+            &[
+                Val::text(run_id),
+                Val::text(algorithm),
+                Val::text(implementation),
+                Val::text(&o.operation),
+                Val::Real(Some(o.median_ns)),
+                Val::Real(Some(o.ci95_low_ns)),
+                Val::Real(Some(o.ci95_high_ns)),
+                Val::Real(Some(o.p25_ns)),
+                Val::Real(Some(o.p75_ns)),
+                Val::Int(Some(o.samples)),
+                Val::text(&o.stop_reason),
+            ],
+        )?;
+    }
+    Ok(())
 }
 
 /// One line of `kembench runs`.
@@ -340,7 +391,7 @@ impl Store {
                         Val::text(&r.json),
                     ],
                 )?;
-                schema::insert_ops(db, run_id, &r.algorithm, &r.implementation, &r.ops)
+                insert_ops(db, run_id, &r.algorithm, &r.implementation, &r.ops)
             })
             .with_context(|| {
                 format!(

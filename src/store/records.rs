@@ -3,7 +3,7 @@
 //! runs, its operation rows built from the typed statistics), and a stored run is parsed back
 //! into the record it came from.
 
-use super::{schema::OpRow, NewRun, Store, StoredResult, StoredRun};
+use super::{NewRun, OpRow, Store, StoredResult, StoredRun};
 use crate::record::run::OperationResult;
 use crate::record::{AnyRecord, Benchmark, Kind, Record, VisitMut, VisitOwned};
 use anyhow::Context;

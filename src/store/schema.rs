@@ -1,8 +1,16 @@
 //! The store's schema and its forward migrations. The same SQL runs on SQLite and PostgreSQL
 //! (TEXT, BIGINT and DOUBLE PRECISION only; times are RFC 3339 text, records are JSON text).
+//!
+//! A migration reads the rows of the version it starts from through frozen types of its own
+//! (`v1.rs` for the rows of schema 1), never through today's records, and writes the tables of
+//! the version it ends at with its own SQL: a store of any age migrates the same way whatever
+//! becomes of kembench's structs, and a row a migration cannot read stops it with an error
+//! naming the row (the store is left as it was) rather than being passed over.
 
 use super::db::{Backend, Db, Val};
 use anyhow::{bail, Context};
+
+mod v1;
 
 /// The schema this kembench writes. A store at a lower version is migrated forward when
 /// opened; one at a higher version is refused.
@@ -58,93 +66,12 @@ const V2: &[&str] = &[
     "CREATE INDEX runs_started_at ON runs (started_at)",
 ];
 
-/// The main statistics of one operation, as the `operations` table holds them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OpRow {
-    /// `keygen`, `encaps`, `decaps` or `exchange`.
-    pub operation: String,
-    /// Median per call.
-    pub median_ns: f64,
-    /// The median's 95% interval, low end.
-    pub ci95_low_ns: f64,
-    /// The median's 95% interval, high end.
-    pub ci95_high_ns: f64,
-    /// 25th percentile.
-    pub p25_ns: f64,
-    /// 75th percentile.
-    pub p75_ns: f64,
-    /// Samples taken.
-    pub samples: i64,
-    /// Why sampling stopped.
-    pub stop_reason: String,
-}
-
-/// The operation rows of a stored `run` result (JSON of a `BenchResult`), for the migration
-/// that creates the `operations` table over results already stored; none when it does not
-/// parse.
-fn stored_op_rows(result_json: &str) -> Vec<OpRow> {
-    use super::records::Storable;
-    serde_json::from_str::<crate::record::run::BenchResult>(result_json)
-        .map(|b| b.op_rows())
-        .unwrap_or_default()
-}
-
-/// Inserts the operation rows of one result.
-pub fn insert_ops(
-    db: &mut dyn Db,
-    run_id: &str,
-    algorithm: &str,
-    implementation: &str,
-    ops: &[OpRow],
-) -> anyhow::Result<()> {
-    for o in ops {
-        db.exec(
-            "INSERT INTO operations (run_id, algorithm, implementation, operation, median_ns,
-                 ci95_low_ns, ci95_high_ns, p25_ns, p75_ns, samples, stop_reason)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-            &[
-                Val::text(run_id),
-                Val::text(algorithm),
-                Val::text(implementation),
-                Val::text(&o.operation),
-                Val::Real(Some(o.median_ns)),
-                Val::Real(Some(o.ci95_low_ns)),
-                Val::Real(Some(o.ci95_high_ns)),
-                Val::Real(Some(o.p25_ns)),
-                Val::Real(Some(o.p75_ns)),
-                Val::Int(Some(o.samples)),
-                Val::text(&o.stop_reason),
-            ],
-        )?;
-    }
-    Ok(())
-}
-
-/// Fills `operations` from the JSON records already in the store.
-fn backfill_operations(db: &mut dyn Db) -> anyhow::Result<()> {
-    let rows = db.query(
-        "SELECT r.run_id, r.algorithm, r.implementation, r.result_json
-         FROM results r JOIN runs ON runs.id = r.run_id WHERE runs.kind = 'run'",
-        &[],
-    )?;
-    for r in rows {
-        let (run, alg, imp, json) = (
-            r[0].as_text("run_id")?,
-            r[1].as_text("algorithm")?,
-            r[2].as_text("implementation")?,
-            r[3].as_text("result_json")?,
-        );
-        insert_ops(db, &run, &alg, &imp, &stored_op_rows(&json))?;
-    }
-    Ok(())
-}
-
 fn apply(db: &mut dyn Db, version: i64) -> anyhow::Result<()> {
     match version {
         1 => V1.iter().try_for_each(|s| db.exec(s, &[]).map(|_| ()))?,
         2 => {
             V2.iter().try_for_each(|s| db.exec(s, &[]).map(|_| ()))?;
-            backfill_operations(db)?;
+            v1::backfill_operations(db)?;
         }
         v => bail!("no migration to schema version {v}"),
     }

@@ -27,15 +27,6 @@ struct Slot {
     nanos: AtomicU64,
 }
 
-/// Stack for measuring threads: megabyte keys need more.
-fn stack_for(k: &dyn Kem) -> usize {
-    if k.meta().algorithm.pk_len > 100_000 {
-        64 << 20
-    } else {
-        8 << 20
-    }
-}
-
 /// Runs `op` on `threads` threads for `duration`; each thread's (operations, seconds).
 pub fn run_threads(
     k: &Arc<dyn Kem>,
@@ -55,7 +46,7 @@ pub fn run_threads(
             let (barrier, stop, errors) = (&barrier, &stop, &errors);
             let k = k.clone();
             std::thread::Builder::new()
-                .stack_size(stack_for(k.as_ref()))
+                .stack_size(k.meta().algorithm.stack_size())
                 .spawn_scoped(s, move || {
                     if pin {
                         pin_current_thread(i % cpus);

@@ -21,16 +21,23 @@ type KatStep = fn(&dyn Kem, &Options) -> Option<Outcome>;
 /// ACVP subset, shipped in `data/kat/`.
 #[derive(Deserialize)]
 struct Acvp {
-    keygen: Vec<AcvpKeygen>,
-    encaps: Vec<AcvpEncaps>,
-    decaps: Vec<AcvpDecaps>,
+    keygen: Vec<AcvpCase<AcvpKeygen>>,
+    encaps: Vec<AcvpCase<AcvpEncaps>>,
+    decaps: Vec<AcvpCase<AcvpDecaps>>,
+}
+
+/// One ACVP test case: its id, the parameter set (a catalog name) and its values.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AcvpCase<T> {
+    tc_id: u32,
+    parameter_set: String,
+    #[serde(flatten)]
+    values: T,
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct AcvpKeygen {
-    tc_id: u32,
-    parameter_set: String,
     d: String,
     z: String,
     ek: String,
@@ -38,10 +45,7 @@ struct AcvpKeygen {
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct AcvpEncaps {
-    tc_id: u32,
-    parameter_set: String,
     ek: String,
     m: String,
     c: String,
@@ -49,10 +53,7 @@ struct AcvpEncaps {
 }
 
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
 struct AcvpDecaps {
-    tc_id: u32,
-    parameter_set: String,
     dk: String,
     c: String,
     k: String,
@@ -159,95 +160,89 @@ fn needs_sk_bytes(which: &str) -> Outcome {
     ))
 }
 
-fn acvp_keygen(k: &dyn Kem, _: &Options) -> Option<Outcome> {
+/// Why an ACVP case did not pass: its outputs or an error (the step fails, naming the case),
+/// or a reason the step cannot run here at all (the step is skipped).
+enum Miss {
+    Fail(String),
+    Skip(Outcome),
+}
+
+impl From<String> for Miss {
+    fn from(why: String) -> Miss {
+        Miss::Fail(why)
+    }
+}
+
+/// Runs `check` on the cases of `k`'s algorithm among `cases`: `None` when there are none,
+/// else the first miss (`{test} tcId N: why`, or the skip), else `{passed} N`.
+fn acvp_cases<T>(
+    k: &dyn Kem,
+    cases: &[AcvpCase<T>],
+    test: &str,
+    passed: &str,
+    check: impl Fn(&T) -> Result<(), Miss>,
+) -> Option<Outcome> {
     let name = k.meta().algorithm.name;
-    k.seed_lens().keypair?;
-    let vs: Vec<&AcvpKeygen> = acvp()
-        .keygen
-        .iter()
-        .filter(|v| v.parameter_set == name)
-        .collect();
+    let vs: Vec<&AcvpCase<T>> = cases.iter().filter(|v| v.parameter_set == name).collect();
     if vs.is_empty() {
         return None;
     }
     for v in &vs {
-        let seed = [unhex(&v.d), unhex(&v.z)].concat();
-        let a = k.meta().algorithm;
-        let (mut pk, mut sk) = (vec![0; a.pk_len], vec![0; a.sk_len]);
-        if let Err(e) = k.keypair_derand(&seed, &mut pk, &mut sk) {
-            return Some(Outcome::Fail(format!("ACVP keyGen tcId {}: {e}", v.tc_id)));
-        }
-        if pk != unhex(&v.ek) || sk != unhex(&v.dk) {
-            return Some(Outcome::Fail(format!(
-                "ACVP keyGen tcId {}: keys differ",
-                v.tc_id
-            )));
+        match check(&v.values) {
+            Ok(()) => {}
+            Err(Miss::Fail(why)) => {
+                return Some(Outcome::Fail(format!("{test} tcId {}: {why}", v.tc_id)))
+            }
+            Err(Miss::Skip(outcome)) => return Some(outcome),
         }
     }
-    Some(Outcome::Pass(format!("ACVP keyGen {}", vs.len())))
+    Some(Outcome::Pass(format!("{passed} {}", vs.len())))
+}
+
+fn acvp_keygen(k: &dyn Kem, _: &Options) -> Option<Outcome> {
+    k.seed_lens().keypair?;
+    let a = k.meta().algorithm;
+    acvp_cases(k, &acvp().keygen, "ACVP keyGen", "ACVP keyGen", |v| {
+        let seed = [unhex(&v.d), unhex(&v.z)].concat();
+        let (mut pk, mut sk) = (vec![0; a.pk_len], vec![0; a.sk_len]);
+        k.keypair_derand(&seed, &mut pk, &mut sk)
+            .map_err(|e| e.to_string())?;
+        if pk != unhex(&v.ek) || sk != unhex(&v.dk) {
+            return Err(Miss::Fail("keys differ".into()));
+        }
+        Ok(())
+    })
 }
 
 fn acvp_encaps(k: &dyn Kem, _: &Options) -> Option<Outcome> {
-    let name = k.meta().algorithm.name;
     k.seed_lens().encaps?;
-    let vs: Vec<&AcvpEncaps> = acvp()
-        .encaps
-        .iter()
-        .filter(|v| v.parameter_set == name)
-        .collect();
-    if vs.is_empty() {
-        return None;
-    }
-    for v in &vs {
-        let a = k.meta().algorithm;
+    let a = k.meta().algorithm;
+    acvp_cases(k, &acvp().encaps, "ACVP encapsulation", "ACVP encap", |v| {
         let (mut ct, mut ss) = (vec![0; a.ct_len], vec![0; a.ss_len]);
-        if let Err(e) = k.encaps_derand(&unhex(&v.ek), &unhex(&v.m), &mut ct, &mut ss) {
-            return Some(Outcome::Fail(format!(
-                "ACVP encapsulation tcId {}: {e}",
-                v.tc_id
-            )));
-        }
+        k.encaps_derand(&unhex(&v.ek), &unhex(&v.m), &mut ct, &mut ss)
+            .map_err(|e| e.to_string())?;
         if ct != unhex(&v.c) || ss != unhex(&v.k) {
-            return Some(Outcome::Fail(format!(
-                "ACVP encapsulation tcId {}: outputs differ",
-                v.tc_id
-            )));
+            return Err(Miss::Fail("outputs differ".into()));
         }
-    }
-    Some(Outcome::Pass(format!("ACVP encap {}", vs.len())))
+        Ok(())
+    })
 }
 
 fn acvp_decaps(k: &dyn Kem, _: &Options) -> Option<Outcome> {
-    let name = k.meta().algorithm.name;
     // Decapsulation needs no seed: every implementation that takes FIPS 203 secret keys can be
     // checked, valid and modified ciphertexts alike (implicit rejection has a known answer).
-    let vs: Vec<&AcvpDecaps> = acvp()
-        .decaps
-        .iter()
-        .filter(|v| v.parameter_set == name)
-        .collect();
-    if vs.is_empty() {
-        return None;
-    }
-    for v in &vs {
-        match k.decaps_vec(&unhex(&v.dk), &unhex(&v.c)) {
-            Ok(ss) if ss == unhex(&v.k) => {}
-            Err(KemError::Unsupported) => return Some(needs_sk_bytes("ACVP decapsulation")),
-            Ok(_) => {
-                return Some(Outcome::Fail(format!(
-                    "ACVP decapsulation tcId {}: secret differs",
-                    v.tc_id
-                )))
-            }
-            Err(e) => {
-                return Some(Outcome::Fail(format!(
-                    "ACVP decapsulation tcId {}: {e}",
-                    v.tc_id
-                )))
-            }
-        }
-    }
-    Some(Outcome::Pass(format!("ACVP decap {}", vs.len())))
+    acvp_cases(
+        k,
+        &acvp().decaps,
+        "ACVP decapsulation",
+        "ACVP decap",
+        |v| match k.decaps_vec(&unhex(&v.dk), &unhex(&v.c)) {
+            Ok(ss) if ss == unhex(&v.k) => Ok(()),
+            Err(KemError::Unsupported) => Err(Miss::Skip(needs_sk_bytes("ACVP decapsulation"))),
+            Ok(_) => Err(Miss::Fail("secret differs".into())),
+            Err(e) => Err(e.to_string().into()),
+        },
+    )
 }
 
 /// Go's `TestAccumulated` digests for ML-KEM-768 (FIPS 203 final): (iterations, SHA-3 digest).

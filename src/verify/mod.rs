@@ -158,9 +158,6 @@ impl Default for Options {
     }
 }
 
-/// Stack for worker threads: Classic McEliece keeps megabyte keys on the stack in some code.
-pub const WORKER_STACK: usize = 64 << 20;
-
 /// Runs `f`, turning a panic into a failure.
 pub fn guarded(f: impl FnOnce() -> Outcome) -> Outcome {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {
@@ -180,7 +177,7 @@ pub fn parallel<T: Send>(n: usize, threads: usize, job: impl Fn(usize) -> T + Sy
     std::thread::scope(|s| {
         for _ in 0..threads.clamp(1, n.max(1)) {
             std::thread::Builder::new()
-                .stack_size(WORKER_STACK)
+                .stack_size(crate::kem::MEGABYTE_KEYS_STACK)
                 .spawn_scoped(s, || loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     if i >= n {

@@ -198,7 +198,7 @@ mod tests {
     /// McEliece's keys are large: a big stack.
     fn on_big_stack(f: fn() -> Vec<String>) -> Vec<String> {
         std::thread::Builder::new()
-            .stack_size(64 << 20)
+            .stack_size(crate::kem::MEGABYTE_KEYS_STACK)
             .spawn(f)
             .unwrap()
             .join()

@@ -1,6 +1,8 @@
 //! The record of `kembench run`: every statistic with its unit in its name, the raw samples,
 //! the configuration, the timers, and how each benchmark ended.
 
+pub mod tables;
+
 use super::{Benchmark, Kind, Record, RecordKind, ResultStatus};
 use crate::measure::counters::Counters;
 use crate::measure::sampler::{Op, Sampled, SamplerConfig, StopReason};

@@ -206,22 +206,34 @@ pub fn described(tables: &Tables, layout: Layout) -> String {
         out.push_str(&prose(layout, p));
     }
     for t in &tables.tables {
-        let Some(d) = t.draw(target).filter(Drawn::shown) else {
-            continue;
-        };
-        if let Some(c) = &d.caption {
-            out.push_str(&prose(layout, c));
-        }
-        out.push_str(&format!("{}\n", drawn(&d, layout)));
-        for (i, f) in d.footnotes.iter().enumerate() {
-            out.push_str(&wrap(&format!("[{}] {f}", i + 1), 4));
-        }
-        for n in &d.notes {
-            out.push_str(&prose(layout, n));
-        }
+        out.push_str(&shown(t, layout));
     }
     for p in Tables::said(&tables.outro, target) {
         out.push_str(&prose(layout, p));
+    }
+    out
+}
+
+/// One described table as the console shows it in `layout`: its caption, the table, its
+/// numbered notes and paragraphs; nothing when `layout` does not show it.
+pub fn shown(t: &crate::table::Table, layout: Layout) -> String {
+    let target = match layout {
+        Layout::Fit => Target::Fit,
+        Layout::Wide => Target::Wide,
+    };
+    let Some(d) = t.draw(target).filter(Drawn::shown) else {
+        return String::new();
+    };
+    let mut out = String::new();
+    if let Some(c) = &d.caption {
+        out.push_str(&prose(layout, c));
+    }
+    out.push_str(&format!("{}\n", drawn(&d, layout)));
+    for (i, f) in d.footnotes.iter().enumerate() {
+        out.push_str(&wrap(&format!("[{}] {f}", i + 1), 4));
+    }
+    for n in &d.notes {
+        out.push_str(&prose(layout, n));
     }
     out
 }

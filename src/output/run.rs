@@ -1,114 +1,27 @@
-//! The console tables of a latency run (`run`, `show`): one row per operation, then the
-//! notes on timers, counters, drift and operations cut short.
+//! The console tables of a latency run (`run`, `show`): one row per operation (described once,
+//! with the record: [`crate::record::run::tables`]), the instruction counts of
+//! `run --instructions`, then the notes on timers, counters, drift and operations cut short.
 //!
-//! [`Layout::Fit`] shows the headline columns (median with its interval, ops/s, heap, stack, a
-//! short note) within [`super::WIDTH`] columns, moves failure messages under the table and
-//! summarises the notes with the worst few; [`Layout::Wide`] shows every column and lists
-//! every note in full.
+//! [`Layout::Fit`] shows the headline columns within [`super::WIDTH`] columns and summarises
+//! the notes with the worst few; [`Layout::Wide`] shows every column and lists every note in
+//! full.
 
-use super::{fit_table, num, prose, wrap, Footnotes, Grouped, Layout};
-use crate::measure::counters::Counters;
+use super::{num, prose, wrap, Layout};
 use crate::measure::sampler::StopReason;
-use crate::record::run::{BenchResult, FailureKind, OperationResult, RunRecord, DRIFT};
+use crate::record::run::tables::latency;
+use crate::record::run::{BenchResult, OperationResult, RunRecord, DRIFT};
 use crate::record::Benchmark;
 use crate::units;
-use comfy_table::{Cell, Color};
+use comfy_table::Cell;
 use std::path::Path;
 
 /// How many drifting or imprecise operations [`Layout::Fit`] names.
 const WORST: usize = 3;
 
-/// Why sampling stopped, when it was not the target precision.
-fn stop_note(o: &OperationResult) -> Option<String> {
-    match o.stop_reason {
-        StopReason::Precision => None,
-        StopReason::BelowMinimum => Some("BELOW MIN SAMPLES".to_string()),
-        other => Some(other.label().to_string()),
-    }
-}
-
-/// The note of [`Layout::Wide`]: stop reason, drift with the best round, batch size.
-fn wide_note(o: &OperationResult) -> String {
-    let mut n: Vec<String> = stop_note(o).into_iter().collect();
-    if o.drifted() {
-        n.push(format!(
-            "rounds differ {:.0}%{}",
-            o.round_spread * 100.0,
-            o.best_round_median_ns
-                .map_or(String::new(), |b| format!(", best round {}", units::ns(b)))
-        ));
-    }
-    if o.batch > 1 {
-        n.push(format!("×{} per sample", o.batch));
-    }
-    n.join(", ")
-}
-
-/// The note of [`Layout::Fit`], in words short enough that it takes two lines at most in a
-/// narrow column: why sampling stopped short, and drift. Rounds that disagree because the
-/// machine drifted are said once, as the drift.
-fn short_note(o: &OperationResult) -> String {
-    let stop = match o.stop_reason {
-        StopReason::Precision => None,
-        StopReason::RoundsDisagree if o.drifted() => None,
-        StopReason::RoundsDisagree => Some("rounds vary"),
-        StopReason::Budget => Some("budget"),
-        StopReason::MaxSamples => Some("sample cap"),
-        StopReason::BelowMinimum => Some("few samples"),
-    };
-    let drift = o
-        .drifted()
-        .then(|| format!("drift {:.0}%", o.round_spread * 100.0));
-    stop.map(str::to_string)
-        .into_iter()
-        .chain(drift)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// The median's 95% interval as a percentage of the median, either side.
-fn half_interval_pct(o: &OperationResult) -> f64 {
-    (o.median_ci95_high_ns - o.median_ci95_low_ns) / 2.0 / o.median_ns * 100.0
-}
-
-/// How a benchmark ended badly, as rows after its operations (or instead of them): a word for
-/// the row (`CRASHED`) and the detail.
-fn problems(r: &BenchResult) -> Vec<(&'static str, String)> {
-    let failure = r.failure.as_ref().map(|f| {
-        let word = match f.kind {
-            FailureKind::Crashed => "CRASHED",
-            FailureKind::TimedOut => "TIMED OUT",
-            FailureKind::Interrupted => "INTERRUPTED",
-        };
-        (word, f.detail.clone())
-    });
-    if r.operations.is_empty() {
-        let why = match (&r.correctness, failure) {
-            (crate::verify::Outcome::Fail(w), _) => {
-                ("NOT TIMED", format!("correctness check failed: {w}"))
-            }
-            (_, Some(f)) => f,
-            _ => (
-                "NOT MEASURED",
-                r.error.clone().unwrap_or_else(|| "unknown".into()),
-            ),
-        };
-        return vec![why];
-    }
-    r.error
-        .iter()
-        .map(|e| ("STOPPED", e.clone()))
-        .chain(failure)
-        .collect()
-}
-
 /// The console table of a run's results, with a newline after it (and in [`Layout::Fit`],
-/// the failure messages its rows point to).
+/// the failure messages its rows point to), then the instruction counts if any.
 pub fn table(results: &[BenchResult], layout: Layout) -> String {
-    let mut out = match layout {
-        Layout::Fit => fit(results),
-        Layout::Wide => format!("{}\n", wide(results)),
-    };
+    let mut out = super::shown(&latency(results), layout);
     out.push_str(&instructions(results));
     out
 }
@@ -148,116 +61,6 @@ fn instructions(results: &[BenchResult]) -> String {
     } else {
         String::new()
     }
-}
-
-/// Every column, every message in its row.
-fn wide(results: &[BenchResult]) -> comfy_table::Table {
-    let mut t = super::table(&[
-        "algorithm",
-        "implementation",
-        "op",
-        "median",
-        "±CI95",
-        "p25 – p75",
-        "ops/s",
-        "TSC ticks",
-        "cycles",
-        "peak heap",
-        "allocs",
-        "stack",
-        "share",
-        "n",
-        "note",
-    ]);
-    for r in results {
-        for o in &r.operations {
-            let cycles = match &o.counters {
-                Counters::Measured(c) => units::count(c.cycles),
-                Counters::Unavailable(_) => "n/a".into(),
-            };
-            t.add_row(vec![
-                Cell::new(&r.algorithm),
-                Cell::new(&r.implementation),
-                Cell::new(o.operation.as_str()),
-                num(units::ns(o.median_ns)),
-                num(format!("{:.1}%", half_interval_pct(o))),
-                num(format!("{} – {}", units::ns(o.p25_ns), units::ns(o.p75_ns))),
-                num(units::count(o.ops_per_sec)),
-                num(o.tsc_median_ticks.map_or("-".into(), units::count)),
-                num(cycles),
-                num(o.peak_heap_bytes.map_or("n/a".into(), units::bytes)),
-                num(o.allocations.map_or("n/a".into(), |a| a.to_string())),
-                num(o.max_stack_bytes.map_or("n/a".into(), units::bytes)),
-                num(o
-                    .share_of_exchange
-                    .map_or("-".into(), |x| format!("{:.0}%", x * 100.0))),
-                num(o.samples),
-                Cell::new(wide_note(o)),
-            ]);
-        }
-        for (word, detail) in problems(r) {
-            t.add_row(vec![
-                Cell::new(&r.algorithm),
-                Cell::new(&r.implementation),
-                Cell::new(format!("{word}: {detail}")).fg(Color::Red),
-            ]);
-        }
-    }
-    t
-}
-
-/// The headline columns within [`super::WIDTH`]; an algorithm (and an implementation) named
-/// once for consecutive rows; failure messages as numbered notes under the table.
-fn fit(results: &[BenchResult]) -> String {
-    let mut t = fit_table(
-        &[
-            "algorithm",
-            "implementation",
-            "op",
-            "median ±CI95",
-            "ops/s",
-            "heap",
-            "stack",
-            "note",
-        ],
-        7,
-    );
-    let mut notes = Footnotes::default();
-    let mut names = Grouped::default();
-    for r in results {
-        for o in &r.operations {
-            let half = half_interval_pct(o);
-            let interval = if half < 9.95 {
-                format!("±{half:.1}%")
-            } else {
-                format!("±{half:.0}%")
-            };
-            let mut row = names.cells(&[&r.algorithm, &r.implementation]);
-            row.extend([
-                Cell::new(o.operation.as_str()),
-                num(format!("{} {interval}", units::ns(o.median_ns))),
-                num(units::count(o.ops_per_sec)),
-                num(o.peak_heap_bytes.map_or("n/a".into(), units::bytes)),
-                num(o.max_stack_bytes.map_or("n/a".into(), units::bytes)),
-                Cell::new(short_note(o)),
-            ]);
-            t.add_row(row);
-        }
-        for (word, detail) in problems(r) {
-            let mark = notes.add(format!("{} {word}: {detail}", r.label()));
-            let mut row = names.cells(&[&r.algorithm, &r.implementation]);
-            row.extend([
-                Cell::new(""),
-                Cell::new(word).fg(Color::Red),
-                Cell::new(""),
-                Cell::new(""),
-                Cell::new(""),
-                Cell::new(mark),
-            ]);
-            t.add_row(row);
-        }
-    }
-    format!("{t}\n{}", notes.render())
 }
 
 /// Every operation that `pick` selects, as `algorithm@implementation operation`, in table
@@ -451,7 +254,7 @@ mod tests {
     use super::*;
     use crate::export::fixture;
     use crate::output::WIDTH;
-    use crate::record::run::Failure;
+    use crate::record::run::{Failure, FailureKind};
 
     /// The fixture under the longest real names, with a crash, a failed check and a stopped
     /// benchmark whose messages are long, and `drifted` operations with growing spreads.
@@ -588,18 +391,5 @@ mod tests {
         assert_eq!(text.matches(" samples, ±").count(), 8, "{text}");
         assert!(text.contains("(TSC ticks are not core cycles)"));
         assert!(!text.contains("kembench show"));
-    }
-
-    #[test]
-    fn short_notes_name_the_stop_once() {
-        let mut o = fixture::run().results[0].operations[3].clone();
-        assert_eq!(o.stop_reason, StopReason::Budget);
-        assert_eq!(short_note(&o), "budget");
-        o.round_spread = 0.2;
-        assert_eq!(short_note(&o), "budget, drift 20%");
-        o.stop_reason = StopReason::RoundsDisagree;
-        assert_eq!(short_note(&o), "drift 20%");
-        o.round_spread = 0.01;
-        assert_eq!(short_note(&o), "rounds vary");
     }
 }

@@ -2,6 +2,8 @@
 //! the configuration, the timers, and how each benchmark ended.
 
 mod csv;
+pub mod tables;
+
 use super::{Benchmark, Facts, Kind, Record, ResultStatus};
 use crate::measure::counters::Counters;
 use crate::measure::sampler::{Op, Sampled, SamplerConfig, StopReason};

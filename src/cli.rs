@@ -922,7 +922,7 @@ impl TlsArgs {
             crate::bail_usage!("--threads {n}: give 1 to {most} (or 0 alone to skip scaling)");
         }
         let network = crate::tls::conditions::parse_profiles(&self.network)
-            .map_err(|e| crate::exit::Usage(format!("--network: {e}")))?;
+            .map_err(|e| crate::usage::Usage(format!("--network: {e}")))?;
         self.output.check_dirs()?;
         Ok(TlsOptions {
             groups,

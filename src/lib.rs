@@ -32,4 +32,5 @@ pub mod suggest;
 pub mod throughput;
 pub mod tls;
 pub mod units;
+pub mod usage;
 pub mod verify;

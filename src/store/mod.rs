@@ -60,7 +60,7 @@ pub fn protected(spec: &str) -> Vec<crate::files::Protected> {
 pub fn refuse_over_store<'a>(
     outputs: impl IntoIterator<Item = &'a std::path::Path>,
     spec: &str,
-) -> Result<(), crate::exit::Usage> {
+) -> Result<(), crate::usage::Usage> {
     let protected = protected(spec);
     outputs
         .into_iter()
@@ -438,7 +438,7 @@ impl Store {
             .collect();
         let noun = kind.map_or("runs", RecordKind::plural);
         let none = || {
-            anyhow::Error::new(crate::exit::Usage(format!(
+            anyhow::Error::new(crate::usage::Usage(format!(
                 "there are no {noun} in {} yet",
                 self.db.location()
             )))
@@ -447,7 +447,7 @@ impl Store {
             let back: usize = match rest.strip_prefix('~') {
                 Some(n) => n
                     .parse()
-                    .map_err(|_| crate::exit::Usage(format!("'{selector}': expected latest~N")))?,
+                    .map_err(|_| crate::usage::Usage(format!("'{selector}': expected latest~N")))?,
                 None if rest.is_empty() => 0,
                 None => crate::bail_usage!("'{selector}': expected latest or latest~N"),
             };
@@ -464,7 +464,7 @@ impl Store {
                 .find(|r| r.status == RunStatus::Complete.as_str() && want(r))
                 .map(|r| r.id.clone())
                 .ok_or_else(|| {
-                    anyhow::Error::new(crate::exit::Usage(format!(
+                    anyhow::Error::new(crate::usage::Usage(format!(
                         "no complete {noun} with {what} in the store"
                     )))
                 })

@@ -12,6 +12,7 @@ pub mod callgrind;
 pub mod cli;
 pub mod commands;
 pub mod compare;
+pub mod engine;
 pub mod env;
 pub mod exit;
 pub mod export;

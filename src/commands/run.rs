@@ -41,7 +41,7 @@ pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
     let environment = Environment::for_implementations(&impls);
     print!("{}", output::environment(&environment, o.layout));
     let pinned_cpu = if o.pin {
-        crate::run::last_allowed_cpu()
+        crate::engine::cpu::last_allowed_cpu()
     } else {
         None
     };

@@ -57,7 +57,7 @@ pub fn measure_one(
         error: None,
         interrupted: false,
     };
-    if let crate::verify::Outcome::Fail(why) = crate::run::quick_check(k.as_ref()) {
+    if let crate::verify::Outcome::Fail(why) = crate::engine::quick_check(k.as_ref()) {
         r.error = Some(format!("not measured: correctness check failed: {why}"));
         return r;
     }

@@ -11,9 +11,9 @@
 pub mod calc;
 pub mod measure;
 
+use crate::engine::cpu::pin_current_thread;
 use crate::kem::Kem;
 use crate::measure::sampler::{Op, Workload};
-use crate::run::pin_current_thread;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};

@@ -269,7 +269,7 @@ pub fn start<'a>(plan: &'a Plan<'a>, cfg: &TlsConfig, kem: Option<Arc<dyn Kem>>)
         kem_rounds: Vec::new(),
     };
     if let Some(k) = kem {
-        match crate::run::quick_check(k.as_ref()) {
+        match crate::engine::quick_check(k.as_ref()) {
             crate::verify::Outcome::Fail(why) => {
                 b.result.error = Some(format!(
                     "the bare key exchange {} is not timed: its correctness check failed: {why}",

@@ -11,7 +11,6 @@ mod aws_lc_random;
 pub mod built;
 pub mod drbg;
 pub mod mock;
-pub mod nist_kat;
 pub mod registry;
 pub mod seeded;
 

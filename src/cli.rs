@@ -786,7 +786,7 @@ impl ThroughputArgs {
             crate::bail_usage!("--target-rate must be positive, got {}", self.target_rate);
         }
         let threads = if self.threads.is_empty() {
-            crate::throughput::calc::default_threads(cpus)
+            crate::record::throughput::calc::default_threads(cpus)
         } else {
             self.threads.clone()
         };

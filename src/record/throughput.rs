@@ -1,6 +1,8 @@
 //! The record of `kembench throughput`: per implementation and operation, the rate at each
 //! thread (or process) count and the TLS capacity figures.
 
+pub mod calc;
+
 use super::{Benchmark, Kind, Nothing, Record, RecordKind, ResultStatus};
 use crate::measure::sampler::Op;
 use serde::{Deserialize, Serialize};

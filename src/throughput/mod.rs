@@ -8,7 +8,6 @@
 //! With `--processes`, N copies of kembench run the same loop as independent processes: the
 //! ceiling that threads should reach.
 
-pub mod calc;
 pub mod measure;
 
 use crate::engine::cpu::pin_current_thread;

@@ -5,9 +5,9 @@ pub mod chart;
 
 use super::common::{catalog_tags, h3, int_cell, op_cell, pct_cell, say};
 use super::{Context, Section};
+use crate::record::throughput::calc::{LATENCY_TOLERANCE, SUPERLINEAR_TOLERANCE};
 use crate::record::throughput::ThroughputResult;
 use crate::report::doc::{Block, Cell, Mark, Table, Tags};
-use crate::throughput::calc::{LATENCY_TOLERANCE, SUPERLINEAR_TOLERANCE};
 use crate::units;
 
 /// The throughput section.

@@ -64,6 +64,10 @@ macro_rules! providers {
         /// The providers compiled into this build (their cargo feature names).
         pub const BUILT: &[&str] = &[$(#[cfg(feature = $feature)] $feature,)*];
 
+        /// Every provider of the list, compiled into this build or not (their cargo feature
+        /// names).
+        pub const LISTED: &[&str] = &[$($feature,)*];
+
         /// Every real implementation this build and CPU offer, and those left out, in
         /// registry order.
         pub fn all() -> Offered {

@@ -1,5 +1,6 @@
-//! The results store: every `run` and `throughput`, exactly described, in SQLite (a local
-//! file, the default) or PostgreSQL (one database for a fleet of machines), behind one API.
+//! The results store: every `run`, `throughput`, `profile` and `tls`, exactly described, in
+//! SQLite (a local file, the default) or PostgreSQL (one database for a fleet of machines),
+//! behind one API.
 //!
 //! A run is one row in `runs` (id, kind, status, times, host, CPU, selection, the command
 //! line, and the run's header as JSON: environment, configuration, timers). Each benchmark is

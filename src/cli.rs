@@ -793,7 +793,7 @@ impl ThroughputArgs {
             crate::bail_usage!("--target-rate must be positive, got {}", self.target_rate);
         }
         let threads = if self.threads.is_empty() {
-            crate::throughput::calc::default_threads(cpus)
+            crate::record::throughput::calc::default_threads(cpus)
         } else {
             self.threads.clone()
         };
@@ -929,7 +929,7 @@ impl TlsArgs {
             crate::bail_usage!("--threads {n}: give 1 to {most} (or 0 alone to skip scaling)");
         }
         let network = crate::tls::conditions::parse_profiles(&self.network)
-            .map_err(|e| crate::exit::Usage(format!("--network: {e}")))?;
+            .map_err(|e| crate::usage::Usage(format!("--network: {e}")))?;
         self.output.check_dirs()?;
         Ok(TlsOptions {
             groups,

@@ -1,4 +1,4 @@
-//! Exit codes, and the error type that marks a problem with what the user asked for.
+//! Exit codes, and the one place that decides which code an error that ended a command gets.
 //!
 //! | code | meaning |
 //! |---|---|
@@ -10,6 +10,7 @@
 
 use crate::providers::SelectError;
 use crate::record::LoadError;
+use crate::usage::Usage;
 
 /// Success.
 pub const SUCCESS: u8 = 0;
@@ -21,19 +22,6 @@ pub const USAGE: u8 = 2;
 pub const IO: u8 = 3;
 /// Interrupted by Ctrl-C.
 pub const INTERRUPTED: u8 = 130;
-
-/// A problem with the command line or an input it names: exits [`USAGE`].
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct Usage(pub String);
-
-/// Returns a [`Usage`] error from the enclosing function, `format!`-style.
-#[macro_export]
-macro_rules! bail_usage {
-    ($($arg:tt)*) => {
-        return Err($crate::exit::Usage(format!($($arg)*)).into())
-    };
-}
 
 /// The exit code for an error that ended a command: [`USAGE`] when anything in its chain is
 /// a problem with what was asked (a [`Usage`] error, a selection that matches nothing, an
@@ -78,7 +66,7 @@ mod tests {
     }
 
     fn bails() -> anyhow::Result<()> {
-        bail_usage!("--x must be {}", 1)
+        crate::bail_usage!("--x must be {}", 1)
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! when writing fails), in place for special files (a FIFO, `/dev/stdout`), to standard
 //! output for `-`, and never into a directory.
 
-use crate::exit::Usage;
+use crate::usage::Usage;
 use anyhow::Context;
 use std::io::Write;
 use std::path::{Path, PathBuf};

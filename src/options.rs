@@ -1,5 +1,8 @@
 //! What each measuring command was asked to do, validated: the command line (clap) is turned
-//! into these once, and nothing below the commands sees a clap type.
+//! into these once, and no engine is handed a clap type. Below the commands, clap appears only
+//! as the `ValueEnum` derive of the two enums that are argument values themselves
+//! (`measure::sampler::Op`, `report::Format`), so that their names are declared once, on the
+//! type.
 
 use crate::export::Format;
 use crate::measure::sampler::{Op, SamplerConfig};

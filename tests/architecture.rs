@@ -1,9 +1,13 @@
-//! The layering that ARCHITECTURE.md describes, checked on the sources: no import cycle
-//! between the folders of `src/`, the bottom layers import nothing above them, and no command
-//! module imports another.
+//! The layering that ARCHITECTURE.md describes, checked on the sources: every row of its layer
+//! table (read from the document itself, so the two cannot drift apart), no import cycle
+//! between the folders of `src/`, and no command module imports another.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
 
 /// Every `.rs` file under `dir`.
 fn sources(dir: &Path) -> Vec<PathBuf> {
@@ -16,27 +20,40 @@ fn sources(dir: &Path) -> Vec<PathBuf> {
             out.push(p);
         }
     }
+    out.sort();
     out
 }
 
-/// The code of a file without its unit tests (which may use fixtures from anywhere).
+/// The code of a file without its unit tests (which may use fixtures from anywhere): up to the
+/// first `#[cfg(test)]` that opens a `mod tests` (of any visibility).
 fn code(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
-    match text.find("#[cfg(test)]\nmod tests") {
-        Some(i) => text[..i].to_string(),
-        None => text,
+    let mut from = 0;
+    while let Some(i) = text[from..].find("#[cfg(test)]\n") {
+        let at = from + i;
+        let next = text[at..].lines().nth(1).unwrap_or_default();
+        if next
+            .trim_start()
+            .trim_start_matches("pub(super) ")
+            .starts_with("mod tests")
+        {
+            return text[..at].to_string();
+        }
+        from = at + 1;
     }
+    text
 }
 
-/// The names that follow `crate::` in `text`.
-fn crate_paths(text: &str) -> BTreeSet<String> {
+/// The names that follow `root::` in `text` (`crate` in the library, `kembench` in the binary).
+fn paths_under(text: &str, root: &str) -> BTreeSet<String> {
+    let prefix = format!("{root}::");
     let mut out = BTreeSet::new();
-    for (i, _) in text.match_indices("crate::") {
-        if text[..i].ends_with('$') {
-            continue; // `$crate::` inside a macro: the macro's own crate
+    for (i, _) in text.match_indices(&prefix) {
+        let before = text[..i].chars().next_back();
+        if before.is_some_and(|c| c == '$' || c == '_' || c.is_ascii_alphanumeric()) {
+            continue; // `$crate::` inside a macro (the macro's own crate), or `foo_crate::`
         }
-        let rest = &text[i + "crate::".len()..];
-        let name: String = rest
+        let name: String = text[i + prefix.len()..]
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect();
@@ -47,39 +64,296 @@ fn crate_paths(text: &str) -> BTreeSet<String> {
     out
 }
 
-/// Top-level module → the top-level modules it imports.
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let tops: BTreeSet<String> = std::fs::read_dir(&src)
+/// The names that follow `crate::` in `text`.
+fn crate_paths(text: &str) -> BTreeSet<String> {
+    paths_under(text, "crate")
+}
+
+/// The top-level modules of `src/` (`lib` and `main` included).
+fn top_level_modules() -> BTreeSet<String> {
+    std::fs::read_dir(src())
         .unwrap()
         .map(|e| {
             let p = e.unwrap().path();
             p.file_stem().unwrap().to_string_lossy().into_owned()
         })
-        .collect();
-    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for f in sources(&src) {
-        let rel = f.strip_prefix(&src).unwrap();
-        let top = rel
-            .components()
-            .next()
-            .unwrap()
-            .as_os_str()
-            .to_string_lossy()
-            .trim_end_matches(".rs")
-            .to_string();
-        let name = rel.file_name().unwrap().to_string_lossy();
+        .collect()
+}
+
+/// A file's path under `src/`, with `/` separators.
+fn rel(path: &Path) -> String {
+    let r = path.strip_prefix(src()).unwrap();
+    r.components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The top-level module a file under `src/` belongs to.
+fn top_of(rel: &str) -> String {
+    let first = rel.split('/').next().unwrap();
+    first.trim_end_matches(".rs").to_string()
+}
+
+/// Every library and binary file with the top-level modules it imports (its own excepted);
+/// test-only modules (`fixture.rs`, `tests.rs`) left out.
+fn imports() -> BTreeMap<String, BTreeSet<String>> {
+    let tops = top_level_modules();
+    let mut out = BTreeMap::new();
+    for f in sources(&src()) {
+        let name = f.file_name().unwrap().to_string_lossy();
         if name == "fixture.rs" || name == "tests.rs" {
-            continue; // test-only modules
+            continue;
         }
-        let deps = g.entry(top.clone()).or_default();
-        for d in crate_paths(&code(&f)) {
-            if d != top && tops.contains(&d) {
-                deps.insert(d);
+        let rel = rel(&f);
+        let top = top_of(&rel);
+        let text = code(&f);
+        let mut deps = crate_paths(&text);
+        if rel == "main.rs" {
+            deps.extend(paths_under(&text, "kembench"));
+        }
+        // `bail_usage!` is `$crate::usage::Usage`, which the scan above skips.
+        if text.contains("bail_usage!") {
+            deps.insert("usage".to_string());
+        }
+        deps.retain(|d| *d != top && tops.contains(d));
+        out.insert(rel, deps);
+    }
+    out
+}
+
+/// Top-level module → the top-level modules it imports.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (file, deps) in imports() {
+        g.entry(top_of(&file)).or_default().extend(deps);
+    }
+    g
+}
+
+/// What a row's "may import" column allows.
+#[derive(Debug, PartialEq)]
+enum MayImport {
+    /// Every module of a lower layer ("the layers below", "everything below").
+    Below,
+    /// Exactly these modules (none for "nothing of kembench").
+    Named(BTreeSet<String>),
+}
+
+/// One row of ARCHITECTURE.md's layer table.
+#[derive(Debug)]
+struct Row {
+    layer: u32,
+    /// Folders (`kem/`, `providers/built/`) and files (`exit.rs`) under `src/`.
+    paths: Vec<String>,
+    may_import: MayImport,
+    /// The row in a few words, for messages: its folders and files, layer and "may import".
+    text: String,
+}
+
+/// The names in backquotes in `cell`.
+fn quoted(cell: &str) -> Vec<String> {
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
+/// `cell` without what is in parentheses (remarks).
+fn without_remarks(cell: &str) -> String {
+    let mut depth = 0usize;
+    let mut out = String::new();
+    for c in cell.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Reads a "may import" cell: a phrase, or module names in backquotes separated by commas.
+fn may_import(cell: &str) -> Result<MayImport, String> {
+    let said = without_remarks(cell);
+    let lower = said.to_lowercase();
+    if lower.contains("nothing of kembench") {
+        return Ok(MayImport::Named(BTreeSet::new()));
+    }
+    if lower.contains("the layers below") || lower.contains("everything below") {
+        return Ok(MayImport::Below);
+    }
+    let names = quoted(&said);
+    let mut rest = said.clone();
+    for n in &names {
+        rest = rest.replacen(&format!("`{n}`"), "", 1);
+    }
+    let rest = rest.replace(',', " ").replace(" and ", " ");
+    if names.is_empty() || !rest.trim().is_empty() {
+        return Err(format!(
+            "cannot read \"{cell}\": write module names in backquotes separated by commas, \
+             \"the layers below\", \"everything below\" or \"nothing of kembench\" (remarks in \
+             parentheses)"
+        ));
+    }
+    Ok(MayImport::Named(names.into_iter().collect()))
+}
+
+/// The rows of the table under "## The layers" in `doc`.
+fn parse_table(doc: &str) -> Result<Vec<Row>, String> {
+    let doc = format!("\n{doc}");
+    let section = doc
+        .split("\n## ")
+        .find(|s| s.starts_with("The layers"))
+        .ok_or("no section \"## The layers\"")?;
+    let mut rows = Vec::new();
+    for line in section.lines().filter(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // "| layer | folder / file | owns | may import |" splits into six cells.
+        let Ok(layer) = cells.get(1).unwrap_or(&"").parse::<u32>() else {
+            continue; // the header and its rule
+        };
+        if cells.len() != 6 {
+            return Err(format!(
+                "a row of the layer table has {} cells: {line}",
+                cells.len()
+            ));
+        }
+        let paths = quoted(cells[2]);
+        if paths.is_empty() {
+            return Err(format!("a row names no folder or file: {line}"));
+        }
+        rows.push(Row {
+            layer,
+            paths,
+            may_import: may_import(cells[4])?,
+            text: format!(
+                "the row of {} (layer {layer}, may import: {})",
+                cells[2], cells[4]
+            ),
+        });
+    }
+    if rows.is_empty() {
+        return Err("the layer table has no rows".into());
+    }
+    Ok(rows)
+}
+
+/// The row of a file (its index): the one whose folder or file names it most closely.
+fn row_of(rows: &[Row], rel: &str) -> Option<usize> {
+    rows.iter()
+        .enumerate()
+        .flat_map(|(i, r)| r.paths.iter().map(move |p| (p, i)))
+        .filter(|(p, _)| {
+            if p.ends_with('/') {
+                rel.starts_with(p.as_str())
+            } else {
+                rel == p.as_str()
+            }
+        })
+        .max_by_key(|(p, _)| p.len())
+        .map(|(_, i)| i)
+}
+
+/// Every way the sources depart from `rows`, one message each.
+fn departures(rows: &[Row], files: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let tops = top_level_modules();
+    let mut out = Vec::new();
+    // The layer of each top-level module: the highest of its rows.
+    let mut layer: BTreeMap<String, u32> = BTreeMap::new();
+    for r in rows {
+        for p in &r.paths {
+            let rel = p.trim_end_matches('/');
+            if !src().join(rel).exists() {
+                out.push(format!(
+                    "ARCHITECTURE.md names src/{p}, which does not exist"
+                ));
+            }
+            let top = top_of(rel);
+            let l = layer.entry(top).or_insert(r.layer);
+            *l = (*l).max(r.layer);
+        }
+    }
+    // Which files each row covers, and what they import together.
+    let mut covered: Vec<BTreeSet<String>> = vec![BTreeSet::new(); rows.len()];
+    for (file, deps) in files {
+        if file == "lib.rs" {
+            continue; // the crate root only declares the modules
+        }
+        let Some(i) = row_of(rows, file) else {
+            out.push(format!(
+                "src/{file} has no row in ARCHITECTURE.md's layer table (add one for `{}`)",
+                top_of(file)
+            ));
+            continue;
+        };
+        let row = &rows[i];
+        let allowed: BTreeSet<String> = match &row.may_import {
+            MayImport::Below => layer
+                .iter()
+                .filter(|(_, l)| **l < row.layer)
+                .map(|(m, _)| m.clone())
+                .collect(),
+            MayImport::Named(n) => n.clone(),
+        };
+        for d in deps.difference(&allowed) {
+            out.push(format!(
+                "src/{file} imports `{d}`, which {} does not allow",
+                row.text
+            ));
+        }
+        covered[i].extend(deps.iter().cloned());
+    }
+    for (r, used) in rows.iter().zip(&covered) {
+        let MayImport::Named(names) = &r.may_import else {
+            continue;
+        };
+        for n in names {
+            if !tops.contains(n) {
+                out.push(format!("`{n}` in {} is not a module of src/", r.text));
+            } else if layer.get(n).is_none_or(|l| *l >= r.layer) {
+                out.push(format!(
+                    "`{n}` in {} is not in a lower layer (it is in layer {})",
+                    r.text,
+                    layer.get(n).map_or("none".into(), |l| l.to_string())
+                ));
+            }
+            if !used.contains(n) {
+                out.push(format!("no file imports `{n}`: take it out of {}", r.text));
             }
         }
     }
-    g
+    out
+}
+
+fn architecture_md() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md")).unwrap()
+}
+
+#[test]
+fn every_row_of_the_layer_table_holds() {
+    let rows = parse_table(&architecture_md()).unwrap();
+    let wrong = departures(&rows, &imports());
+    assert!(
+        wrong.is_empty(),
+        "ARCHITECTURE.md's layer table and the sources disagree:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn no_import_cycle_between_modules() {
+    let g = graph();
+    for (m, deps) in &g {
+        for d in deps {
+            assert!(
+                !reaches(&g, d, m),
+                "import cycle: {m} imports {d}, and {d} leads back to {m} ({g:#?})"
+            );
+        }
+    }
 }
 
 /// Whether `to` can be reached from `from`.
@@ -100,37 +374,8 @@ fn reaches(g: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> bool
 }
 
 #[test]
-fn no_import_cycle_between_modules() {
-    let g = graph();
-    for (m, deps) in &g {
-        for d in deps {
-            assert!(
-                !reaches(&g, d, m),
-                "import cycle: {m} imports {d}, and {d} leads back to {m} ({g:#?})"
-            );
-        }
-    }
-}
-
-#[test]
-fn the_bottom_layers_import_nothing_above_them() {
-    let g = graph();
-    let allowed: [(&str, &[&str]); 4] = [
-        ("kem", &[]),
-        ("stats", &[]),
-        ("callgrind", &[]),
-        ("measure", &["kem"]),
-    ];
-    for (m, ok) in allowed {
-        let deps = g.get(m).cloned().unwrap_or_default();
-        let above: Vec<&String> = deps.iter().filter(|d| !ok.contains(&d.as_str())).collect();
-        assert!(above.is_empty(), "{m} imports {above:?}");
-    }
-}
-
-#[test]
 fn no_command_module_imports_another() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/commands");
+    let dir = src().join("commands");
     for f in sources(&dir) {
         if f.file_name().unwrap() == "mod.rs" {
             continue;
@@ -154,5 +399,55 @@ fn the_checker_sees_imports() {
             .map(|s| s.to_string())
             .collect::<BTreeSet<_>>()
     );
+    let files = imports();
     assert!(graph()["commands"].contains("record"));
+    assert!(
+        files["main.rs"].contains("commands"),
+        "kembench:: in main.rs"
+    );
+    assert!(files["report/mod.rs"].contains("usage"), "bail_usage!");
+    // A unit test's imports are not the module's.
+    assert!(!files["verify/checks.rs"].contains("providers"));
+}
+
+#[test]
+fn the_checker_reads_the_table() {
+    let doc = "# x\n\n## The layers, bottom to top\n\n\
+               | layer | folder / file | owns | may import |\n|---|---|---|---|\n\
+               | 0 | `kem/` | the trait (`Kem`) | nothing of kembench |\n\
+               | 1 | `a.rs`, `b/` | things | `kem` (the trait), `stats` |\n\
+               | 2 | `cli.rs` | clap | the layers below |\n\n## Next\n\n| 9 | `x/` | | `y` |\n";
+    let rows = parse_table(doc).unwrap();
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[0].may_import, MayImport::Named(BTreeSet::new()));
+    assert_eq!(rows[1].paths, ["a.rs", "b/"]);
+    assert_eq!(
+        rows[1].may_import,
+        MayImport::Named(["kem", "stats"].iter().map(|s| s.to_string()).collect())
+    );
+    assert_eq!(rows[2].may_import, MayImport::Below);
+    assert!(may_import("the same, and `run`").is_err(), "unknown prose");
+    assert!(may_import("").is_err());
+}
+
+#[test]
+fn the_checker_finds_a_forbidden_import() {
+    let doc = "## The layers\n\n| layer | folder / file | owns | may import |\n|---|---|---|---|\n\
+               | 0 | `kem/` | | nothing of kembench |\n\
+               | 0 | `stats/` | | nothing of kembench |\n\
+               | 2 | `measure/` | | `kem`, `stats` |\n";
+    let rows = parse_table(doc).unwrap();
+    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    let files = BTreeMap::from([
+        ("kem/mod.rs".to_string(), set(&["measure"])),
+        ("measure/mod.rs".to_string(), set(&["kem"])),
+        ("units.rs".to_string(), set(&[])),
+    ]);
+    let wrong = departures(&rows, &files).join("\n");
+    assert!(
+        wrong.contains("src/kem/mod.rs imports `measure`"),
+        "{wrong}"
+    );
+    assert!(wrong.contains("src/units.rs has no row"), "{wrong}");
+    assert!(wrong.contains("no file imports `stats`"), "{wrong}");
 }

@@ -98,7 +98,7 @@ fn child(
                 format!("still running after {} s and killed", limit.as_secs())
             } else {
                 match out.status.signal() {
-                    Some(s) => format!("killed by {}", crate::run::supervisor::signal_name(s)),
+                    Some(s) => format!("killed by {}", crate::engine::ended::signal_name(s)),
                     None => format!("exited {}", out.status.code().unwrap_or(-1)),
                 }
             };

@@ -98,7 +98,7 @@ fn two_builds_of_one_source_coexist_in_one_process_and_agree() {
 #[cfg(feature = "liboqs")]
 #[test]
 fn the_test_package_kat_file_is_liboqs_ml_kem_512_output() {
-    use crate::providers::nist_kat::{first_difference, parse_rsp};
+    use crate::kem::nist_kat::{first_difference, parse_rsp};
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/nist-package/mlkem512/KAT/mlkem512/PQCkemKAT_1632.rsp");
     let oqs = crate::providers::liboqs::implementations()

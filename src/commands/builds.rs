@@ -46,7 +46,7 @@ impl Patterns {
     /// Compiles `patterns` (a malformed one is a usage error).
     fn compile(patterns: &[String]) -> anyhow::Result<Patterns> {
         let v: Result<Vec<GlobMatcher>, _> = patterns.iter().map(|p| matcher(p)).collect();
-        Ok(Patterns(v.map_err(|e| crate::exit::Usage(e.to_string()))?))
+        Ok(Patterns(v.map_err(|e| crate::usage::Usage(e.to_string()))?))
     }
 
     /// Compiles `patterns`; each must match one of `names` (else a usage error naming the
@@ -249,7 +249,7 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
         algorithm,
         package,
     )
-    .map_err(crate::exit::Usage)?;
+    .map_err(crate::usage::Usage)?;
     let flags: Vec<FlagSet> = a.compile.flags.iter().map(|f| FlagSet::parse(f)).collect();
     let req = builds::Request {
         sources: vec![source],
@@ -277,7 +277,7 @@ fn catalog_algorithm(name: &str) -> anyhow::Result<&'static crate::kem::Algorith
             .iter()
             .map(|x| x.name.to_string())
             .collect();
-        anyhow::Error::new(crate::exit::Usage(format!(
+        anyhow::Error::new(crate::usage::Usage(format!(
             "--implements {name}: not a catalog algorithm{}",
             hint(name, &catalog)
         )))
@@ -287,7 +287,7 @@ fn catalog_algorithm(name: &str) -> anyhow::Result<&'static crate::kem::Algorith
 /// `add` of a prebuilt shared library: its exported NIST API, the sizes given, the gate.
 fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
     let path = std::fs::canonicalize(&a.path)?;
-    let symbols = builds::package::library_symbols(&path).map_err(crate::exit::Usage)?;
+    let symbols = builds::package::library_symbols(&path).map_err(crate::usage::Usage)?;
     let name = a.name.clone().unwrap_or_else(|| {
         let stem = path.file_stem().unwrap_or_default().to_string_lossy();
         stem.strip_prefix("lib").unwrap_or(&stem).to_string()

@@ -18,7 +18,7 @@ fn load_pair<K: Kind>(
     // `latest~N` counts among the runs of `new`'s kind: no other kind is meant.
     let relative = old.starts_with("latest");
     let a = load_kind::<K>(spec, old).map_err(|e| match kind_named(spec, old) {
-        Some(k) if k != RecordKind::of::<K>() && !relative => crate::exit::Usage(format!(
+        Some(k) if k != RecordKind::of::<K>() && !relative => crate::usage::Usage(format!(
             "{old} is {} and {new} is {}: compare reads two records of the same kind",
             k.noun(),
             K::FACTS.noun

@@ -41,7 +41,7 @@ pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
     let environment = Environment::for_implementations(&impls);
     print!("{}", output::environment(&environment, o.layout));
     let pinned_cpu = if o.pin {
-        crate::run::last_allowed_cpu()
+        crate::engine::cpu::last_allowed_cpu()
     } else {
         None
     };
@@ -177,7 +177,7 @@ fn resume(selector: &str, o: &RunOptions, store_spec: &str) -> anyhow::Result<Ex
         crate::bail_usage!("run {id} was measured on another machine or build ({diff}); resuming it here would mix the two. Start a new run instead");
     }
     let registry = Registry::new(record.config.include_mock);
-    let (impls, missing) = record.unfinished(&registry);
+    let (impls, missing) = record.unfinished(|label| registry.get(label));
     let finished = record.results.iter().filter(|r| r.is_final()).count();
     if !missing.is_empty() {
         // Measuring the others and calling the run complete would lose these for good.

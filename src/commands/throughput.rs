@@ -63,7 +63,8 @@ fn resume(
     let AnyRecord::Throughput(mut record) = records::record(&stored)? else {
         crate::bail_usage!("run {id} is not a `kembench throughput` run");
     };
-    let (todo, missing) = record.unfinished(&Registry::new(planned_mock(&record)));
+    let registry = Registry::new(planned_mock(&record));
+    let (todo, missing) = record.unfinished(|label| registry.get(label));
     if !missing.is_empty() {
         let hint = crate::providers::registry::why_missing(&missing);
         crate::bail_usage!(

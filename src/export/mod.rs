@@ -1,8 +1,9 @@
 //! Result files: one file per format, each writing every record kind through one interface.
 //!
 //! A format lays a record out as a head, one part per result and a tail ([`Layout`]), so
-//! that `run`, `throughput` and `tls` write each finished benchmark once, appending it to the file
-//! ([`file::ResultFile`]), and the whole file once more at the end.
+//! that every measuring command (`run`, `throughput`, `profile`, `tls`) writes each finished
+//! benchmark once, appending it to the file ([`file::ResultFile`]), and the whole file once
+//! more at the end.
 //!
 //! Adding a format: a file here with a unit struct implementing [`Layout`] for each record
 //! kind and `exporter!(Type, "name", "about")`, and one entry in [`FORMATS`] (plus its `mod`

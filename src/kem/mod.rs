@@ -4,8 +4,12 @@
 //! `keypair` makes the receiver's key pair, `encaps` makes an ephemeral key pair and derives
 //! (the ciphertext is the ephemeral public key), `decaps` derives with the receiver's secret key.
 //! The shared secret is the raw (EC)DH output, as TLS 1.3 feeds it to its key schedule.
+//!
+//! [`nist_kat`] is the format of [`Kem::known_answer_transcript`]: the providers write it,
+//! `verify` reads it back.
 
 pub mod catalog;
+pub mod nist_kat;
 
 use std::any::Any;
 use std::fmt;
@@ -311,8 +315,9 @@ pub trait Kem: Send + Sync {
         None
     }
 
-    /// The NIST-format known-answer transcript of `entries` entries, for implementations that
-    /// can reproduce their library's published KAT files in-process (liboqs).
+    /// The NIST-format known-answer transcript ([`nist_kat`]) of `entries` entries, for
+    /// implementations that can reproduce their library's published KAT files in-process
+    /// (liboqs).
     fn known_answer_transcript(&self, _entries: usize) -> Option<Result<String, KemError>> {
         None
     }

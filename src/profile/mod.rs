@@ -11,12 +11,12 @@ pub mod valgrind;
 pub mod worker;
 
 use crate::callgrind::{self, AnalysisOptions, OpAnalysis};
+use crate::engine::ended::Ended;
 use crate::kem::Kem;
 use crate::measure::counters::Counters;
 use crate::measure::sampler::Op;
 use crate::record::profile::{OpProfile, ProfileConfig, ProfileResult, RandomnessNote, Spread};
 use crate::record::run::Failure;
-use crate::run::supervisor::Ended;
 use crate::verify::Outcome;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -373,7 +373,7 @@ fn spawn_and_wait(
             let _ = child.kill();
             let _ = child.wait();
             let _ = reader.join();
-            return Err(Box::new(crate::run::failure(&ended, during)));
+            return Err(Box::new(crate::engine::ended::failure(&ended, during)));
         }
         std::thread::sleep(Duration::from_millis(20));
     };
@@ -383,7 +383,7 @@ fn spawn_and_wait(
             signal: status.signal(),
             code: status.code(),
         };
-        let mut f = crate::run::failure(&ended, during);
+        let mut f = crate::engine::ended::failure(&ended, during);
         let said = tail(
             &std::fs::read_to_string(&stderr_path).unwrap_or_default(),
             8,
@@ -434,7 +434,7 @@ impl Drop for WorkDir {
 }
 
 fn crashed(detail: String, during: &str) -> Box<Failure> {
-    let mut f = crate::run::failure(
+    let mut f = crate::engine::ended::failure(
         &Ended::Died {
             signal: None,
             code: None,

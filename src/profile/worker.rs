@@ -189,7 +189,7 @@ fn serve_here(a: &WorkerArgs) -> anyhow::Result<()> {
 /// implementation that crashes or hangs ends only this process), then, if it passed, the
 /// hardware counters of each operation.
 fn serve_native(k: &dyn Kem, ops: &[Op]) -> anyhow::Result<()> {
-    let outcome = crate::run::quick_check(k);
+    let outcome = crate::engine::quick_check(k);
     let failed = outcome.failed();
     send(&Message::Checked(outcome))?;
     if failed {

@@ -11,7 +11,6 @@ mod aws_lc_random;
 pub mod built;
 pub mod drbg;
 pub mod mock;
-pub mod nist_kat;
 pub mod registry;
 pub mod seeded;
 
@@ -64,6 +63,10 @@ macro_rules! providers {
 
         /// The providers compiled into this build (their cargo feature names).
         pub const BUILT: &[&str] = &[$(#[cfg(feature = $feature)] $feature,)*];
+
+        /// Every provider of the list, compiled into this build or not (their cargo feature
+        /// names).
+        pub const LISTED: &[&str] = &[$($feature,)*];
 
         /// Every real implementation this build and CPU offer, and those left out, in
         /// registry order.

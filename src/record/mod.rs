@@ -378,12 +378,9 @@ impl<K: Kind> Record<K> {
         Ok(())
     }
 
-    /// The planned implementations with no final result: those `registry` has, and the
-    /// labels of those it lacks.
-    pub fn unfinished(
-        &self,
-        registry: &crate::providers::Registry,
-    ) -> (Vec<std::sync::Arc<dyn crate::kem::Kem>>, Vec<String>) {
+    /// The planned benchmarks with no final result: what `get` finds for each label (an
+    /// implementation in the registry), and the labels it does not find.
+    pub fn unfinished<T>(&self, get: impl Fn(&str) -> Option<T>) -> (Vec<T>, Vec<String>) {
         let finished: std::collections::HashSet<String> = self
             .results
             .iter()
@@ -396,7 +393,7 @@ impl<K: Kind> Record<K> {
             .iter()
             .filter(|l| !finished.contains(*l))
         {
-            match registry.get(label) {
+            match get(label) {
                 Some(k) => todo.push(k),
                 None => missing.push(label.clone()),
             }

@@ -1,5 +1,5 @@
-//! `kembench report`: a report built from runs, stored or in files written by
-//! `kembench run --json` and `kembench throughput --json`.
+//! `kembench report`: a report built from records of every kind (runs, throughput runs,
+//! profiles, tls runs), stored or in the files their commands write with `--json`.
 //!
 //! - [`data`] gathers the runs (records told apart by their `kind`, schema version checked);
 //! - [`summary`] ranks implementations and algorithms (pure functions of a run);

@@ -6,12 +6,13 @@ pub mod suite;
 pub mod supervisor;
 pub mod worker;
 
+use crate::engine::ended::{failure, Ended};
 use crate::kem::Kem;
 use crate::measure::sampler::{Op, SamplerConfig};
 use crate::measure::timer::Timers;
-use crate::record::run::{BenchResult, Failure, FailureKind};
+use crate::record::run::{BenchResult, Failure};
 use crate::record::Benchmark;
-use crate::verify::{self, Outcome};
+use crate::verify::Outcome;
 use protocol::{Init, Reply, Request};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
@@ -20,37 +21,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
-use supervisor::{Ended, Worker};
-
-/// The quick gate before timing: a few round trips and the canary check. The full gate is
-/// `kembench verify`; a build compiled at run time must have passed it (`kembench builds`
-/// runs it on every new build) before it is timed.
-pub fn quick_check(k: &dyn Kem) -> Outcome {
-    if let Some(b) = k.build() {
-        match &b.gate {
-            crate::kem::Gate::Passed(_) => {}
-            crate::kem::Gate::Failed(why) => {
-                return Outcome::Fail(format!("this build failed the correctness gate: {why}"))
-            }
-            crate::kem::Gate::NotRun => {
-                return Outcome::Fail(
-                    "this build has not been through the correctness gate (run `kembench \
-                     builds` again)"
-                        .into(),
-                )
-            }
-        }
-    }
-    let opts = verify::Options {
-        min_round_trips: 3,
-        max_round_trips: 3,
-        ..verify::Options::default()
-    };
-    match verify::guarded(|| verify::checks::round_trips(k, &opts)) {
-        Outcome::Pass(_) => verify::guarded(|| verify::checks::canaries(k)),
-        other => other,
-    }
-}
+use supervisor::Worker;
 
 /// What `measure_all` reports while it runs.
 pub enum Event {
@@ -109,24 +80,6 @@ struct Slot {
     ops: Vec<Op>,
     /// Emitted (finished, failed or never started).
     done: bool,
-}
-
-/// The record of a worker that ended without answering (crash, timeout, Ctrl-C) during `during`.
-pub fn failure(ended: &Ended, during: &str) -> Failure {
-    let (kind, signal, exit_code) = match ended {
-        Ended::Died { signal, code } => (FailureKind::Crashed, *signal, *code),
-        Ended::Garbled(_) => (FailureKind::Crashed, None, None),
-        Ended::TimedOut => (FailureKind::TimedOut, None, None),
-        Ended::Aborted => (FailureKind::Interrupted, None, None),
-    };
-    Failure {
-        kind,
-        signal,
-        signal_name: signal.map(supervisor::signal_name),
-        exit_code,
-        during: during.to_string(),
-        detail: format!("the benchmark's worker process {ended} during {during}"),
-    }
 }
 
 impl Slot {
@@ -286,50 +239,4 @@ pub fn measure_all(plan: &Plan, interrupts: &AtomicUsize, emit: &mut dyn FnMut(E
         }
     }
     interrupted
-}
-
-/// The last logical CPU this process may run on (its affinity mask, as `taskset` sets it):
-/// the CPU `run` pins its measuring threads to. `None` when the mask cannot be read.
-///
-/// `available_parallelism() - 1` is not it: under `taskset -c 1` that count is 1 and names
-/// CPU 0, a CPU outside the set the user chose (and one that other work may be using).
-pub fn last_allowed_cpu() -> Option<usize> {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set that sched_getaffinity fills; CPU_ISSET
-    // reads inside it (indices below CPU_SETSIZE); pid 0 means the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return None;
-        }
-        (0..libc::CPU_SETSIZE as usize)
-            .rev()
-            .find(|&cpu| libc::CPU_ISSET(cpu, &set))
-    }
-}
-
-/// Pins the calling thread to `cpu`; false when the OS refuses.
-pub fn pin_current_thread(cpu: usize) -> bool {
-    // SAFETY: a zeroed cpu_set_t is a valid empty set; CPU_SET stays inside it (checked
-    // against CPU_SETSIZE); pid 0 means the calling thread.
-    unsafe {
-        if cpu >= libc::CPU_SETSIZE as usize {
-            return false;
-        }
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) == 0
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_pinned_cpu_is_one_this_process_may_use() {
-        let cpu = last_allowed_cpu().expect("an affinity mask on Linux");
-        // Pinning this test's thread to it must be allowed, and it stays the last one.
-        assert!(pin_current_thread(cpu));
-        assert_eq!(last_allowed_cpu(), Some(cpu));
-    }
 }

@@ -2,63 +2,13 @@
 //! within a timeout while watching for Ctrl-C, and say how it ended when it did not answer.
 
 use super::protocol::{self, Init, Reply, Request};
+use crate::engine::ended::Ended;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
-
-/// Why a worker gave no reply.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ended {
-    /// It died: by a signal, or by exiting.
-    Died {
-        /// The signal, if one ended it.
-        signal: Option<i32>,
-        /// The exit code, if it exited.
-        code: Option<i32>,
-    },
-    /// No reply within the timeout; it was killed.
-    TimedOut,
-    /// A second Ctrl-C: it was killed without waiting.
-    Aborted,
-    /// It replied with something that is not a reply (a bug, or a corrupted stream).
-    Garbled(String),
-}
-
-/// `SIGSEGV` for 11, and so on; `signal N` for the rest.
-pub fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGINT => "SIGINT",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGSYS => "SIGSYS",
-        _ => return format!("signal {sig}"),
-    };
-    name.to_string()
-}
-
-impl std::fmt::Display for Ended {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Ended::Died {
-                signal: Some(s), ..
-            } => write!(f, "killed by {}", signal_name(*s)),
-            Ended::Died { code: Some(c), .. } => write!(f, "exited with status {c}"),
-            Ended::Died { .. } => write!(f, "ended"),
-            Ended::TimedOut => write!(f, "timed out"),
-            Ended::Aborted => write!(f, "stopped by a second Ctrl-C"),
-            Ended::Garbled(why) => write!(f, "sent an unreadable reply ({why})"),
-        }
-    }
-}
 
 /// Raises this process's soft stack limit to the worker's stack, within the hard limit, so that
 /// the worker measures on its main thread (see `worker::serve`). Best effort: when the limit

@@ -3,7 +3,9 @@
 //! process and never the run.
 
 use super::protocol::{self, Init, Reply, Request};
-use super::{pin_current_thread, quick_check, skeleton};
+use super::skeleton;
+use crate::engine::cpu::pin_current_thread;
+use crate::engine::quick_check;
 use crate::measure::counters::Pmu;
 use crate::measure::sampler::OpSampler;
 use crate::providers::registry::Registry;

@@ -1,5 +1,6 @@
-//! The results store: every `run` and `throughput`, exactly described, in SQLite (a local
-//! file, the default) or PostgreSQL (one database for a fleet of machines), behind one API.
+//! The results store: every `run`, `throughput`, `profile` and `tls`, exactly described, in
+//! SQLite (a local file, the default) or PostgreSQL (one database for a fleet of machines),
+//! behind one API.
 //!
 //! A run is one row in `runs` (id, kind, status, times, host, CPU, selection, the command
 //! line, and the run's header as JSON: environment, configuration, timers). Each benchmark is
@@ -59,7 +60,7 @@ pub fn protected(spec: &str) -> Vec<crate::files::Protected> {
 pub fn refuse_over_store<'a>(
     outputs: impl IntoIterator<Item = &'a std::path::Path>,
     spec: &str,
-) -> Result<(), crate::exit::Usage> {
+) -> Result<(), crate::usage::Usage> {
     let protected = protected(spec);
     outputs
         .into_iter()
@@ -489,7 +490,7 @@ impl Store {
             .collect();
         let noun = kind.map_or("runs", RecordKind::plural);
         let none = || {
-            anyhow::Error::new(crate::exit::Usage(format!(
+            anyhow::Error::new(crate::usage::Usage(format!(
                 "there are no {noun} in {} yet",
                 self.db.location()
             )))
@@ -498,7 +499,7 @@ impl Store {
             let back: usize = match rest.strip_prefix('~') {
                 Some(n) => n
                     .parse()
-                    .map_err(|_| crate::exit::Usage(format!("'{selector}': expected latest~N")))?,
+                    .map_err(|_| crate::usage::Usage(format!("'{selector}': expected latest~N")))?,
                 None if rest.is_empty() => 0,
                 None => crate::bail_usage!("'{selector}': expected latest or latest~N"),
             };
@@ -515,7 +516,7 @@ impl Store {
                 .find(|r| r.status == RunStatus::Complete.as_str() && want(r))
                 .map(|r| r.id.clone())
                 .ok_or_else(|| {
-                    anyhow::Error::new(crate::exit::Usage(format!(
+                    anyhow::Error::new(crate::usage::Usage(format!(
                         "no complete {noun} with {what} in the store"
                     )))
                 })

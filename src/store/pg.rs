@@ -204,7 +204,7 @@ impl Pg {
     /// Connects to the server `url` names.
     pub fn open(url: &str) -> anyhow::Result<Pg> {
         if let Some(why) = several_ats(url) {
-            return Err(crate::exit::Usage(why).into());
+            return Err(crate::usage::Usage(why).into());
         }
         let cfg = config(url)?;
         let location = describe(&cfg);

@@ -1,5 +1,6 @@
-//! The recorder: what `run` and `throughput` write into the store as they measure, with a
-//! JSON file as the fallback when the store fails part-way.
+//! The recorder: what the measuring commands (`run`, `throughput`, `profile`, `tls`) write
+//! into the store as they measure, with a JSON file as the fallback when the store fails
+//! part-way.
 
 use super::{NewRun, RunStatus, Store, StoredResult};
 use crate::files::write_atomic;

@@ -123,7 +123,7 @@ impl VisitOwned for Insert<'_> {
         let s = self.0;
         // Every record from outside is checked, and every row built, before the store is touched.
         r.check()
-            .map_err(|e| crate::exit::Usage(format!("not imported: {e}")))?;
+            .map_err(|e| crate::usage::Usage(format!("not imported: {e}")))?;
         let id = r.run_id.clone().unwrap_or_else(super::new_run_id);
         r.run_id = Some(id.clone());
         let row = run_row(&r)?;

@@ -2,7 +2,7 @@
 //! once, strictly. An empty setting and an unknown URL scheme are errors, never a temporary
 //! database or a directory named after a URL, and no message ever shows a password.
 
-use crate::exit::Usage;
+use crate::usage::Usage;
 use std::path::PathBuf;
 
 /// A store setting, parsed.

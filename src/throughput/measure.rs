@@ -2,12 +2,12 @@
 //! rotation, then the capacity figures. Takes the run's plain configuration; nothing here
 //! knows the command line.
 
-use super::calc;
 use super::{run_processes, run_threads};
 use crate::kem::Kem;
 use crate::measure::sampler::{self, Op, SamplerConfig};
 use crate::measure::timer::Timers;
 use crate::providers::{Filter, Registry, SelectError};
+use crate::record::throughput::calc;
 use crate::record::throughput::{OpThroughput, Point, ThroughputConfig, ThroughputResult};
 use std::sync::Arc;
 use std::time::Duration;
@@ -57,7 +57,7 @@ pub fn measure_one(
         error: None,
         interrupted: false,
     };
-    if let crate::verify::Outcome::Fail(why) = crate::run::quick_check(k.as_ref()) {
+    if let crate::verify::Outcome::Fail(why) = crate::engine::quick_check(k.as_ref()) {
         r.error = Some(format!("not measured: correctness check failed: {why}"));
         return r;
     }

@@ -8,12 +8,11 @@
 //! With `--processes`, N copies of kembench run the same loop as independent processes: the
 //! ceiling that threads should reach.
 
-pub mod calc;
 pub mod measure;
 
+use crate::engine::cpu::pin_current_thread;
 use crate::kem::Kem;
 use crate::measure::sampler::{Op, Workload};
-use crate::run::pin_current_thread;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};

@@ -10,11 +10,11 @@ use super::side::{Session, Stack};
 use crate::kem::Kem;
 use crate::measure::sampler::{self, Op, SamplerConfig};
 use crate::measure::timer::Timers;
+use crate::record::throughput::calc;
 use crate::record::tls::{
     Checks, Flight, KemShare, Mode, ModeCost, Spread, TlsCapacity, TlsConfig, TlsResult,
     CLIENT_FINISHED, CLIENT_HELLO, SECOND_CLIENT_HELLO, SERVER_FLIGHT,
 };
-use crate::throughput::calc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -269,7 +269,7 @@ pub fn start<'a>(plan: &'a Plan<'a>, cfg: &TlsConfig, kem: Option<Arc<dyn Kem>>)
         kem_rounds: Vec::new(),
     };
     if let Some(k) = kem {
-        match crate::run::quick_check(k.as_ref()) {
+        match crate::engine::quick_check(k.as_ref()) {
             crate::verify::Outcome::Fail(why) => {
                 b.result.error = Some(format!(
                     "the bare key exchange {} is not timed: its correctness check failed: {why}",

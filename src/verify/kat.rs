@@ -333,7 +333,7 @@ fn package_transcript(k: &dyn Kem, _: &Options) -> Option<Outcome> {
 /// The package's own KAT response file, regenerated through the implementation and NIST's DRBG
 /// and compared entry by entry: the first differing count and field are named.
 fn package_rsp(k: &dyn Kem, _: &Options) -> Option<Outcome> {
-    use crate::providers::nist_kat::{first_difference, parse_rsp};
+    use crate::kem::nist_kat::{first_difference, parse_rsp};
     let path = k.known_answer_file()?;
     let name = path
         .file_name()

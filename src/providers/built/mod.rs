@@ -285,7 +285,7 @@ impl Kem for Built {
                 }
             })
         };
-        Some(super::nist_kat::transcript(
+        Some(crate::kem::nist_kat::transcript(
             self,
             entries,
             &mut reseed,

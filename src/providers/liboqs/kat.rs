@@ -89,5 +89,5 @@ pub fn transcript(kem: &LibOqs, entries: usize) -> Result<String, KemError> {
     unsafe { oqs_sys::rand::OQS_randombytes_custom_algorithm(Some(kat_randombytes)) };
 
     let mut reseed = |seed: &[u8; 48]| seed_generator(hqc, seed);
-    crate::providers::nist_kat::transcript(kem, entries, &mut reseed, &mut draw)
+    crate::kem::nist_kat::transcript(kem, entries, &mut reseed, &mut draw)
 }

@@ -1,6 +1,7 @@
 //! The record of `kembench throughput`: per implementation and operation, the rate at each
 //! thread (or process) count and the TLS capacity figures.
 
+pub mod calc;
 mod csv;
 pub mod tables;
 

@@ -5,10 +5,10 @@ pub mod chart;
 
 use super::common::{h3, say};
 use super::{Context, Section};
+use crate::record::throughput::calc::{LATENCY_TOLERANCE, SUPERLINEAR_TOLERANCE};
 use crate::record::throughput::Throughput;
 use crate::report::doc::{Block, Table};
 use crate::table::{Described, Tables};
-use crate::throughput::calc::{LATENCY_TOLERANCE, SUPERLINEAR_TOLERANCE};
 
 /// The throughput section.
 pub const SECTION: Section = Section::new("throughput", "Throughput", build);

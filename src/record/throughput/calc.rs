@@ -1,7 +1,9 @@
 //! Pure arithmetic of throughput: rates, scaling efficiency, the flags for impossible scaling,
 //! and TLS 1.3 server capacity. No clocks or threads here, so tests can feed exact numbers.
+//! It sits with the record it fills: the `throughput` and `tls` engines build their points
+//! with it, and the report quotes its tolerances.
 
-use crate::record::throughput::{Capacity, Point};
+use super::{Capacity, Point};
 
 /// Super-linear scaling beyond this fraction above ideal is flagged as a measurement problem.
 pub const SUPERLINEAR_TOLERANCE: f64 = 0.05;

@@ -1,0 +1,40 @@
+//! What the measuring engines (`run`, `throughput`, `profile`, `tls`, `builds`) share, below
+//! all of them so that no engine imports another: the quick correctness check before timing
+//! ([`quick_check`]), pinning to a CPU ([`cpu`]), and how a child process that gave no answer
+//! ended and the failure recorded for it ([`ended`]).
+
+pub mod cpu;
+pub mod ended;
+
+use crate::kem::{Gate, Kem};
+use crate::verify::{self, Outcome};
+
+/// The quick gate before timing: a few round trips and the canary check. The full gate is
+/// `kembench verify`; a build compiled at run time must have passed it (`kembench builds`
+/// runs it on every new build) before it is timed.
+pub fn quick_check(k: &dyn Kem) -> Outcome {
+    if let Some(b) = k.build() {
+        match &b.gate {
+            Gate::Passed(_) => {}
+            Gate::Failed(why) => {
+                return Outcome::Fail(format!("this build failed the correctness gate: {why}"))
+            }
+            Gate::NotRun => {
+                return Outcome::Fail(
+                    "this build has not been through the correctness gate (run `kembench \
+                     builds` again)"
+                        .into(),
+                )
+            }
+        }
+    }
+    let opts = verify::Options {
+        min_round_trips: 3,
+        max_round_trips: 3,
+        ..verify::Options::default()
+    };
+    match verify::guarded(|| verify::checks::round_trips(k, &opts)) {
+        Outcome::Pass(_) => verify::guarded(|| verify::checks::canaries(k)),
+        other => other,
+    }
+}

@@ -2,6 +2,8 @@
 //! counts under callgrind over several seeds, and for one seed where those instructions went
 //! (functions, hot-path tree, source lines, primitive shares, simulated cache, folded stacks).
 
+pub mod tables;
+
 use super::run::Failure;
 use super::{Benchmark, Kind, Record, RecordKind, ResultStatus};
 use crate::callgrind::OpAnalysis;

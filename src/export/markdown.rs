@@ -4,8 +4,6 @@
 //! conditions.
 
 use super::Layout;
-use crate::callgrind::Primitive;
-use crate::record::profile::{Profile, ProfileRecord, ProfileResult};
 use crate::record::{Kind, Record};
 use crate::table::{Described, Drawn, Tables, Target};
 use std::fmt::Write as _;
@@ -19,106 +17,6 @@ pub fn escape(s: &str) -> String {
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('|', "\\|")
-}
-
-impl Layout<Profile> for Markdown {
-    fn head(&self, r: &ProfileRecord) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        let e = &r.environment;
-        writeln!(s, "# kembench profile, {}", escape(&r.started_at))?;
-        writeln!(s)?;
-        writeln!(
-            s,
-            "Host `{}`: {}; {} under callgrind, {} seed(s) per implementation; cache {}.",
-            escape(&e.hostname),
-            escape(&e.cpu.model),
-            escape(&r.measured.valgrind),
-            r.config.seeds,
-            escape(&r.config.cache_geometry),
-        )?;
-        writeln!(s)?;
-        writeln!(s, "| algorithm | implementation | operation | instructions (median) | min – max | Keccak | SHA-2 | AES | RNG | bignum | other | est. cycles | hottest function (self) |")?;
-        writeln!(s, "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|")?;
-        Ok(s.into_bytes())
-    }
-
-    fn item(
-        &self,
-        _all: &ProfileRecord,
-        _index: usize,
-        r: &ProfileResult,
-    ) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        for o in &r.operations {
-            let a = &o.analysis;
-            let pct = |p: Primitive| format!("{:.1}%", 100.0 * a.share(p));
-            let hottest = a
-                .functions
-                .iter()
-                .max_by_key(|f| f.self_instructions)
-                .map_or(String::new(), |f| {
-                    format!(
-                        "`{}` {:.1}%",
-                        escape(&f.name),
-                        100.0 * f.self_instructions as f64 / a.instructions.max(1) as f64
-                    )
-                });
-            writeln!(
-                s,
-                "| {} | {} | {} | {} | {} – {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                escape(&r.algorithm),
-                escape(&r.implementation),
-                o.operation.as_str(),
-                o.instructions.median,
-                o.instructions.min,
-                o.instructions.max,
-                pct(Primitive::Keccak),
-                pct(Primitive::Sha2),
-                pct(Primitive::Aes),
-                pct(Primitive::Rng),
-                pct(Primitive::Bignum),
-                pct(Primitive::Other),
-                a.cache
-                    .as_ref()
-                    .map_or(String::new(), |c| c.estimated_cycles.to_string()),
-                hottest,
-            )?;
-        }
-        Ok(s.into_bytes())
-    }
-
-    fn tail(&self, r: &ProfileRecord, _count: usize) -> anyhow::Result<Vec<u8>> {
-        let mut s = String::new();
-        writeln!(s)?;
-        writeln!(
-            s,
-            "Instructions are exact counts of one call under valgrind's callgrind; shares are \
-             of those instructions; estimated cycles come from a simulated cache, not this \
-             machine's."
-        )?;
-        let lost = r.measured.features_lost_under_valgrind();
-        if !lost.is_empty() {
-            writeln!(
-                s,
-                "Under valgrind the CPU lacks {}: libraries may take other code paths there.",
-                lost.join(", ")
-            )?;
-        }
-        let unfixed: Vec<String> = r
-            .results
-            .iter()
-            .filter(|x| !x.randomness.fixed && !x.operations.is_empty())
-            .map(|x| format!("{}@{}", x.algorithm, x.implementation))
-            .collect();
-        if !unfixed.is_empty() {
-            writeln!(
-                s,
-                "Randomness not fixed by the seed (counts may vary from run to run): {}.",
-                escape(&unfixed.join(", "))
-            )?;
-        }
-        Ok(s.into_bytes())
-    }
 }
 
 /// A table's header and alignment lines.

@@ -238,17 +238,15 @@ pub fn shown(t: &crate::table::Table, layout: Layout) -> String {
     out
 }
 
-/// One described table on the console: within [`WIDTH`] in [`Layout::Fit`] (its wrapping
-/// column wraps, `\n` in a header breaks it), as wide as its content in [`Layout::Wide`]; the
+/// One described table on the console: within [`WIDTH`] in [`Layout::Fit`] when a column may
+/// wrap (it wraps; `\n` in a header breaks it), else as wide as its content; the
 /// grouped names blanked where they repeat the row above; marked cells in colour.
 fn drawn(d: &Drawn, layout: Layout) -> Table {
     let headers: Vec<&str> = d.columns.iter().map(|c| c.text.as_str()).collect();
-    let mut t = match layout {
-        Layout::Fit => fit_table(
-            &headers,
-            d.columns.iter().position(|c| c.wraps).unwrap_or(usize::MAX),
-        ),
-        Layout::Wide => table(&headers),
+    let wraps = d.columns.iter().position(|c| c.wraps);
+    let mut t = match (layout, wraps) {
+        (Layout::Fit, Some(w)) => fit_table(&headers, w),
+        _ => table(&headers),
     };
     let mut names = Grouped::default();
     for line in &d.rows {

@@ -1,30 +1,26 @@
-//! The console tables of a profile: instruction counts and primitive shares per operation,
-//! then (for a few implementations, or with `--wide`) each operation's hot-path tree, hottest
+//! The console tables of a profile: instruction counts and primitive shares per operation
+//! (described once, with the record: [`crate::record::profile::tables`]), then (for a few implementations, or with `--wide`) each operation's hot-path tree, hottest
 //! functions and hottest source lines, then the notes that say what the figures are.
 
-use super::{num, prose, table, Layout};
-use crate::callgrind::{HotNode, OpAnalysis, Primitive};
-use crate::measure::counters::Counters;
+use super::{prose, Layout};
+use crate::callgrind::{HotNode, Primitive};
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
-use crate::record::{Benchmark, ResultStatus};
-use crate::units::{self, thousands};
+use crate::record::Benchmark;
+use crate::table::Described;
+use crate::units::thousands;
 use std::fmt::Write as _;
 
 /// At most this many implementations get their trees printed without `--wide`.
 const TREES_UP_TO: usize = 3;
 
-fn pct(a: &OpAnalysis, p: Primitive) -> String {
-    let v = 100.0 * a.share(p);
-    if v == 0.0 {
-        "–".into()
-    } else {
-        format!("{v:.1}%")
-    }
-}
-
 /// The console output of a profile, each line ending in a newline.
 pub fn tables(record: &ProfileRecord, layout: Layout) -> String {
-    let mut out = format!("{}\n", main_table(record, layout));
+    let described = record.tables(&record.results);
+    let mut out: String = described
+        .tables
+        .iter()
+        .map(|t| super::shown(t, layout))
+        .collect();
     let profiled: Vec<&ProfileResult> = record
         .results
         .iter()
@@ -47,70 +43,6 @@ pub fn tables(record: &ProfileRecord, layout: Layout) -> String {
     }
     out.push_str(&notes(record, layout));
     out
-}
-
-fn main_table(record: &ProfileRecord, layout: Layout) -> comfy_table::Table {
-    let mut header = vec![
-        "algorithm",
-        "implementation",
-        "op",
-        "instructions",
-        "across seeds",
-        "Keccak",
-        "SHA-2",
-        "AES",
-        "RNG",
-        "bignum",
-        "other",
-        "est. cycles",
-    ];
-    if layout == Layout::Wide {
-        header.extend(["D1 misses", "LL misses", "native instr.", "native cycles"]);
-    }
-    let mut t = table(&header);
-    for r in &record.results {
-        if r.operations.is_empty() {
-            let why = match r.status() {
-                ResultStatus::Ok => "nothing profiled".to_string(),
-                s => s.as_str().to_string(),
-            };
-            t.add_row(vec![
-                r.algorithm.clone(),
-                r.implementation.clone(),
-                "–".into(),
-                why,
-            ]);
-            continue;
-        }
-        for o in &r.operations {
-            let a = &o.analysis;
-            let mut row = vec![
-                comfy_table::Cell::new(&r.algorithm),
-                comfy_table::Cell::new(&r.implementation),
-                comfy_table::Cell::new(o.operation.as_str()),
-                num(thousands(o.instructions.median)),
-                num(o.instructions.describe()),
-            ];
-            row.extend(Primitive::ALL.map(|p| num(pct(a, p))));
-            row.push(num(a
-                .cache
-                .as_ref()
-                .map_or("–".into(), |c| thousands(c.estimated_cycles))));
-            if layout == Layout::Wide {
-                let c = a.cache.as_ref();
-                row.push(num(c.map_or("–".into(), |c| thousands(c.d1_misses))));
-                row.push(num(c.map_or("–".into(), |c| thousands(c.ll_misses))));
-                let (i, cy) = match &o.native {
-                    Counters::Measured(v) => (units::count(v.instructions), units::count(v.cycles)),
-                    Counters::Unavailable(_) => ("–".into(), "–".into()),
-                };
-                row.push(num(i));
-                row.push(num(cy));
-            }
-            t.add_row(row);
-        }
-    }
-    t
 }
 
 /// One operation's hot-path tree, hottest functions and hottest lines.

@@ -9,9 +9,10 @@ use super::{Context, Section};
 use crate::callgrind::{HotNode, Primitive};
 use crate::record::profile::Profile;
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
-use crate::record::{Benchmark, ResultStatus};
+use crate::record::Benchmark;
 use crate::report::charts::pair_label;
-use crate::report::doc::{code, slug, text, Block, Cell, Chart, Embed, Mark, Table, Tags};
+use crate::report::doc::{code, slug, text, Block, Cell, Chart, Embed, Table, Tags};
+use crate::table::Described;
 use crate::units::thousands;
 
 /// The profile section.
@@ -96,7 +97,10 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     } else {
         say(blocks, "No operation was profiled.");
     }
-    blocks.push(Block::Table(counts_table(rec)));
+    blocks.push(Block::Table(Table::described(
+        "table-profile",
+        [(input.label.as_str(), &rec.tables(&rec.results))],
+    )));
     let notes = notes(rec);
     if !notes.is_empty() {
         blocks.push(Block::List(
@@ -131,60 +135,6 @@ fn count_cell(n: u64) -> Cell {
 
 fn tags(r: &ProfileResult) -> Option<Tags> {
     Some(catalog_tags(&r.family, &r.algorithm, &r.implementation))
-}
-
-/// One row per (algorithm, implementation, operation), and one per implementation that has
-/// none, saying why.
-fn counts_table(rec: &ProfileRecord) -> Table {
-    let shares: Vec<String> = Primitive::ALL
-        .iter()
-        .map(|p| format!("{}#", p.label()))
-        .collect();
-    let mut columns = vec![
-        "algorithm",
-        "implementation",
-        "op",
-        "instructions#",
-        "across seeds#",
-    ];
-    columns.extend(shares.iter().map(String::as_str));
-    columns.push("est. cycles#");
-    let mut t = Table::new("table-profile", &columns);
-    for r in &rec.results {
-        if r.operations.is_empty() {
-            let why = match r.status() {
-                ResultStatus::Ok => "nothing profiled".to_string(),
-                s => s.as_str().to_string(),
-            };
-            let mut cells = vec![
-                Cell::text(&r.algorithm),
-                Cell::text(&r.implementation),
-                Cell::text("–"),
-                Cell::text(why).marked(Mark::Bad),
-            ];
-            cells.resize(columns.len(), Cell::text(""));
-            t.push(cells, tags(r));
-            continue;
-        }
-        for o in &r.operations {
-            let a = &o.analysis;
-            let s = &o.instructions;
-            let mut cells = vec![
-                Cell::text(&r.algorithm),
-                Cell::text(&r.implementation),
-                op_cell(o.operation),
-                count_cell(s.median),
-                Cell::num(s.describe(), s.relative_range()),
-            ];
-            cells.extend(Primitive::ALL.map(|p| share_cell(a.share(p))));
-            cells.push(match &a.cache {
-                Some(c) => count_cell(c.estimated_cycles),
-                None => Cell::text("–"),
-            });
-            t.push(cells, tags(r));
-        }
-    }
-    t
 }
 
 /// What qualifies the figures: CPU features valgrind hides, randomness the seed did not fix,
@@ -433,6 +383,7 @@ mod tests {
     use crate::export::fixture;
     use crate::record::Kind as _;
     use crate::report::data::{AnyRecord, Dataset};
+    use crate::report::doc::Mark;
 
     fn data(profiles: Vec<ProfileRecord>) -> Dataset {
         Dataset::from_records(

@@ -3,6 +3,7 @@
 //! (functions, hot-path tree, source lines, primitive shares, simulated cache, folded stacks).
 
 mod csv;
+pub mod tables;
 use super::run::Failure;
 use super::{Benchmark, Facts, Kind, Record, ResultStatus};
 use crate::callgrind::OpAnalysis;

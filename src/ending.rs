@@ -7,7 +7,8 @@
 //! the store, then interrupted (with how to resume), then a failed benchmark, then success.
 
 use crate::export::file::ResultFile;
-use crate::export::{Exportable, Format};
+use crate::export::Format;
+use crate::record::Kind;
 use crate::record::{Benchmark, Record, ResultStatus};
 use crate::store::records::Storable;
 use crate::store::Recorder;
@@ -29,7 +30,7 @@ pub enum OnInterrupt {
 
 /// What a measuring command does with its results, from the first finished benchmark to its
 /// exit code.
-pub struct Ending<K: Exportable> {
+pub struct Ending<K: Kind> {
     /// The run: every result, in the order they came until [`Ending::finish`] sorts them.
     record: Record<K>,
     /// The record as the result files have it so far: its final results when it started,
@@ -53,7 +54,7 @@ fn not_ok<R: Benchmark>(r: &R) -> bool {
     r.status() != ResultStatus::Ok
 }
 
-impl<K: Exportable> Ending<K>
+impl<K: Kind> Ending<K>
 where
     K::Result: Storable,
 {

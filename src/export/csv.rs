@@ -33,7 +33,15 @@ impl<K: Kind> Layout<K> for Csv {
     }
 }
 
-exporter!(Csv, "csv", "one CSV row per measurement, for spreadsheets");
+impl super::Exporter for Csv {
+    fn name(&self) -> &'static str {
+        "csv"
+    }
+
+    fn about(&self) -> &'static str {
+        "one CSV row per measurement, for spreadsheets"
+    }
+}
 
 #[cfg(test)]
 mod tests {

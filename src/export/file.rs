@@ -3,8 +3,9 @@
 //! file once more, atomically, when the run ends. So the bytes written grow with the run,
 //! not with its square, and the file is complete and readable after every benchmark.
 
-use super::{Exportable, Format};
+use super::Format;
 use crate::files::{self, Target};
+use crate::record::Kind;
 use crate::record::Record;
 use anyhow::Context;
 use std::fs::File;
@@ -28,11 +29,7 @@ impl ResultFile {
     /// Creates (or replaces) `path` with `r`'s head, its results so far and the tail.
     /// Standard output (`-`) and special files are written once, at the end; a symbolic link
     /// is followed to the file it names.
-    pub fn create<K: Exportable>(
-        format: Format,
-        path: &Path,
-        r: &Record<K>,
-    ) -> anyhow::Result<Self> {
+    pub fn create<K: Kind>(format: Format, path: &Path, r: &Record<K>) -> anyhow::Result<Self> {
         let mut f = ResultFile {
             format,
             path: path.to_path_buf(),
@@ -43,7 +40,7 @@ impl ResultFile {
         let Target::Regular(real) = files::target(path)? else {
             return Ok(f);
         };
-        let layout = K::layout(format);
+        let layout = format.layout::<K>();
         let mut head = layout.head(r)?;
         for (i, item) in r.results.iter().enumerate() {
             head.extend(layout.item(r, i, item)?);
@@ -54,11 +51,11 @@ impl ResultFile {
     }
 
     /// Appends `item`, the newest result of `r`, and rewrites the tail after it.
-    pub fn append<K: Exportable>(&mut self, r: &Record<K>, item: &K::Result) -> anyhow::Result<()> {
+    pub fn append<K: Kind>(&mut self, r: &Record<K>, item: &K::Result) -> anyhow::Result<()> {
         if self.file.is_none() {
             return Ok(());
         }
-        let layout = K::layout(self.format);
+        let layout = self.format.layout::<K>();
         let bytes = layout.item(r, self.count, item)?;
         self.count += 1;
         self.write_at_tail(&bytes, &layout.tail(r, self.count)?)
@@ -83,7 +80,7 @@ impl ResultFile {
 
     /// Writes the whole final file (results in their final order, final header) atomically
     /// over the one written so far.
-    pub fn finish<K: Exportable>(self, r: &Record<K>) -> anyhow::Result<PathBuf> {
+    pub fn finish<K: Kind>(self, r: &Record<K>) -> anyhow::Result<PathBuf> {
         drop(self.file);
         files::write_output(&self.path, &self.format.serialize(r)?)?;
         Ok(self.path)

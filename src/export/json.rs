@@ -48,11 +48,15 @@ impl<K: Kind> Layout<K> for Json {
     }
 }
 
-exporter!(
-    Json,
-    "json",
-    "every statistic, the raw samples and the environment, as JSON"
-);
+impl super::Exporter for Json {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn about(&self) -> &'static str {
+        "every statistic, the raw samples and the environment, as JSON"
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -63,10 +63,7 @@ fn streamed(t: &Tables) -> Option<Drawn> {
 /// streamed table's caption and header; one part per result (its rows in the streamed table);
 /// then every other table of the results so far with its caption and notes, and what is said
 /// after the tables.
-impl<K: Kind> Layout<K> for Markdown
-where
-    Record<K>: Described<Item = K::Result>,
-{
+impl<K: Kind> Layout<K> for Markdown {
     fn head(&self, r: &Record<K>) -> anyhow::Result<Vec<u8>> {
         let t = r.tables(&[]);
         let mut s = format!("# {}\n\n", escape(&t.title));
@@ -115,11 +112,15 @@ where
     }
 }
 
-exporter!(
-    Markdown,
-    "markdown",
-    "Markdown tables, for papers and READMEs"
-);
+impl super::Exporter for Markdown {
+    fn name(&self) -> &'static str {
+        "markdown"
+    }
+
+    fn about(&self) -> &'static str {
+        "Markdown tables, for papers and READMEs"
+    }
+}
 
 #[cfg(test)]
 mod tests {

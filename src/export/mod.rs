@@ -5,55 +5,21 @@
 //! benchmark once, appending it to the file ([`file::ResultFile`]), and the whole file once
 //! more at the end.
 //!
-//! Adding a format: a file here with a unit struct implementing [`Layout`] for each record
-//! kind and `exporter!(Type, "name", "about")`, and one entry in [`FORMATS`] (plus its `mod`
-//! line). The command line derives from that list:
+//! Every format lays out any kind of record: JSON serialises the record, CSV writes the
+//! kind's columns and rows ([`Kind::CSV_HEADER`], [`Kind::csv_rows`]), Markdown draws the
+//! kind's described tables ([`Kind::tables`]); no format names a kind.
+//!
+//! Adding a format: a file here with a unit struct implementing [`Exporter`] and, for every
+//! kind, [`Layout`] (`impl<K: Kind> Layout<K> for Type`), and one line in the `formats!` list
+//! below (plus its `mod` line). The command line derives from that list:
 //! `run --NAME FILE`, `throughput --NAME FILE` and `export --format NAME`.
-
-/// Implements [`Exporter`] for a format type that implements [`Layout`] for every kind:
-/// `exporter!(Type, "name", "what --name FILE writes");`.
-macro_rules! exporter {
-    ($ty:ty, $name:literal, $about:literal) => {
-        impl $crate::export::Exporter for $ty {
-            fn name(&self) -> &'static str {
-                $name
-            }
-
-            fn about(&self) -> &'static str {
-                $about
-            }
-
-            fn run(&self) -> &dyn $crate::export::Layout<$crate::record::run::Run> {
-                self
-            }
-
-            fn throughput(
-                &self,
-            ) -> &dyn $crate::export::Layout<$crate::record::throughput::Throughput> {
-                self
-            }
-
-            fn profile(&self) -> &dyn $crate::export::Layout<$crate::record::profile::Profile> {
-                self
-            }
-
-            fn tls(&self) -> &dyn $crate::export::Layout<$crate::record::tls::Tls> {
-                self
-            }
-        }
-    };
-}
 
 mod csv;
 pub mod file;
 mod json;
 pub mod markdown;
 
-use crate::record::profile::Profile;
-use crate::record::run::Run;
-use crate::record::throughput::Throughput;
-use crate::record::tls::Tls;
-use crate::record::{AnyRecord, Kind, Record};
+use crate::record::{AnyRecord, Kind, Record, Visit};
 
 /// How one format lays out records of kind `K`: the file is the head, every result's part in
 /// order, and the tail.
@@ -75,75 +41,66 @@ pub trait Layout<K: Kind> {
     }
 }
 
-/// A file format for every record kind.
+/// A file format: its name and help; its [`Layout`] of every kind is what [`Format`] hands out.
 pub trait Exporter: Sync {
     /// The format's name: the flag `--NAME FILE` and `export --format NAME`.
     fn name(&self) -> &'static str;
     /// One line for `--help`.
     fn about(&self) -> &'static str;
-    /// The layout of latency runs.
-    fn run(&self) -> &dyn Layout<Run>;
-    /// The layout of throughput runs.
-    fn throughput(&self) -> &dyn Layout<Throughput>;
-    /// The layout of profiles.
-    fn profile(&self) -> &dyn Layout<Profile>;
-    /// The layout of tls runs.
-    fn tls(&self) -> &dyn Layout<Tls>;
 }
 
-/// A record kind that every format can write.
-pub trait Exportable: Kind {
-    /// `format`'s layout for this kind.
-    fn layout(format: Format) -> &'static dyn Layout<Self>;
+/// Generates [`Format`]'s dispatch from the list of formats: `Variant => module::Type`.
+macro_rules! formats {
+    ($( $variant:ident => $module:ident :: $ty:ident, )*) => {
+        /// Which format.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        enum Id {
+            $( $variant, )*
+        }
+
+        /// Every format, in the order `--help` lists them.
+        pub static FORMATS: &[Format] = &[$( Format(Id::$variant), )*];
+
+        impl Format {
+            /// Its name and help.
+            fn exporter(self) -> &'static dyn Exporter {
+                match self.0 {
+                    $( Id::$variant => &$module::$ty, )*
+                }
+            }
+
+            /// Its layout of records of kind `K`.
+            pub fn layout<K: Kind>(self) -> &'static dyn Layout<K> {
+                match self.0 {
+                    $( Id::$variant => &$module::$ty, )*
+                }
+            }
+        }
+    };
 }
 
-impl Exportable for Run {
-    fn layout(format: Format) -> &'static dyn Layout<Run> {
-        format.0.run()
-    }
-}
-
-impl Exportable for Throughput {
-    fn layout(format: Format) -> &'static dyn Layout<Throughput> {
-        format.0.throughput()
-    }
-}
-
-impl Exportable for Profile {
-    fn layout(format: Format) -> &'static dyn Layout<Profile> {
-        format.0.profile()
-    }
-}
-
-impl Exportable for Tls {
-    fn layout(format: Format) -> &'static dyn Layout<Tls> {
-        format.0.tls()
-    }
+formats! {
+    Json => json::Json,
+    Csv => csv::Csv,
+    Markdown => markdown::Markdown,
 }
 
 /// One of the [`FORMATS`].
-#[derive(Clone, Copy)]
-pub struct Format(&'static dyn Exporter);
-
-/// Every format, in the order `--help` lists them.
-pub static FORMATS: &[Format] = &[
-    Format(&json::Json),
-    Format(&csv::Csv),
-    Format(&markdown::Markdown),
-];
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Format(Id);
 
 impl Format {
     /// JSON: everything, raw samples and environment included.
-    pub const JSON: Format = Format(&json::Json);
+    pub const JSON: Format = Format(Id::Json);
 
     /// Its name.
     pub fn name(self) -> &'static str {
-        self.0.name()
+        self.exporter().name()
     }
 
     /// One line for `--help`.
     pub fn about(self) -> &'static str {
-        self.0.about()
+        self.exporter().about()
     }
 
     /// The format called `name`.
@@ -157,18 +114,23 @@ impl Format {
     }
 
     /// The whole file for `r`.
-    pub fn serialize<K: Exportable>(self, r: &Record<K>) -> anyhow::Result<Vec<u8>> {
-        K::layout(self).whole(r)
+    pub fn serialize<K: Kind>(self, r: &Record<K>) -> anyhow::Result<Vec<u8>> {
+        self.layout::<K>().whole(r)
     }
 
     /// The whole file for a record of any kind.
     pub fn serialize_any(self, r: &AnyRecord) -> anyhow::Result<Vec<u8>> {
-        match r {
-            AnyRecord::Run(r) => self.serialize(r.as_ref()),
-            AnyRecord::Throughput(t) => self.serialize(t.as_ref()),
-            AnyRecord::Profile(p) => self.serialize(p.as_ref()),
-            AnyRecord::Tls(t) => self.serialize(t.as_ref()),
-        }
+        r.visit(Serialize(self))
+    }
+}
+
+/// [`Format::serialize_any`]: the whole file, with the record's kind known.
+struct Serialize(Format);
+
+impl Visit<'_> for Serialize {
+    type Out = anyhow::Result<Vec<u8>>;
+    fn visit<K: Kind>(self, r: &Record<K>) -> Self::Out {
+        self.0.serialize(r)
     }
 }
 
@@ -178,14 +140,6 @@ impl std::fmt::Debug for Format {
     }
 }
 
-impl PartialEq for Format {
-    fn eq(&self, other: &Format) -> bool {
-        self.name() == other.name()
-    }
-}
-
-impl Eq for Format {}
-
 #[cfg(test)]
 pub(crate) mod fixture;
 
@@ -194,8 +148,8 @@ mod tests {
     use super::*;
 
     /// `r` put together from its head, items and tail in `f`.
-    fn streamed<K: Exportable>(f: Format, r: &Record<K>) -> Vec<u8> {
-        let l = K::layout(f);
+    fn streamed<K: Kind>(f: Format, r: &Record<K>) -> Vec<u8> {
+        let l = f.layout::<K>();
         let mut parts = l.head(r).unwrap();
         for (i, item) in r.results.iter().enumerate() {
             parts.extend(l.item(r, i, item).unwrap());

@@ -273,7 +273,7 @@ fn drawn(d: &Drawn, layout: Layout) -> Table {
 /// A stored record as `show` prints it: the command line, the environment, the tables, the
 /// notes (`elsewhere`: where the full detail of a summarised latency run is).
 pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]) -> String {
-    use crate::record::AnyRecord;
+    use crate::record::{profile::Profile, run::Run};
     let mut line = vec!["Command:".to_string()];
     line.extend(r.command_line().iter().map(|a| clean(a)));
     let mut out = match layout {
@@ -281,17 +281,28 @@ pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]
         Layout::Wide => format!("{}\n", line.join(" ")),
     };
     out.push_str(&environment(r.environment(), layout));
-    match r {
-        AnyRecord::Run(r) => {
-            out.push_str(&run::table(&r.results, layout));
-            out.push_str(&matrix::render(r, layout));
-            out.push_str(&run::notes(r, layout, elsewhere));
-        }
-        AnyRecord::Throughput(t) => out.push_str(&throughput::tables(t, layout)),
-        AnyRecord::Profile(p) => out.push_str(&profile::tables(p, layout)),
-        AnyRecord::Tls(t) => out.push_str(&tls::tables(t, layout)),
+    // A kind's described tables are all `show` needs; latency runs and profiles add what only
+    // the console says (the builds matrix and notes, hot paths).
+    if let Some(r) = r.get::<Run>() {
+        out.push_str(&run::table(&r.results, layout));
+        out.push_str(&matrix::render(r, layout));
+        out.push_str(&run::notes(r, layout, elsewhere));
+    } else if let Some(p) = r.get::<Profile>() {
+        out.push_str(&profile::tables(p, layout));
+    } else {
+        out.push_str(&described(&r.visit(AllTables), layout));
     }
     out
+}
+
+/// Every table of a record, with its kind known.
+struct AllTables;
+
+impl crate::record::Visit<'_> for AllTables {
+    type Out = Tables;
+    fn visit<K: crate::record::Kind>(self, r: &crate::record::Record<K>) -> Tables {
+        K::tables(r, &r.results)
+    }
 }
 
 /// The environment's summary lines, as printed above a run's table.

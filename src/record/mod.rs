@@ -206,6 +206,11 @@ pub trait Kind: Debug + Clone + Copy + 'static {
     /// Records in `state` whether the run was stopped before every benchmark completed.
     fn set_interrupted(_state: &mut Self::State, _interrupted: bool) {}
 
+    /// Every table of `record` over `items` (its results, or while the Markdown export
+    /// streams, one result or the first few), with what is said around them: what the console,
+    /// the Markdown export and the report draw.
+    fn tables(record: &Record<Self>, items: &[Self::Result]) -> crate::table::Tables;
+
     /// The header of this kind's CSV files: one row per measurement, units in the column names.
     const CSV_HEADER: &'static [&'static str];
 
@@ -244,6 +249,14 @@ pub fn check_times<'a>(
 /// No fields: for kinds that add nothing at a place in the header.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 pub struct Nothing {}
+
+/// Every record describes its tables through its kind ([`Kind::tables`]).
+impl<K: Kind> crate::table::Described for Record<K> {
+    type Item = K::Result;
+    fn tables(&self, items: &[K::Result]) -> crate::table::Tables {
+        K::tables(self, items)
+    }
+}
 
 /// A record of kind `K`: the common header, what `K` adds, and the results. Fields serialise
 /// in this order (the files' layout since schema version 1).

@@ -301,6 +301,10 @@ impl Kind for Profile {
         state.interrupted = interrupted;
     }
 
+    fn tables(record: &ProfileRecord, items: &[ProfileResult]) -> crate::table::Tables {
+        tables::tables(record, items)
+    }
+
     const CSV_HEADER: &'static [&'static str] = csv::HEADER;
 
     fn csv_rows(record: &ProfileRecord, result: &ProfileResult) -> Vec<Vec<String>> {

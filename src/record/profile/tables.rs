@@ -13,49 +13,46 @@ use crate::measure::counters::Counters;
 use crate::measure::sampler::Op;
 use crate::record::{Benchmark, ResultStatus};
 use crate::table::{
-    Cell, Column, Described, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT,
-    WIDE,
+    Cell, Column, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT, WIDE,
 };
 use crate::units::{self, thousands};
 
-impl Described for ProfileRecord {
-    type Item = ProfileResult;
-
-    fn tables(&self, items: &[ProfileResult]) -> Tables {
-        let (e, m, c) = (&self.environment, &self.measured, &self.config);
-        let mut said = vec![
-            "Instructions are exact counts of one call under valgrind's callgrind; shares are of those instructions; estimated cycles come from a simulated cache, not this machine's.".to_string(),
-        ];
-        let lost = m.features_lost_under_valgrind();
-        if !lost.is_empty() {
-            said.push(format!(
-                "Under valgrind the CPU lacks {}: libraries may take other code paths there.",
-                lost.join(", ")
-            ));
-        }
-        let unfixed: Vec<String> = items
-            .iter()
-            .filter(|x| !x.randomness.fixed && !x.operations.is_empty())
-            .map(|x| x.label())
-            .collect();
-        if !unfixed.is_empty() {
-            said.push(format!(
-                "Randomness not fixed by the seed (counts may vary from run to run): {}.",
-                unfixed.join(", ")
-            ));
-        }
-        Tables {
-            title: format!("kembench profile, {}", self.started_at),
-            intro: vec![(
-                MARKDOWN,
-                format!(
-                    "Host `{}`: {}; {} under callgrind, {} seed(s) per implementation; cache {}.",
-                    e.hostname, e.cpu.model, m.valgrind, c.seeds, c.cache_geometry,
-                ),
-            )],
-            tables: vec![counts(items)],
-            outro: vec![(MARKDOWN, said.join("\n"))],
-        }
+/// Every table of `record` over `items` (its results, or while the Markdown export streams,
+/// one result or the first few), with what is said around them.
+pub fn tables(record: &ProfileRecord, items: &[ProfileResult]) -> Tables {
+    let (e, m, c) = (&record.environment, &record.measured, &record.config);
+    let mut said = vec![
+        "Instructions are exact counts of one call under valgrind's callgrind; shares are of those instructions; estimated cycles come from a simulated cache, not this machine's.".to_string(),
+    ];
+    let lost = m.features_lost_under_valgrind();
+    if !lost.is_empty() {
+        said.push(format!(
+            "Under valgrind the CPU lacks {}: libraries may take other code paths there.",
+            lost.join(", ")
+        ));
+    }
+    let unfixed: Vec<String> = items
+        .iter()
+        .filter(|x| !x.randomness.fixed && !x.operations.is_empty())
+        .map(|x| x.label())
+        .collect();
+    if !unfixed.is_empty() {
+        said.push(format!(
+            "Randomness not fixed by the seed (counts may vary from run to run): {}.",
+            unfixed.join(", ")
+        ));
+    }
+    Tables {
+        title: format!("kembench profile, {}", record.started_at),
+        intro: vec![(
+            MARKDOWN,
+            format!(
+                "Host `{}`: {}; {} under callgrind, {} seed(s) per implementation; cache {}.",
+                e.hostname, e.cpu.model, m.valgrind, c.seeds, c.cache_geometry,
+            ),
+        )],
+        tables: vec![counts(items)],
+        outro: vec![(MARKDOWN, said.join("\n"))],
     }
 }
 

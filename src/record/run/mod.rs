@@ -421,6 +421,10 @@ impl Kind for Run {
         state.interrupted = interrupted;
     }
 
+    fn tables(record: &RunRecord, items: &[BenchResult]) -> crate::table::Tables {
+        tables::tables(record, items)
+    }
+
     const CSV_HEADER: &'static [&'static str] = csv::HEADER;
 
     fn csv_rows(record: &RunRecord, result: &BenchResult) -> Vec<Vec<String>> {

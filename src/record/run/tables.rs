@@ -13,44 +13,42 @@ use crate::measure::counters::Counters;
 use crate::measure::sampler::{Op, StopReason};
 use crate::record::Benchmark;
 use crate::table::{
-    level_text, Cell, Column, Described, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN,
-    REPORT, WIDE,
+    level_text, Cell, Column, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT,
+    WIDE,
 };
 use crate::units;
 use crate::verify::Outcome;
 
-impl Described for RunRecord {
-    type Item = BenchResult;
-
-    fn tables(&self, items: &[BenchResult]) -> Tables {
-        let e = &self.environment;
-        Tables {
-            title: format!("kembench run, {}", self.started_at),
-            intro: vec![(
-                MARKDOWN,
-                format!(
-                    "Host `{}`: {} ({} logical CPUs), {}; kembench {} ({}), {}.",
-                    e.hostname,
-                    e.cpu.model,
-                    e.cpu.logical_cpus,
-                    e.kernel,
-                    e.build.kembench_version,
-                    e.build.git_commit,
-                    e.build.rustc,
-                ),
-            )],
-            tables: vec![latency(items)],
-            outro: vec![(
-                MARKDOWN,
-                format!(
-                    "Method: per-call latency from the monotonic clock after warm-up; median with a 95% bootstrap interval; TSC ticks are time-stamp-counter ticks, not core cycles; cycles come from hardware counters{}.",
-                    self.measured
-                        .counters_unavailable
-                        .as_ref()
-                        .map_or(String::new(), |w| format!(" (unavailable here: {w})"))
-                ),
-            )],
-        }
+/// Every table of `record` over `items` (its results, or while the Markdown export streams,
+/// one result or the first few), with what is said around them.
+pub fn tables(record: &RunRecord, items: &[BenchResult]) -> Tables {
+    let e = &record.environment;
+    Tables {
+        title: format!("kembench run, {}", record.started_at),
+        intro: vec![(
+            MARKDOWN,
+            format!(
+                "Host `{}`: {} ({} logical CPUs), {}; kembench {} ({}), {}.",
+                e.hostname,
+                e.cpu.model,
+                e.cpu.logical_cpus,
+                e.kernel,
+                e.build.kembench_version,
+                e.build.git_commit,
+                e.build.rustc,
+            ),
+        )],
+        tables: vec![latency(items)],
+        outro: vec![(
+            MARKDOWN,
+            format!(
+                "Method: per-call latency from the monotonic clock after warm-up; median with a 95% bootstrap interval; TSC ticks are time-stamp-counter ticks, not core cycles; cycles come from hardware counters{}.",
+                record.measured
+                    .counters_unavailable
+                    .as_ref()
+                    .map_or(String::new(), |w| format!(" (unavailable here: {w})"))
+            ),
+        )],
     }
 }
 

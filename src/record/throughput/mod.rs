@@ -186,6 +186,10 @@ impl Kind for Throughput {
         state.interrupted = interrupted;
     }
 
+    fn tables(record: &ThroughputRecord, items: &[ThroughputResult]) -> crate::table::Tables {
+        tables::tables(record, items)
+    }
+
     const CSV_HEADER: &'static [&'static str] = csv::HEADER;
 
     fn csv_rows(record: &ThroughputRecord, result: &ThroughputResult) -> Vec<Vec<String>> {

@@ -11,8 +11,7 @@ use crate::kem::catalog;
 use crate::measure::sampler::Op;
 use crate::record::Benchmark;
 use crate::table::{
-    Cell, Column, Described, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT,
-    WIDE,
+    Cell, Column, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT, WIDE,
 };
 use crate::units;
 
@@ -31,50 +30,48 @@ fn op(o: Op) -> Cell {
     Cell::text(o.as_str()).sorted(index as f64)
 }
 
-impl Described for ThroughputRecord {
-    type Item = ThroughputResult;
-
-    fn tables(&self, items: &[ThroughputResult]) -> Tables {
-        let e = &self.environment;
-        let c = &self.config;
-        let mode = if c.processes {
-            "Mode: independent processes."
-        } else {
-            "Mode: threads in one process."
-        };
-        let cpus = e.cpu.logical_cpus;
-        Tables {
-            title: format!("kembench throughput, {}", self.started_at),
-            intro: vec![(
-                MARKDOWN,
+/// Every table of `record` over `items` (its results, or while the Markdown export streams,
+/// one result or the first few), with what is said around them.
+pub fn tables(record: &ThroughputRecord, items: &[ThroughputResult]) -> Tables {
+    let e = &record.environment;
+    let c = &record.config;
+    let mode = if c.processes {
+        "Mode: independent processes."
+    } else {
+        "Mode: threads in one process."
+    };
+    let cpus = e.cpu.logical_cpus;
+    Tables {
+        title: format!("kembench throughput, {}", record.started_at),
+        intro: vec![(
+            MARKDOWN,
+            format!(
+                "Host `{}`: {} ({} logical CPUs); {} per point, {}{}.",
+                e.hostname,
+                e.cpu.model,
+                cpus,
+                units::ns(c.duration_s * 1e9),
+                if c.processes {
+                    "independent processes"
+                } else {
+                    "threads"
+                },
+                if c.pinned { ", pinned" } else { "" }
+            ),
+        )],
+        tables: vec![points(record, items), capacity(record, items)],
+        outro: vec![
+            (
+                FIT,
                 format!(
-                    "Host `{}`: {} ({} logical CPUs); {} per point, {}{}.",
-                    e.hostname,
-                    e.cpu.model,
-                    cpus,
-                    units::ns(c.duration_s * 1e9),
-                    if c.processes {
-                        "independent processes"
-                    } else {
-                        "threads"
-                    },
-                    if c.pinned { ", pinned" } else { "" }
+                    "Efficiency = speedup / min(threads, {cpus} logical CPUs); spread = the fastest thread's rate over the slowest's, minus one. {mode}"
                 ),
-            )],
-            tables: vec![points(self, items), capacity(self, items)],
-            outro: vec![
-                (
-                    FIT,
-                    format!(
-                        "Efficiency = speedup / min(threads, {cpus} logical CPUs); spread = the fastest thread's rate over the slowest's, minus one. {mode}"
-                    ),
-                ),
-                (
-                    WIDE,
-                    format!("Efficiency = speedup / min(threads, {cpus} logical CPUs). {mode}"),
-                ),
-            ],
-        }
+            ),
+            (
+                WIDE,
+                format!("Efficiency = speedup / min(threads, {cpus} logical CPUs). {mode}"),
+            ),
+        ],
     }
 }
 

@@ -426,6 +426,10 @@ impl Kind for Tls {
         state.interrupted = interrupted;
     }
 
+    fn tables(record: &TlsRecord, items: &[TlsResult]) -> crate::table::Tables {
+        tables::tables(record, items)
+    }
+
     const CSV_HEADER: &'static [&'static str] = csv::HEADER;
 
     fn csv_rows(record: &TlsRecord, result: &TlsResult) -> Vec<Vec<String>> {

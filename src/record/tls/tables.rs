@@ -10,8 +10,7 @@
 use super::{Flight, Mode, Spread, TlsRecord, TlsResult, INITCWND, MSS};
 use crate::kem::catalog;
 use crate::table::{
-    Cell, Col, Column, Described, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN,
-    REPORT, WIDE,
+    Cell, Col, Column, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT, WIDE,
 };
 use crate::units;
 
@@ -90,34 +89,32 @@ impl Names {
     }
 }
 
-impl Described for TlsRecord {
-    type Item = TlsResult;
-
-    fn tables(&self, items: &[TlsResult]) -> Tables {
-        let e = &self.environment;
-        Tables {
-            title: format!("kembench tls, {}", self.started_at),
-            intro: vec![(
-                MARKDOWN,
-                format!(
-                    "Host `{}`: {} ({} logical CPUs); real TLS 1.3 handshakes over an in-memory \
-                     transport, {} of handshakes per kind, one thread doing both sides.",
-                    e.hostname,
-                    e.cpu.model,
-                    e.cpu.logical_cpus,
-                    units::ns(self.config.duration_s * 1e9),
-                ),
-            )],
-            tables: vec![
-                cpu(items),
-                flights_per_mode(items),
-                flights(items),
-                capacity(self, items),
-                scaling(items),
-                network(items),
-            ],
-            outro: outro(items),
-        }
+/// Every table of `record` over `items` (its results, or while the Markdown export streams,
+/// one result or the first few), with what is said around them.
+pub fn tables(record: &TlsRecord, items: &[TlsResult]) -> Tables {
+    let e = &record.environment;
+    Tables {
+        title: format!("kembench tls, {}", record.started_at),
+        intro: vec![(
+            MARKDOWN,
+            format!(
+                "Host `{}`: {} ({} logical CPUs); real TLS 1.3 handshakes over an in-memory \
+                 transport, {} of handshakes per kind, one thread doing both sides.",
+                e.hostname,
+                e.cpu.model,
+                e.cpu.logical_cpus,
+                units::ns(record.config.duration_s * 1e9),
+            ),
+        )],
+        tables: vec![
+            cpu(items),
+            flights_per_mode(items),
+            flights(items),
+            capacity(record, items),
+            scaling(items),
+            network(items),
+        ],
+        outro: outro(items),
     }
 }
 

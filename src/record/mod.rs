@@ -4,7 +4,7 @@
 //! through [`Kind`]. One vocabulary for kinds ([`RecordKind`]), run states ([`RunStatus`])
 //! and benchmark outcomes ([`ResultStatus`]) lives here.
 //!
-//! Adding a record kind: a file here with its marker type, its configuration and result types
+//! Adding a record kind: a folder here with its marker type, its configuration and result types
 //! and `impl Kind` (its [`Facts`] included), and one line in the list of kinds at the bottom of
 //! `kinds.rs`, which generates [`RecordKind`], [`AnyRecord`] and their dispatch.
 

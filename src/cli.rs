@@ -4,7 +4,7 @@
 use crate::export::{Format, FORMATS};
 use crate::measure::sampler::{Op, SamplerConfig};
 use crate::options::{Outputs, ProfileOptions, RunOptions, ThroughputOptions, TlsOptions};
-use crate::output::Layout;
+use crate::output::Width;
 use clap::{Args, Parser, Subcommand};
 
 /// Benchmark and profile KEMs and key exchange across implementations.
@@ -210,8 +210,8 @@ pub enum Command {
         #[arg(short, long, value_name = "PATH")]
         output: Option<std::path::PathBuf>,
         /// html: one self-contained page; markdown: report.md plus one SVG file per chart.
-        #[arg(long, value_enum, default_value_t = crate::report::Format::Html)]
-        format: crate::report::Format,
+        #[arg(long, value_enum, default_value_t = crate::report::ReportFormat::Html)]
+        format: crate::report::ReportFormat,
         /// In the comparison of runs, changes smaller than this percentage are called noise.
         #[arg(long, default_value_t = 2.0, value_name = "PCT")]
         noise: f64,
@@ -610,7 +610,7 @@ impl ProfileArgs {
             sha3_probe: self.sha3_probe,
             store: !self.no_store,
             outputs: self.output.files(),
-            layout: Layout::wide_if(self.wide),
+            layout: Width::wide_if(self.wide),
         })
     }
 }
@@ -772,7 +772,7 @@ impl RunArgs {
             resume: self.resume.clone(),
             store: !self.no_store,
             outputs: self.output.files(),
-            layout: Layout::wide_if(self.wide),
+            layout: Width::wide_if(self.wide),
         })
     }
 }
@@ -831,7 +831,7 @@ impl ThroughputArgs {
             resume: self.resume.clone(),
             store: !self.no_store,
             outputs: self.output.files(),
-            layout: Layout::wide_if(self.wide),
+            layout: Width::wide_if(self.wide),
         })
     }
 }
@@ -946,7 +946,7 @@ impl TlsArgs {
             network_parallel: self.network_parallel,
             store: !self.no_store,
             outputs: self.output.files(),
-            layout: Layout::wide_if(self.wide),
+            layout: Width::wide_if(self.wide),
         })
     }
 }

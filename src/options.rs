@@ -1,12 +1,12 @@
 //! What each measuring command was asked to do, validated: the command line (clap) is turned
 //! into these once, and no engine is handed a clap type. Below the commands, clap appears only
 //! as the `ValueEnum` derive of the two enums that are argument values themselves
-//! (`measure::sampler::Op`, `report::Format`), so that their names are declared once, on the
+//! (`measure::sampler::Op`, `report::ReportFormat`), so that their names are declared once, on the
 //! type.
 
 use crate::export::Format;
 use crate::measure::sampler::{Op, SamplerConfig};
-use crate::output::Layout;
+use crate::output::Width;
 use crate::providers::Filter;
 use std::path::PathBuf;
 
@@ -39,7 +39,7 @@ pub struct RunOptions {
     /// Result files.
     pub outputs: Outputs,
     /// How much the console tables show.
-    pub layout: Layout,
+    pub layout: Width,
 }
 
 /// `kembench throughput`, validated.
@@ -70,7 +70,7 @@ pub struct ThroughputOptions {
     /// Result files.
     pub outputs: Outputs,
     /// How much the console tables show.
-    pub layout: Layout,
+    pub layout: Width,
 }
 
 /// `kembench tls`, validated.
@@ -105,7 +105,7 @@ pub struct TlsOptions {
     /// Result files.
     pub outputs: Outputs,
     /// How much the console tables show.
-    pub layout: Layout,
+    pub layout: Width,
 }
 
 /// `kembench profile`, validated.
@@ -140,5 +140,5 @@ pub struct ProfileOptions {
     /// Result files.
     pub outputs: Outputs,
     /// How much the console tables show.
-    pub layout: Layout,
+    pub layout: Width,
 }

@@ -106,7 +106,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         ),
         Command::Runs { json, limit } => store::runs(&spec, json, limit),
         Command::Show { run, wide } => {
-            store::show(&spec, &run, crate::output::Layout::wide_if(wide))
+            store::show(&spec, &run, crate::output::Width::wide_if(wide))
         }
         Command::Export {
             run,

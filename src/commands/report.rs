@@ -3,7 +3,7 @@
 
 use crate::files::Protected;
 use crate::record::RecordKind;
-use crate::report::{self, data::Dataset, Format};
+use crate::report::{self, data::Dataset, ReportFormat};
 use crate::store::Store;
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ pub fn run(
     spec: &str,
     inputs: &[String],
     output: Option<&Path>,
-    format: Format,
+    format: ReportFormat,
     noise: f64,
 ) -> anyhow::Result<ExitCode> {
     let latest;
@@ -29,7 +29,7 @@ pub fn run(
         protected.push(Protected::new("an input of this report", i));
     }
     let out = output.map_or_else(|| format.default_output(), Path::to_path_buf);
-    if format == Format::Html {
+    if format == ReportFormat::Html {
         // Checked before anything is read: a bad output is the first thing said.
         crate::files::target(&out)?;
         crate::files::refuse_overwrite(&out, &protected)?;
@@ -54,8 +54,8 @@ pub fn run(
     println!(
         "Report from {counts}: {}",
         match format {
-            Format::Html => out.display().to_string(),
-            Format::Markdown => format!(
+            ReportFormat::Html => out.display().to_string(),
+            ReportFormat::Markdown => format!(
                 "{} ({} chart files beside it)",
                 written[0].display(),
                 written.len() - 1

@@ -2,7 +2,7 @@
 
 use crate::export::Format;
 use crate::files;
-use crate::output::{run, Layout};
+use crate::output::{run, Width};
 use crate::record::RunStatus;
 use crate::store::{self, records, Store};
 use anyhow::Context;
@@ -24,7 +24,7 @@ pub fn runs(spec: &str, json: bool, limit: usize) -> anyhow::Result<ExitCode> {
 }
 
 /// Runs `show`.
-pub fn show(spec: &str, selector: &str, layout: Layout) -> anyhow::Result<ExitCode> {
+pub fn show(spec: &str, selector: &str, layout: Width) -> anyhow::Result<ExitCode> {
     let mut s = Store::open_existing(spec)?;
     let id = s.resolve(selector, None)?;
     let stored = s.load(&id)?;

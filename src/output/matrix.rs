@@ -2,7 +2,7 @@
 //! of source × compiler, a column per flag set, each cell the build's fastest-round median with
 //! its ratio to the baseline and its deepest stack.
 
-use super::{table, wrap, Layout};
+use super::{table, wrap, Width};
 use crate::compare::matrix::{matrices, Matrix};
 use crate::measure::sampler::Op;
 use crate::record::run::RunRecord;
@@ -74,12 +74,12 @@ fn one(m: &Matrix) -> String {
 }
 
 /// The matrices of a run's builds (empty when the run measured fewer than two builds of an
-/// algorithm): the exchange, and with [`Layout::Wide`] every operation (keygen, encaps,
+/// algorithm): the exchange, and with [`Width::Wide`] every operation (keygen, encaps,
 /// decaps too).
-pub fn render(rec: &RunRecord, layout: Layout) -> String {
+pub fn render(rec: &RunRecord, layout: Width) -> String {
     let ops: &[Op] = match layout {
-        Layout::Fit => &[Op::Exchange],
-        Layout::Wide => &[Op::Exchange, Op::Keygen, Op::Encaps, Op::Decaps],
+        Width::Fit => &[Op::Exchange],
+        Width::Wide => &[Op::Exchange, Op::Keygen, Op::Encaps, Op::Decaps],
     };
     ops.iter()
         .flat_map(|op| matrices(rec, *op))

@@ -2,9 +2,9 @@
 //! formatting they share. The renderers return Strings; the commands print them, tables to
 //! stdout and progress and warnings to stderr.
 //!
-//! `run`, `show`, `throughput` and `tls` have two layouts: [`Layout::Fit`], the default, keeps every
+//! `run`, `show`, `throughput` and `tls` have two layouts: [`Width::Fit`], the default, keeps every
 //! line within [`WIDTH`] columns (the headline columns only, long messages moved under the
-//! table); [`Layout::Wide`] (`--wide`) shows every column and every message in place.
+//! table); [`Width::Wide`] (`--wide`) shows every column and every message in place.
 
 pub mod builds;
 pub mod compare;
@@ -29,7 +29,7 @@ pub const WIDTH: usize = 120;
 
 /// How much a table shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Layout {
+pub enum Width {
     /// The headline columns, every line within [`WIDTH`] columns, notes summarised.
     #[default]
     Fit,
@@ -37,13 +37,13 @@ pub enum Layout {
     Wide,
 }
 
-impl Layout {
-    /// [`Layout::Wide`] when `--wide` was given.
-    pub fn wide_if(wide: bool) -> Layout {
+impl Width {
+    /// [`Width::Wide`] when `--wide` was given.
+    pub fn wide_if(wide: bool) -> Width {
         if wide {
-            Layout::Wide
+            Width::Wide
         } else {
-            Layout::Fit
+            Width::Fit
         }
     }
 }
@@ -196,10 +196,10 @@ impl Grouped {
 /// A record's described tables as the console shows them, each line ending in a newline: what
 /// is said before them, each table shown in `layout` with its caption above it and its
 /// numbered notes and paragraphs under it, then what is said after them.
-pub fn described(tables: &Tables, layout: Layout) -> String {
+pub fn described(tables: &Tables, layout: Width) -> String {
     let target = match layout {
-        Layout::Fit => Target::Fit,
-        Layout::Wide => Target::Wide,
+        Width::Fit => Target::Fit,
+        Width::Wide => Target::Wide,
     };
     let mut out = String::new();
     for p in Tables::said(&tables.intro, target) {
@@ -216,10 +216,10 @@ pub fn described(tables: &Tables, layout: Layout) -> String {
 
 /// One described table as the console shows it in `layout`: its caption, the table, its
 /// numbered notes and paragraphs; nothing when `layout` does not show it.
-pub fn shown(t: &crate::table::Table, layout: Layout) -> String {
+pub fn shown(t: &crate::table::Table, layout: Width) -> String {
     let target = match layout {
-        Layout::Fit => Target::Fit,
-        Layout::Wide => Target::Wide,
+        Width::Fit => Target::Fit,
+        Width::Wide => Target::Wide,
     };
     let Some(d) = t.draw(target).filter(Drawn::shown) else {
         return String::new();
@@ -238,14 +238,14 @@ pub fn shown(t: &crate::table::Table, layout: Layout) -> String {
     out
 }
 
-/// One described table on the console: within [`WIDTH`] in [`Layout::Fit`] when a column may
+/// One described table on the console: within [`WIDTH`] in [`Width::Fit`] when a column may
 /// wrap (it wraps; `\n` in a header breaks it), else as wide as its content; the
 /// grouped names blanked where they repeat the row above; marked cells in colour.
-fn drawn(d: &Drawn, layout: Layout) -> Table {
+fn drawn(d: &Drawn, layout: Width) -> Table {
     let headers: Vec<&str> = d.columns.iter().map(|c| c.text.as_str()).collect();
     let wraps = d.columns.iter().position(|c| c.wraps);
     let mut t = match (layout, wraps) {
-        (Layout::Fit, Some(w)) => fit_table(&headers, w),
+        (Width::Fit, Some(w)) => fit_table(&headers, w),
         _ => table(&headers),
     };
     let mut names = Grouped::default();
@@ -272,13 +272,13 @@ fn drawn(d: &Drawn, layout: Layout) -> Table {
 
 /// A stored record as `show` prints it: the command line, the environment, the tables, the
 /// notes (`elsewhere`: where the full detail of a summarised latency run is).
-pub fn record(r: &crate::record::AnyRecord, layout: Layout, elsewhere: &[String]) -> String {
+pub fn record(r: &crate::record::AnyRecord, layout: Width, elsewhere: &[String]) -> String {
     use crate::record::{profile::Profile, run::Run};
     let mut line = vec!["Command:".to_string()];
     line.extend(r.command_line().iter().map(|a| clean(a)));
     let mut out = match layout {
-        Layout::Fit => command_line(&line),
-        Layout::Wide => format!("{}\n", line.join(" ")),
+        Width::Fit => command_line(&line),
+        Width::Wide => format!("{}\n", line.join(" ")),
     };
     out.push_str(&environment(r.environment(), layout));
     // A kind's described tables are all `show` needs; latency runs and profiles add what only
@@ -306,7 +306,7 @@ impl crate::record::Visit<'_> for AllTables {
 }
 
 /// The environment's summary lines, as printed above a run's table.
-pub fn environment(e: &crate::env::Environment, layout: Layout) -> String {
+pub fn environment(e: &crate::env::Environment, layout: Width) -> String {
     e.summary_lines()
         .iter()
         .map(|l| prose(layout, &clean(l)))
@@ -331,11 +331,11 @@ pub fn clean(s: &str) -> String {
         .collect()
 }
 
-/// One line of prose: wrapped to [`WIDTH`] in [`Layout::Fit`], whole in [`Layout::Wide`].
-pub fn prose(layout: Layout, text: &str) -> String {
+/// One line of prose: wrapped to [`WIDTH`] in [`Width::Fit`], whole in [`Width::Wide`].
+pub fn prose(layout: Width, text: &str) -> String {
     match layout {
-        Layout::Fit => wrap(text, 2),
-        Layout::Wide => format!("{text}\n"),
+        Width::Fit => wrap(text, 2),
+        Width::Wide => format!("{text}\n"),
     }
 }
 

@@ -2,7 +2,7 @@
 //! (described once, with the record: [`crate::record::profile::tables`]), then (for a few implementations, or with `--wide`) each operation's hot-path tree, hottest
 //! functions and hottest source lines, then the notes that say what the figures are.
 
-use super::{prose, Layout};
+use super::{prose, Width};
 use crate::callgrind::{HotNode, Primitive};
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
 use crate::record::Benchmark;
@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 const TREES_UP_TO: usize = 3;
 
 /// The console output of a profile, each line ending in a newline.
-pub fn tables(record: &ProfileRecord, layout: Layout) -> String {
+pub fn tables(record: &ProfileRecord, layout: Width) -> String {
     let described = record.tables(&record.results);
     let mut out: String = described
         .tables
@@ -26,7 +26,7 @@ pub fn tables(record: &ProfileRecord, layout: Layout) -> String {
         .iter()
         .filter(|r| !r.operations.is_empty())
         .collect();
-    if layout == Layout::Wide || profiled.len() <= TREES_UP_TO {
+    if layout == Width::Wide || profiled.len() <= TREES_UP_TO {
         for r in &profiled {
             for o in &r.operations {
                 out.push_str(&details(r, o));
@@ -114,7 +114,7 @@ fn tree(s: &mut String, n: &HotNode, prefix: &str, last: bool, root: bool) {
     }
 }
 
-fn notes(record: &ProfileRecord, layout: Layout) -> String {
+fn notes(record: &ProfileRecord, layout: Width) -> String {
     let mut out = String::new();
     let m = &record.measured;
     out.push_str(&prose(

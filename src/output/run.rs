@@ -2,11 +2,11 @@
 //! with the record: [`crate::record::run::tables`]), the instruction counts of
 //! `run --instructions`, then the notes on timers, counters, drift and operations cut short.
 //!
-//! [`Layout::Fit`] shows the headline columns within [`super::WIDTH`] columns and summarises
-//! the notes with the worst few; [`Layout::Wide`] shows every column and lists every note in
+//! [`Width::Fit`] shows the headline columns within [`super::WIDTH`] columns and summarises
+//! the notes with the worst few; [`Width::Wide`] shows every column and lists every note in
 //! full.
 
-use super::{num, prose, wrap, Layout};
+use super::{num, prose, wrap, Width};
 use crate::measure::sampler::StopReason;
 use crate::record::run::tables::latency;
 use crate::record::run::{BenchResult, OperationResult, RunRecord, DRIFT};
@@ -15,12 +15,12 @@ use crate::units;
 use comfy_table::Cell;
 use std::path::Path;
 
-/// How many drifting or imprecise operations [`Layout::Fit`] names.
+/// How many drifting or imprecise operations [`Width::Fit`] names.
 const WORST: usize = 3;
 
-/// The console table of a run's results, with a newline after it (and in [`Layout::Fit`],
+/// The console table of a run's results, with a newline after it (and in [`Width::Fit`],
 /// the failure messages its rows point to), then the instruction counts if any.
-pub fn table(results: &[BenchResult], layout: Layout) -> String {
+pub fn table(results: &[BenchResult], layout: Width) -> String {
     let mut out = super::shown(&latency(results), layout);
     out.push_str(&instructions(results));
     out
@@ -78,7 +78,7 @@ fn picked(
     out
 }
 
-/// `label: detail` for every operation in `ops`, for [`Layout::Wide`].
+/// `label: detail` for every operation in `ops`, for [`Width::Wide`].
 fn all_of(
     ops: &[(String, &OperationResult)],
     detail: impl Fn(&OperationResult) -> String,
@@ -89,7 +89,7 @@ fn all_of(
 }
 
 /// `label detail` for the [`WORST`] operations of `ops` by `key`, largest first, for
-/// [`Layout::Fit`].
+/// [`Width::Fit`].
 fn worst_of(
     ops: &[(String, &OperationResult)],
     key: impl Fn(&OperationResult) -> f64,
@@ -118,10 +118,10 @@ pub fn elsewhere(stored_id: Option<&str>, json: Option<&Path>) -> Vec<String> {
     v
 }
 
-/// Timers, counters, heap, drift and cut-short notes below the table. [`Layout::Fit`]
+/// Timers, counters, heap, drift and cut-short notes below the table. [`Width::Fit`]
 /// counts the drifting and imprecise operations, names the worst few and ends with where the
-/// full detail is (`elsewhere`, from [`elsewhere`]); [`Layout::Wide`] lists them all.
-pub fn notes(record: &RunRecord, layout: Layout, elsewhere: &[String]) -> String {
+/// full detail is (`elsewhere`, from [`elsewhere`]); [`Width::Wide`] lists them all.
+pub fn notes(record: &RunRecord, layout: Width, elsewhere: &[String]) -> String {
     let t = &record.measured.timers;
     let tsc = match (t.tsc, t.tsc_ticks_per_ns) {
         (Some(p), Some(r)) => format!(
@@ -130,7 +130,7 @@ pub fn notes(record: &RunRecord, layout: Layout, elsewhere: &[String]) -> String
             p.overhead,
             r,
             // Said beside the TSC column, which only the wide table has.
-            if layout == Layout::Wide {
+            if layout == Width::Wide {
                 " (TSC ticks are not core cycles)"
             } else {
                 ""
@@ -158,13 +158,13 @@ pub fn notes(record: &RunRecord, layout: Layout, elsewhere: &[String]) -> String
         );
     }
     out.push_str(&match layout {
-        Layout::Wide => lists(record),
-        Layout::Fit => summary(record, elsewhere),
+        Width::Wide => lists(record),
+        Width::Fit => summary(record, elsewhere),
     });
     out
 }
 
-/// [`Layout::Wide`]: every drifting and every imprecise operation.
+/// [`Width::Wide`]: every drifting and every imprecise operation.
 fn lists(record: &RunRecord) -> String {
     let mut out = String::new();
     let drifted = all_of(&picked(record, OperationResult::drifted), |o| {
@@ -202,7 +202,7 @@ fn lists(record: &RunRecord) -> String {
     out
 }
 
-/// [`Layout::Fit`]: how many operations drifted or stopped short, the worst few of each, and
+/// [`Width::Fit`]: how many operations drifted or stopped short, the worst few of each, and
 /// where the rest is.
 fn summary(record: &RunRecord, elsewhere: &[String]) -> String {
     let mut out = String::new();
@@ -311,7 +311,7 @@ mod tests {
     #[test]
     fn the_default_table_fits_and_names_each_algorithm_once() {
         let r = record(6);
-        let text = table(&r.results, Layout::Fit);
+        let text = table(&r.results, Width::Fit);
         assert!(widest(&text) <= WIDTH, "{text}");
         assert_eq!(
             text.matches("Classic-McEliece-6688128").count(),
@@ -341,7 +341,7 @@ mod tests {
     #[test]
     fn the_wide_table_has_every_column_and_every_message_in_its_row() {
         let r = record(1);
-        let text = table(&r.results, Layout::Wide);
+        let text = table(&r.results, Width::Wide);
         for col in [
             "TSC ticks",
             "cycles",
@@ -363,7 +363,7 @@ mod tests {
     fn default_notes_count_and_name_the_worst_three() {
         let r = record(7);
         let where_ = elsewhere(Some("20261123-193239-b4df30e4"), Some(Path::new("r.json")));
-        let text = notes(&r, Layout::Fit, &where_);
+        let text = notes(&r, Width::Fit, &where_);
         assert!(widest(&text) <= WIDTH, "{text}");
         let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(flat.contains("Drift: in 7 of 9 operations"), "{flat}");
@@ -378,13 +378,13 @@ mod tests {
         ), "{flat}");
         assert_eq!(flat.matches("@").count(), 6, "three of each: {flat}");
         // Nothing stored, nothing written: say how to see the rest.
-        assert!(notes(&r, Layout::Fit, &[]).contains("`--wide` shows every column"));
+        assert!(notes(&r, Width::Fit, &[]).contains("`--wide` shows every column"));
     }
 
     #[test]
     fn wide_notes_list_every_operation() {
         let r = record(7);
-        let text = notes(&r, Layout::Wide, &[]);
+        let text = notes(&r, Width::Wide, &[]);
         assert!(text.contains("(7 operations)"), "{text}");
         assert!(text.contains("(8 of the operations)"), "{text}");
         assert_eq!(text.matches(": rounds ").count(), 7, "{text}");

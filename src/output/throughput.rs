@@ -1,18 +1,18 @@
 //! The console tables of a throughput run: rates per thread count, then TLS capacity. The
 //! tables are described once, with the record ([`crate::record::throughput::tables`]).
 //!
-//! [`Layout::Fit`] keeps them within [`super::WIDTH`] columns: the per-thread range becomes
+//! [`Width::Fit`] keeps them within [`super::WIDTH`] columns: the per-thread range becomes
 //! the spread between the fastest and slowest thread, names repeated from the row above are
-//! blanked, and flags and errors become numbered notes under the table. [`Layout::Wide`]
+//! blanked, and flags and errors become numbered notes under the table. [`Width::Wide`]
 //! shows every figure and message in its row.
 
-use super::Layout;
+use super::Width;
 use crate::record::throughput::ThroughputRecord;
 use crate::table::Described;
 
 /// The console tables of a throughput run and the lines that explain them, each line ending
 /// in a newline.
-pub fn tables(record: &ThroughputRecord, layout: Layout) -> String {
+pub fn tables(record: &ThroughputRecord, layout: Width) -> String {
     super::described(&record.tables(&record.results), layout)
 }
 
@@ -47,7 +47,7 @@ mod tests {
 
     #[test]
     fn the_default_tables_fit_with_flags_and_errors_under_them() {
-        let text = tables(&record(), Layout::Fit);
+        let text = tables(&record(), Width::Fit);
         let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
         assert!(widest <= WIDTH, "{text}");
         assert_eq!(
@@ -78,7 +78,7 @@ mod tests {
 
     #[test]
     fn the_wide_tables_keep_every_figure_in_its_row() {
-        let text = tables(&record(), Layout::Wide);
+        let text = tables(&record(), Width::Wide);
         assert!(text.contains("per-thread min – max"));
         assert!(text.contains("server hs/s/core"));
         assert!(text

@@ -4,16 +4,16 @@
 //! errors and network conditions skipped. The tables are described once, with the record
 //! ([`crate::record::tls::tables`]).
 //!
-//! [`Layout::Fit`] keeps every table within [`super::WIDTH`] columns; [`Layout::Wide`] shows
+//! [`Width::Fit`] keeps every table within [`super::WIDTH`] columns; [`Width::Wide`] shows
 //! every figure.
 
-use super::Layout;
+use super::Width;
 use crate::record::tls::TlsRecord;
 use crate::table::Described;
 
 /// The console output of a tls run, each line ending in a newline: the tables, then the
 /// lines that explain them. Printed by `show` for a stored run and by `tls` after a run.
-pub fn tables(record: &TlsRecord, layout: Layout) -> String {
+pub fn tables(record: &TlsRecord, layout: Width) -> String {
     super::described(&record.tables(&record.results), layout)
 }
 
@@ -25,7 +25,7 @@ mod tests {
 
     #[test]
     fn the_default_tables_fit_and_name_every_group_once_per_table() {
-        let text = tables(&fixture::tls(), Layout::Fit);
+        let text = tables(&fixture::tls(), Width::Fit);
         let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
         assert!(widest <= WIDTH, "{widest}\n{text}");
         // CPU, flights, capacity, scaling, network: the hybrid group named once in each.
@@ -61,7 +61,7 @@ mod tests {
 
     #[test]
     fn the_wide_tables_add_quartiles_best_rounds_and_mechanisms() {
-        let text = tables(&fixture::tls(), Layout::Wide);
+        let text = tables(&fixture::tls(), Width::Wide);
         for column in [
             "server p25 – p75",
             "client best round",
@@ -82,7 +82,7 @@ mod tests {
             x.stack = "openssl".into();
             x.cert = "ecdsa-p384".into();
         }
-        let text = tables(&r, Layout::Fit);
+        let text = tables(&r, Width::Fit);
         let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
         assert!(widest <= WIDTH, "{widest}\n{text}");
     }
@@ -91,7 +91,7 @@ mod tests {
     fn a_run_with_nothing_measured_says_why() {
         let mut r = fixture::tls();
         r.results.retain(|x| x.unavailable.is_some());
-        let text = tables(&r, Layout::Fit);
+        let text = tables(&r, Width::Fit);
         assert!(!text.contains('│'), "no table: {text}");
         assert!(text.starts_with("Unavailable: MLKEM1024"), "{text}");
     }

@@ -24,19 +24,19 @@ use std::path::{Path, PathBuf};
 
 /// The report's format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
+pub enum ReportFormat {
     /// One self-contained HTML file: inline CSS, JS and SVG, nothing fetched.
     Html,
     /// A directory with `report.md` and one SVG file per chart.
     Markdown,
 }
 
-impl Format {
+impl ReportFormat {
     /// Where the report goes when `-o` is not given.
     pub fn default_output(self) -> PathBuf {
         match self {
-            Format::Html => PathBuf::from("report.html"),
-            Format::Markdown => PathBuf::from("report"),
+            ReportFormat::Html => PathBuf::from("report.html"),
+            ReportFormat::Markdown => PathBuf::from("report"),
         }
     }
 }
@@ -50,14 +50,14 @@ pub const MARKDOWN_FILE: &str = "report.md";
 /// files written.
 pub fn write(
     data: &Dataset,
-    format: Format,
+    format: ReportFormat,
     out: &Path,
     noise: f64,
     protected: &[crate::files::Protected],
 ) -> anyhow::Result<Vec<PathBuf>> {
     let doc = sections::build(data, noise)?;
     match format {
-        Format::Html => {
+        ReportFormat::Html => {
             if out.is_dir() {
                 crate::bail_usage!(
                     "{} is a directory; give the HTML file to write (e.g. {})",
@@ -80,7 +80,7 @@ pub fn write(
             crate::files::write_output(out, html::render(&doc).as_bytes())?;
             Ok(vec![out.to_path_buf()])
         }
-        Format::Markdown => {
+        ReportFormat::Markdown => {
             if out.exists() && !out.is_dir() {
                 crate::bail_usage!(
                     "{} is a file; with --format markdown, -o names a directory (report.md and the SVG charts go in it)",

@@ -15,6 +15,7 @@
 //! the console's prose. A kind's tables with what is said around them are [`Tables`], which a
 //! record implementing [`Described`] gives for any of its results.
 
+use crate::units;
 use std::ops::BitOr;
 
 /// Where a table is drawn.
@@ -50,13 +51,18 @@ pub const ALL: Targets = Targets(15);
 impl Targets {
     /// Whether `t` is one of them.
     pub fn has(self, t: Target) -> bool {
-        let bit = match t {
+        self.0 & Targets::from(t).0 != 0
+    }
+}
+
+impl From<Target> for Targets {
+    fn from(t: Target) -> Targets {
+        match t {
             Target::Fit => FIT,
             Target::Wide => WIDE,
             Target::Markdown => MARKDOWN,
             Target::Report => REPORT,
-        };
-        self.0 & bit.0 != 0
+        }
     }
 }
 
@@ -165,6 +171,16 @@ impl Cell {
             right: true,
             ..Cell::text(s)
         }
+    }
+
+    /// A time in ns, with its unit (`12.3 µs`).
+    pub fn ns(v: f64) -> Cell {
+        Cell::num(units::ns(v), v)
+    }
+
+    /// A rate or a large count, with an SI prefix (`12.3 k`).
+    pub fn count(v: f64) -> Cell {
+        Cell::num(units::count(v), v)
     }
 
     /// Right-aligned text on the console, not sorted in the report.
@@ -477,14 +493,8 @@ impl Table {
         let view = self.view_for(target).expect("a view for the line's target");
         let columns = view.columns.clone();
         debug_assert!(cells.len() <= columns.len(), "table {}", self.id);
-        let only = match target {
-            Target::Fit => FIT,
-            Target::Wide => WIDE,
-            Target::Markdown => MARKDOWN,
-            Target::Report => REPORT,
-        };
         let row = self.row(tags);
-        row.only(only);
+        row.only(target.into());
         for (c, cell) in columns.into_iter().zip(cells) {
             row.set(c, cell);
         }

@@ -1,7 +1,10 @@
-//! Markdown: tables for papers and READMEs: a latency table with a line on the method for
-//! latency runs, the scaling and capacity tables for throughput runs, and for tls runs the CPU
-//! per handshake, then flights, capacity beside the bare-KEM model, scaling and network
-//! conditions.
+//! Markdown: tables for papers and READMEs, one layout for every record kind. Each kind
+//! describes its tables once ([`crate::table::Described`], beside its record); this file draws
+//! the Markdown view of that description: the title and the lines before the tables, the table
+//! streamed as results finish (a latency run's operations, a throughput run's points, a tls
+//! run's CPU per handshake, a profile's instruction counts), then the other tables with their
+//! captions and notes, and the lines after them. Every text is escaped except a cell kembench
+//! marks verbatim.
 
 use super::Layout;
 use crate::record::{Kind, Record};
@@ -151,6 +154,40 @@ mod tests {
         assert!(text.contains("| 15000 | 4 | 11 | > initcwnd |"), "{text}");
         assert!(text.contains("&lt;MLKEM1024&gt;"), "{text}");
         insta::assert_snapshot!(text);
+    }
+
+    /// `r` put together from its head, items and tail.
+    fn streamed<K: Kind>(r: &Record<K>) -> String
+    where
+        Record<K>: Described<Item = K::Result>,
+    {
+        let mut parts = Markdown.head(r).unwrap();
+        for (i, item) in r.results.iter().enumerate() {
+            parts.extend(Markdown.item(r, i, item).unwrap());
+        }
+        parts.extend(Markdown.tail(r, r.results.len()).unwrap());
+        String::from_utf8(parts).unwrap()
+    }
+
+    #[test]
+    fn every_described_kind_streams_into_its_whole_file() {
+        use crate::export::fixture;
+        let whole = |f: &[u8]| String::from_utf8(f.to_vec()).unwrap();
+        let (run, tp) = (fixture::run(), fixture::throughput());
+        let (profile, tls) = (fixture::profile(), fixture::tls());
+        assert_eq!(streamed(&run), whole(&Markdown.whole(&run).unwrap()));
+        assert_eq!(streamed(&tp), whole(&Markdown.whole(&tp).unwrap()));
+        assert_eq!(streamed(&tls), whole(&Markdown.whole(&tls).unwrap()));
+        let text = streamed(&profile);
+        assert_eq!(text, whole(&Markdown.whole(&profile).unwrap()));
+        assert!(text.contains("| hottest function (self) |"), "{text}");
+        // A tls run's head is its streamed table's caption and header, nothing measured yet.
+        let head = whole(&Markdown.head(&tls).unwrap());
+        assert!(
+            head.ends_with("|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n"),
+            "{head}"
+        );
+        assert!(head.contains("CPU per handshake (each side's time in its own calls):"));
     }
 
     #[test]

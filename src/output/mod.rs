@@ -1,5 +1,6 @@
 //! Console rendering: every command's tables (one module each), the table printer and unit
-//! formatting they share. The renderers return Strings; the commands print them, tables to
+//! formatting they share, and the console's drawing of the tables each record kind describes
+//! once ([`described`], [`shown`]; see [`crate::table`]). The renderers return Strings; the commands print them, tables to
 //! stdout and progress and warnings to stderr.
 //!
 //! `run`, `show`, `throughput` and `tls` have two layouts: [`Width::Fit`], the default, keeps every
@@ -38,6 +39,14 @@ pub enum Width {
 }
 
 impl Width {
+    /// The described tables' view this layout draws.
+    pub fn target(self) -> Target {
+        match self {
+            Width::Fit => Target::Fit,
+            Width::Wide => Target::Wide,
+        }
+    }
+
     /// [`Width::Wide`] when `--wide` was given.
     pub fn wide_if(wide: bool) -> Width {
         if wide {
@@ -149,28 +158,6 @@ fn words(text: &str) -> Vec<String> {
     out
 }
 
-/// Long messages taken out of a table's rows so that the table fits: the row shows `[n]`, and
-/// the messages follow the table, numbered.
-#[derive(Debug, Default)]
-pub struct Footnotes(Vec<String>);
-
-impl Footnotes {
-    /// Keeps `text` and returns its marker, `[n]`.
-    pub fn add(&mut self, text: String) -> String {
-        self.0.push(text);
-        format!("[{}]", self.0.len())
-    }
-
-    /// The messages, one wrapped paragraph each, in the order added.
-    pub fn render(&self) -> String {
-        self.0
-            .iter()
-            .enumerate()
-            .map(|(i, t)| wrap(&format!("[{}] {t}", i + 1), 4))
-            .collect()
-    }
-}
-
 /// Names repeated from the row above, blanked: each name is shown only when it, or a name to
 /// its left, differs from the previous row's (an algorithm is named once for its rows).
 #[derive(Debug, Default)]
@@ -197,10 +184,7 @@ impl Grouped {
 /// is said before them, each table shown in `layout` with its caption above it and its
 /// numbered notes and paragraphs under it, then what is said after them.
 pub fn described(tables: &Tables, layout: Width) -> String {
-    let target = match layout {
-        Width::Fit => Target::Fit,
-        Width::Wide => Target::Wide,
-    };
+    let target = layout.target();
     let mut out = String::new();
     for p in Tables::said(&tables.intro, target) {
         out.push_str(&prose(layout, p));
@@ -217,10 +201,7 @@ pub fn described(tables: &Tables, layout: Width) -> String {
 /// One described table as the console shows it in `layout`: its caption, the table, its
 /// numbered notes and paragraphs; nothing when `layout` does not show it.
 pub fn shown(t: &crate::table::Table, layout: Width) -> String {
-    let target = match layout {
-        Width::Fit => Target::Fit,
-        Width::Wide => Target::Wide,
-    };
+    let target = layout.target();
     let Some(d) = t.draw(target).filter(Drawn::shown) else {
         return String::new();
     };
@@ -407,12 +388,29 @@ mod tests {
         assert_eq!(joined.split_whitespace().collect::<Vec<_>>(), args);
     }
 
+    /// Every kind's fixture as `show` prints it, by default and with `--wide`: the tables drawn
+    /// from each kind's description, byte for byte what each kind's own console code printed.
     #[test]
-    fn footnotes_are_numbered_in_order() {
-        let mut f = Footnotes::default();
-        assert_eq!(f.add("first".into()), "[1]");
-        assert_eq!(f.add("second".into()), "[2]");
-        assert_eq!(f.render(), "[1] first\n[2] second\n");
+    fn every_kind_prints_its_described_tables() {
+        use crate::export::fixture;
+        use crate::record::AnyRecord;
+        let records = [
+            ("run", AnyRecord::Run(Box::new(fixture::run()))),
+            (
+                "throughput",
+                AnyRecord::Throughput(Box::new(fixture::throughput())),
+            ),
+            ("profile", AnyRecord::Profile(Box::new(fixture::profile()))),
+            ("tls", AnyRecord::Tls(Box::new(fixture::tls()))),
+        ];
+        for (name, r) in records {
+            let text = format!(
+                "{}--wide:\n{}",
+                record(&r, Width::Fit, &[]),
+                record(&r, Width::Wide, &[])
+            );
+            insta::assert_snapshot!(format!("console_{name}"), text);
+        }
     }
 
     #[test]

@@ -238,7 +238,7 @@ pub fn latency(items: &[BenchResult]) -> Table {
                     median_ci,
                     Cell::right(format!("{} {interval}", units::ns(o.median_ns))),
                 )
-                .set(median, Cell::num(units::ns(o.median_ns), o.median_ns))
+                .set(median, Cell::ns(o.median_ns))
                 .set(half, Cell::right(format!("{half_pct:.1}%")))
                 .set(
                     ci,
@@ -254,18 +254,16 @@ pub fn latency(items: &[BenchResult]) -> Table {
                         o.p75_ns - o.p25_ns,
                     ),
                 )
-                .set(rate, Cell::num(units::count(o.ops_per_sec), o.ops_per_sec))
+                .set(rate, Cell::count(o.ops_per_sec))
                 .set(
                     tsc,
                     o.tsc_median_ticks
-                        .map_or(Cell::right("-").on(REPORT, "n/a"), |t| {
-                            Cell::num(units::count(t), t)
-                        }),
+                        .map_or(Cell::right("-").on(REPORT, "n/a"), Cell::count),
                 )
                 .set(
                     cycles,
                     match &o.counters {
-                        Counters::Measured(c) => Cell::num(units::count(c.cycles), c.cycles),
+                        Counters::Measured(c) => Cell::count(c.cycles),
                         Counters::Unavailable(_) => Cell::right("n/a"),
                     },
                 )

@@ -166,10 +166,7 @@ fn points(record: &ThroughputRecord, items: &[ThroughputResult]) -> Table {
                     .set(implementation, &r.implementation)
                     .set(operation, op(o.operation))
                     .set(threads, Cell::int(p.threads as u64))
-                    .set(
-                        rate,
-                        Cell::num(units::count(p.total_ops_per_sec), p.total_ops_per_sec),
-                    )
+                    .set(rate, Cell::count(p.total_ops_per_sec))
                     .set(
                         spread,
                         Cell::right(format!("{:.0}%", p.thread_spread * 100.0)),
@@ -243,7 +240,6 @@ fn capacity(record: &ThroughputRecord, items: &[ThroughputResult]) -> Table {
                 "TLS 1.3 capacity (server: encaps; client: keygen + decaps), target {rate} connections/s:"
             ),
         );
-    let count = |v: f64| Cell::num(units::count(v), v);
     let cores = |v: f64| Cell::num(format!("{v:.1}"), v).on(CONSOLE, units::cores(v));
     for r in items {
         let Some(c) = &r.capacity else { continue };
@@ -256,9 +252,15 @@ fn capacity(record: &ThroughputRecord, items: &[ThroughputResult]) -> Table {
                 Cell::int(c.basis_threads as u64)
                     .on(CONSOLE, format!("{} threads", c.basis_threads)),
             )
-            .set(server_rate, count(c.server_handshakes_per_sec_per_core))
-            .set(client_rate, count(c.client_handshakes_per_sec_per_core))
-            .set(target, count(c.target_rate))
+            .set(
+                server_rate,
+                Cell::count(c.server_handshakes_per_sec_per_core),
+            )
+            .set(
+                client_rate,
+                Cell::count(c.client_handshakes_per_sec_per_core),
+            )
+            .set(target, Cell::count(c.target_rate))
             .set(server, cores(c.server_cores_for_target))
             .set(client, cores(c.client_cores_for_target));
     }

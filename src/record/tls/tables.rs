@@ -19,11 +19,6 @@ fn ms(v: f64) -> Cell {
     Cell::num(units::ns(v * 1e6), v * 1e6)
 }
 
-/// A time in ns.
-fn ns(v: f64) -> Cell {
-    Cell::num(units::ns(v), v)
-}
-
 /// A spread's `p25 – p75`, sorted by the first.
 fn quartiles(s: &Spread) -> Cell {
     Cell::num(
@@ -204,16 +199,13 @@ fn cpu(items: &[TlsResult]) -> Table {
             n.row(&mut t, r)
                 .set(mode, m.mode.as_str())
                 .set(handshakes, Cell::int(m.handshakes))
-                .set(
-                    rate,
-                    Cell::num(units::count(m.handshakes_per_sec), m.handshakes_per_sec),
-                )
-                .set(server, ns(m.server_ns.median))
+                .set(rate, Cell::count(m.handshakes_per_sec))
+                .set(server, Cell::ns(m.server_ns.median))
                 .set(server_q, quartiles(&m.server_ns))
-                .set(server_best, ns(m.server_best_round_median_ns))
-                .set(client, ns(m.client_ns.median))
+                .set(server_best, Cell::ns(m.server_best_round_median_ns))
+                .set(client, Cell::ns(m.client_ns.median))
                 .set(client_q, quartiles(&m.client_ns))
-                .set(client_best, ns(m.client_best_round_median_ns))
+                .set(client_best, Cell::ns(m.client_best_round_median_ns))
                 .set(
                     share,
                     kem.map_or(Cell::none(), |k| {
@@ -451,9 +443,8 @@ fn capacity(record: &TlsRecord, items: &[TlsResult]) -> Table {
     for r in items {
         let Some(c) = &r.capacity else { continue };
         let model = r.kem.as_ref().map(|k| &k.model);
-        let per_core = |v: f64| Cell::num(units::count(v), v);
         n.row(&mut t, r)
-            .set(target, per_core(c.target_rate))
+            .set(target, Cell::count(c.target_rate))
             .set(
                 basis,
                 Cell::int(c.basis_threads as u64)
@@ -463,8 +454,14 @@ fn capacity(record: &TlsRecord, items: &[TlsResult]) -> Table {
                 penalty,
                 Cell::num(format!("{:.2}", c.scaling_penalty), c.scaling_penalty),
             )
-            .set(server_rate, per_core(c.server_handshakes_per_sec_per_core))
-            .set(client_rate, per_core(c.client_handshakes_per_sec_per_core))
+            .set(
+                server_rate,
+                Cell::count(c.server_handshakes_per_sec_per_core),
+            )
+            .set(
+                client_rate,
+                Cell::count(c.client_handshakes_per_sec_per_core),
+            )
             .set(server, cores(c.server_cores_for_target))
             .set(client, cores(c.client_cores_for_target))
             .set(
@@ -501,10 +498,7 @@ fn scaling(items: &[TlsResult]) -> Table {
             let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
             n.row(&mut t, r)
                 .set(threads, Cell::int(p.threads as u64))
-                .set(
-                    rate,
-                    Cell::num(units::count(p.total_ops_per_sec), p.total_ops_per_sec),
-                )
+                .set(rate, Cell::count(p.total_ops_per_sec))
                 .set(
                     range,
                     Cell::num(

@@ -50,18 +50,7 @@ pub fn tags(r: &BenchResult) -> Option<Tags> {
 /// (throughput, profile): the level comes from the catalog, empty when the algorithm is
 /// unknown.
 pub fn catalog_tags(family: &str, algorithm: &str, implementation: &str) -> Tags {
-    let level = if algorithm == catalog::MOCK.name {
-        Some(catalog::MOCK.nist_level)
-    } else {
-        catalog::find(algorithm).map(|a| a.nist_level)
-    };
-    match level {
-        Some(l) => Tags::new(family, l, implementation),
-        None => Tags {
-            level: String::new(),
-            ..Tags::new(family, None, implementation)
-        },
-    }
+    Tags::catalogued(family, catalog::level_of(algorithm), implementation)
 }
 
 /// A time in ns, with its unit.

@@ -191,8 +191,11 @@ pub trait Kind: Debug + Clone + Copy + 'static {
     /// One benchmark's result.
     type Result: Part + Benchmark;
 
-    /// The selection as the store's `selection` column shows it.
-    fn selection(config: &Self::Config) -> String;
+    /// The selection as the store's `selection` column shows it: by default the planned
+    /// benchmarks.
+    fn selection(config: &Self::Config) -> String {
+        Self::planned(config).join(",")
+    }
 
     /// Every benchmark label the run set out to measure, in the order it planned them: the
     /// order results are listed in, and what `--resume` completes.

@@ -170,10 +170,6 @@ impl Kind for Throughput {
     type Measured = Nothing;
     type Result = ThroughputResult;
 
-    fn selection(config: &ThroughputConfig) -> String {
-        config.planned.join(",")
-    }
-
     fn planned(config: &ThroughputConfig) -> &[String] {
         &config.planned
     }

@@ -410,10 +410,6 @@ impl Kind for Tls {
     type Measured = Nothing;
     type Result = TlsResult;
 
-    fn selection(config: &TlsConfig) -> String {
-        config.planned.join(",")
-    }
-
     fn planned(config: &TlsConfig) -> &[String] {
         &config.planned
     }

@@ -2,7 +2,6 @@
 //! run, tls run and profile saying when and where it ran. Not a section: it has no heading and is not in the table
 //! of contents.
 
-use super::common::run_heading;
 use crate::record::profile::Profile;
 use crate::record::run::Run;
 use crate::record::throughput::Throughput;
@@ -42,84 +41,14 @@ pub fn intro(data: &Dataset) -> Vec<Para> {
         env!("CARGO_PKG_VERSION"),
         if runs == 1 { "" } else { "s" }
     ))]];
-    for (i, r) in data.of::<Run>().iter().enumerate() {
-        let n = r.record.results.len();
-        out.push(line(
-            run_heading(i, r),
-            "latency run ",
-            &r.record,
-            vec![
-                text(format!(
-                    ", {n} implementation{}",
-                    if n == 1 { "" } else { "s" }
-                )),
-                text(if i == 0 && data.of::<Run>().len() > 1 {
-                    " (the baseline of the comparison)."
-                } else if i + 1 == data.of::<Run>().len() && data.of::<Run>().len() > 1 {
-                    " (the run the charts and tables describe)."
-                } else {
-                    "."
-                }),
-            ],
-        ));
-    }
-    for t in data.of::<Throughput>() {
-        out.push(line(
-            format!("throughput ({})", t.label),
-            "",
-            &t.record,
-            vec![text(if t.record.config.processes {
-                ", independent processes."
-            } else {
-                ", threads."
-            })],
-        ));
-    }
-    for (i, t) in data.of::<Tls>().iter().enumerate() {
-        let n = t.record.results.len();
-        out.push(line(
-            format!("tls ({})", t.label),
-            "",
-            &t.record,
-            vec![
-                text(format!(", {n} benchmark{}", if n == 1 { "" } else { "s" })),
-                text(
-                    if i + 1 == data.of::<Tls>().len() && data.of::<Tls>().len() > 1 {
-                        " (the tls run charted)."
-                    } else {
-                        "."
-                    },
-                ),
-            ],
-        ));
-    }
-    for (i, p) in data.of::<Profile>().iter().enumerate() {
-        let (n, seeds) = (p.record.results.len(), p.record.config.seeds);
-        out.push(line(
-            format!("profile ({})", p.label),
-            "",
-            &p.record,
-            vec![
-                text(format!(
-                    ", {n} implementation{}, {seeds} seed{}",
-                    if n == 1 { "" } else { "s" },
-                    if seeds == 1 { "" } else { "s" },
-                )),
-                text(
-                    if i + 1 == data.of::<Profile>().len() && data.of::<Profile>().len() > 1 {
-                        " (the profile shown)."
-                    } else {
-                        "."
-                    },
-                ),
-            ],
-        ));
+    for kind in super::KINDS {
+        out.extend((kind.intro)(data));
     }
     out
 }
 
 /// One record's line: `heading: {what}started T on HOST` and then `rest`.
-fn line<K: Kind>(heading: String, what: &str, r: &Record<K>, rest: Vec<Span>) -> Para {
+pub(super) fn line<K: Kind>(heading: String, what: &str, r: &Record<K>, rest: Vec<Span>) -> Para {
     let mut p = vec![
         strong(heading),
         text(format!(": {what}started ")),

@@ -2,13 +2,12 @@
 //! comparison, throughput), then for every run its timers, sampling settings and the operations
 //! that stopped before the target precision or whose rounds disagree.
 
-use super::common::{h3, int_cell, op_cell, para, pct_cell, run_heading, say, tags};
-use super::{Context, Section};
+pub(super) use super::common::para;
+use super::common::{h3, int_cell, op_cell, pct_cell, run_heading, say, tags};
+use super::{Context, Section, KINDS};
 use crate::measure::sampler::StopReason;
 use crate::record::run::Run;
 use crate::record::run::{OperationResult, RunRecord, DRIFT};
-use crate::record::throughput::Throughput;
-use crate::record::tls::Tls;
 use crate::report::data::Input;
 use crate::report::doc::{strong, text, Block, Cell, Mark, Table};
 use crate::units;
@@ -87,36 +86,8 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
             )),
         ],
     ]));
-    if !data.of::<Throughput>().is_empty() {
-        para(
-            blocks,
-            vec![
-                strong("Throughput. "),
-                text(
-                    "Every thread prepares its own inputs and counts locally; all start \
-                     together after a barrier and stop on a flag after the window. Thread \
-                     counts are measured in rotation and the median repeat is reported. \
-                     Efficiency is the speed-up over min(threads, logical CPUs).",
-                ),
-            ],
-        );
-    }
-    if !data.of::<Tls>().is_empty() {
-        para(
-            blocks,
-            vec![
-                strong("TLS handshakes. "),
-                text(
-                    "Both stacks' own client and server shake hands over an in-memory \
-                     transport in one thread; each side's time is the time spent in its own \
-                     calls, summarised per round, and the best round's median is the figure \
-                     least moved by the machine's drift. Every handshake is checked for the \
-                     negotiated group, the key shares on the wire and the certificate chain. \
-                     Network conditions are loopback TCP between network namespaces, with a \
-                     relay for the delay and packet filters for the loss.",
-                ),
-            ],
-        );
+    for kind in KINDS {
+        (kind.method)(data, blocks);
     }
     for (i, input) in data.of::<Run>().iter().enumerate() {
         run_method(blocks, i, input);

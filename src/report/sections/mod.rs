@@ -21,7 +21,7 @@
 //! file.
 
 use super::data::{Dataset, Input};
-use super::doc::{Block, Document};
+use super::doc::{Block, Document, Para};
 use crate::record::run::RunRecord;
 
 mod common;
@@ -72,6 +72,32 @@ impl Section {
         Section { id, title, build }
     }
 }
+
+/// What the report's shared parts say of the records of one kind, declared beside the kind's
+/// section: its lines under the title, each record's facts under "Environment", its paragraph
+/// under "Methodology". [`KINDS`] orders them.
+#[derive(Debug, Clone, Copy)]
+pub struct KindParts {
+    /// The intro's lines for the records of this kind.
+    pub intro: fn(&Dataset) -> Vec<Para>,
+    /// Each record's heading and facts under "Environment".
+    pub environment: fn(&Dataset, &mut Vec<Block>),
+    /// What "Methodology" says of this kind, when the report has records of it.
+    pub method: fn(&Dataset, &mut Vec<Block>),
+}
+
+impl KindParts {
+    /// Says nothing (a kind with nothing to add to a shared part).
+    pub fn nothing(_: &Dataset, _: &mut Vec<Block>) {}
+}
+
+/// Every kind's parts, in the order the intro and "Environment" list their records.
+pub const KINDS: &[KindParts] = &[
+    latency::PARTS,
+    throughput::PARTS,
+    tls::PARTS,
+    profile::PARTS,
+];
 
 /// The sections, in the order the report shows them (and its table of contents lists them).
 pub const SECTIONS: &[Section] = &[

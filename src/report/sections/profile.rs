@@ -5,7 +5,13 @@
 pub mod chart;
 
 use super::common::{catalog_tags, h3, op_cell, para, say};
-use super::{Context, Section};
+use super::environment::record_facts;
+use super::intro::line;
+use super::{Context, KindParts, Section};
+use crate::record::Kind;
+use crate::report::data::Dataset;
+use crate::report::doc::Para;
+
 use crate::callgrind::{HotNode, Primitive};
 use crate::record::profile::Profile;
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
@@ -17,6 +23,72 @@ use crate::units::thousands;
 
 /// The profile section.
 pub const SECTION: Section = Section::new("profile", "Where the time goes", build);
+
+/// What the report's intro, environment and method say of this kind's records.
+pub const PARTS: KindParts = KindParts {
+    intro,
+    environment,
+    method: KindParts::nothing,
+};
+
+/// The intro's line for each record of this kind.
+fn intro(data: &Dataset) -> Vec<Para> {
+    let mut out = Vec::new();
+    for (i, p) in data.of::<Profile>().iter().enumerate() {
+        let (n, seeds) = (p.record.results.len(), p.record.config.seeds);
+        out.push(line(
+            format!("profile ({})", p.label),
+            "",
+            &p.record,
+            vec![
+                text(format!(
+                    ", {n} implementation{}, {seeds} seed{}",
+                    if n == 1 { "" } else { "s" },
+                    if seeds == 1 { "" } else { "s" },
+                )),
+                text(
+                    if i + 1 == data.of::<Profile>().len() && data.of::<Profile>().len() > 1 {
+                        " (the profile shown)."
+                    } else {
+                        "."
+                    },
+                ),
+            ],
+        ));
+    }
+    out
+}
+
+/// Each record's heading and facts under "Environment".
+fn environment(data: &Dataset, blocks: &mut Vec<Block>) {
+    for (i, input) in data.of::<Profile>().iter().enumerate() {
+        let r = &input.record;
+        let facts = vec![
+            (
+                "selection".into(),
+                format!(
+                    "{} ({} implementations)",
+                    Profile::selection(&r.config),
+                    r.results.len()
+                ),
+            ),
+            (
+                "callgrind".into(),
+                format!(
+                    "{}, {} seed(s), simulated caches: {}",
+                    r.measured.valgrind, r.config.seeds, r.config.cache_geometry
+                ),
+            ),
+            (
+                "CPU features under valgrind".into(),
+                r.measured.cpu_features_under_valgrind.join(" "),
+            ),
+        ];
+        let id = format!("environment-profile-{}", i + 1);
+        let heading = format!("profile ({})", input.label);
+        record_facts(blocks, &id, &heading, r, facts);
+    }
+}
 
 /// Levels of a hot-path table below the operation.
 const HOT_DEPTH: usize = 4;
@@ -381,7 +453,6 @@ fn flame_graphs(profiled: &[&ProfileResult], wide: &str, blocks: &mut Vec<Block>
 mod tests {
     use super::*;
     use crate::export::fixture;
-    use crate::record::Kind as _;
     use crate::report::data::{AnyRecord, Dataset};
     use crate::report::doc::Mark;
 

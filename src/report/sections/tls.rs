@@ -6,7 +6,14 @@
 pub mod chart;
 
 use super::common::{h3, say};
-use super::{Context, Section};
+use super::environment::record_facts;
+use super::intro::line;
+use super::method::para;
+use super::{Context, KindParts, Section};
+use crate::report::data::Dataset;
+use crate::report::doc::{strong, Para};
+use crate::units;
+
 use crate::record::tls::Tls;
 use crate::record::tls::{TlsRecord, MSS};
 use crate::report::data::Input;
@@ -15,6 +22,103 @@ use crate::table::{Described, Tables};
 
 /// The tls section.
 pub const SECTION: Section = Section::new("tls", "TLS handshakes", build);
+
+/// What the report's intro, environment and method say of this kind's records.
+pub const PARTS: KindParts = KindParts {
+    intro,
+    environment,
+    method,
+};
+
+/// The intro's line for each record of this kind.
+fn intro(data: &Dataset) -> Vec<Para> {
+    let mut out = Vec::new();
+    for (i, t) in data.of::<Tls>().iter().enumerate() {
+        let n = t.record.results.len();
+        out.push(line(
+            format!("tls ({})", t.label),
+            "",
+            &t.record,
+            vec![
+                text(format!(", {n} benchmark{}", if n == 1 { "" } else { "s" })),
+                text(
+                    if i + 1 == data.of::<Tls>().len() && data.of::<Tls>().len() > 1 {
+                        " (the tls run charted)."
+                    } else {
+                        "."
+                    },
+                ),
+            ],
+        ));
+    }
+    out
+}
+
+/// Each record's heading and facts under "Environment".
+fn environment(data: &Dataset, blocks: &mut Vec<Block>) {
+    for (i, input) in data.of::<Tls>().iter().enumerate() {
+        let r = &input.record;
+        let c = &r.config;
+        let stacks: Vec<String> = r
+            .results
+            .iter()
+            .map(|x| format!("{} {}", x.stack, x.version))
+            .fold(Vec::new(), |mut v, s| {
+                if !v.contains(&s) {
+                    v.push(s);
+                }
+                v
+            });
+        let facts = vec![
+            (
+                "selection".into(),
+                format!(
+                    "groups {}; stacks {}; certificates {} ({} benchmarks)",
+                    c.groups.join(", "),
+                    c.stacks.join(", "),
+                    c.certs.join(", "),
+                    r.results.len()
+                ),
+            ),
+            ("stack versions".into(), stacks.join(", ")),
+            (
+                "handshakes".into(),
+                format!(
+                    "{} per kind ({}), scaling at threads {:?} for {} each, {} per network condition",
+                    units::ns(c.duration_s * 1e9),
+                    c.modes.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", "),
+                    c.threads,
+                    units::ns(c.scaling_duration_s * 1e9),
+                    c.network_handshakes
+                ),
+            ),
+        ];
+        let id = format!("environment-tls-{}", i + 1);
+        let heading = format!("tls ({})", input.label);
+        record_facts(blocks, &id, &heading, r, facts);
+    }
+}
+
+/// What the method says of this kind, when the report has records of it.
+fn method(data: &Dataset, blocks: &mut Vec<Block>) {
+    if !data.of::<Tls>().is_empty() {
+        para(
+            blocks,
+            vec![
+                strong("TLS handshakes. "),
+                text(
+                    "Both stacks' own client and server shake hands over an in-memory \
+                     transport in one thread; each side's time is the time spent in its own \
+                     calls, summarised per round, and the best round's median is the figure \
+                     least moved by the machine's drift. Every handshake is checked for the \
+                     negotiated group, the key shares on the wire and the certificate chain. \
+                     Network conditions are loopback TCP between network namespaces, with a \
+                     relay for the delay and packet filters for the loss.",
+                ),
+            ],
+        );
+    }
+}
 
 /// Adds `chart` when there is one, under a sub-heading.
 fn charted(blocks: &mut Vec<Block>, id: &str, title: &str, chart: Option<Chart>) {

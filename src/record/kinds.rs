@@ -4,10 +4,11 @@
 //! [`Kind`] ([`Visit`], [`VisitOwned`], [`VisitMut`]), and taking a record back out as its own
 //! kind ([`AnyRecord::get`]). Nothing outside this file matches on every kind.
 //!
-//! Adding a kind: its record file beside this one (a marker type with `impl Kind`, its facts
-//! and its result type) and one line in the list at the bottom of this file.
+//! The list itself is in `record/mod.rs`, where each line also declares the kind's module.
+//! Adding a kind: its folder beside this file (a marker type with `impl Kind`, its facts, its
+//! result type, its tables and CSV rows) and one line in that list.
 
-use super::{Facts, Kind, Record};
+use super::{AnyRecord, Kind, Record, RecordKind};
 use crate::env::Environment;
 use std::any::Any;
 use std::marker::PhantomData;
@@ -42,7 +43,9 @@ pub trait VisitOwned {
 /// `Variant => module::Marker` per kind, with its doc comment.
 macro_rules! kinds {
     ($( $(#[$doc:meta])* $variant:ident => $module:ident :: $marker:ident, )*) => {
-        /// The kinds of record (the list is in `src/record/kinds.rs`).
+        $( pub mod $module; )*
+
+        /// The kinds of record (the list is in `src/record/mod.rs`).
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum RecordKind {
             $( $(#[$doc])* $variant, )*
@@ -53,16 +56,16 @@ macro_rules! kinds {
             pub const ALL: &'static [RecordKind] = &[$( RecordKind::$variant, )*];
 
             /// What the kind states about itself.
-            pub fn facts(self) -> &'static Facts {
+            pub fn facts(self) -> &'static $crate::record::Facts {
                 match self {
-                    $( RecordKind::$variant => &<super::$module::$marker as Kind>::FACTS, )*
+                    $( RecordKind::$variant => &<$module::$marker as $crate::record::Kind>::FACTS, )*
                 }
             }
 
             /// The kind of the records of kind `K`.
-            pub fn of<K: Kind>() -> RecordKind {
+            pub fn of<K: $crate::record::Kind>() -> RecordKind {
                 let id = std::any::TypeId::of::<K>();
-                $( if id == std::any::TypeId::of::<super::$module::$marker>() {
+                $( if id == std::any::TypeId::of::<$module::$marker>() {
                     return RecordKind::$variant;
                 } )*
                 unreachable!("every Kind is in the list of kinds")
@@ -72,7 +75,7 @@ macro_rules! kinds {
         /// A record of any kind, as read from a file or the store.
         #[derive(Debug, Clone)]
         pub enum AnyRecord {
-            $( $(#[$doc])* $variant(Box<Record<super::$module::$marker>>), )*
+            $( $(#[$doc])* $variant(Box<Record<$module::$marker>>), )*
         }
 
         impl AnyRecord {
@@ -105,7 +108,7 @@ macro_rules! kinds {
             }
 
             /// Parses `v` as a record of kind `kind` (its kind and schema already checked).
-            pub(super) fn from_value(
+            pub(crate) fn from_value(
                 kind: RecordKind,
                 v: serde_json::Value,
             ) -> serde_json::Result<AnyRecord> {
@@ -117,8 +120,8 @@ macro_rules! kinds {
         }
 
         $(
-            impl From<Record<super::$module::$marker>> for AnyRecord {
-                fn from(r: Record<super::$module::$marker>) -> AnyRecord {
+            impl From<Record<$module::$marker>> for AnyRecord {
+                fn from(r: Record<$module::$marker>) -> AnyRecord {
                     AnyRecord::$variant(Box::new(r))
                 }
             }
@@ -191,17 +194,6 @@ impl<'a> Visit<'a> for Env {
     fn visit<K: Kind>(self, r: &'a Record<K>) -> Self::Out {
         &r.environment
     }
-}
-
-kinds! {
-    /// `kembench run`: latency, heap and stack per operation.
-    Run => run::Run,
-    /// `kembench throughput`: rates across thread counts.
-    Throughput => throughput::Throughput,
-    /// `kembench profile`: instruction counts and where they go, under callgrind.
-    Profile => profile::Profile,
-    /// `kembench tls`: real TLS 1.3 handshakes per group and stack.
-    Tls => tls::Tls,
 }
 
 #[cfg(test)]

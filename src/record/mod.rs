@@ -5,17 +5,28 @@
 //! and benchmark outcomes ([`ResultStatus`]) lives here.
 //!
 //! Adding a record kind: a folder here with its marker type, its configuration and result types
-//! and `impl Kind` (its [`Facts`] included), and one line in the list of kinds at the bottom of
-//! `kinds.rs`, which generates [`RecordKind`], [`AnyRecord`] and their dispatch.
+//! and `impl Kind` (its [`Facts`] included), and one line in the list of kinds below, which
+//! declares its module and generates [`RecordKind`], [`AnyRecord`] and their dispatch
+//! (`kinds.rs`).
 
+#[macro_use]
 mod kinds;
 mod load;
-pub mod profile;
-pub mod run;
-pub mod throughput;
-pub mod tls;
 
-pub use kinds::{AnyRecord, RecordKind, Visit, VisitMut, VisitOwned};
+// The list of kinds: each line declares the kind's module and its place in `RecordKind` and
+// `AnyRecord` (see `kinds.rs`).
+kinds! {
+    /// `kembench run`: latency, heap and stack per operation.
+    Run => run::Run,
+    /// `kembench throughput`: rates across thread counts.
+    Throughput => throughput::Throughput,
+    /// `kembench profile`: instruction counts and where they go, under callgrind.
+    Profile => profile::Profile,
+    /// `kembench tls`: real TLS 1.3 handshakes per group and stack.
+    Tls => tls::Tls,
+}
+
+pub use kinds::{Visit, VisitMut, VisitOwned};
 pub use load::{load, load_as, parse, parse_as, LoadError};
 pub use profile::ProfileRecord;
 pub use run::RunRecord;

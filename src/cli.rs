@@ -188,8 +188,8 @@ pub enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: Option<std::path::PathBuf>,
     },
-    /// Load a results file written elsewhere (`run --json` or `throughput --json`) into the
-    /// store, after validating it.
+    /// Load a results file written elsewhere (the `--json` file of `run`, `throughput`,
+    /// `profile` or `tls`) into the store, after validating it.
     Import {
         /// The JSON file.
         file: std::path::PathBuf,
@@ -200,8 +200,8 @@ pub enum Command {
     /// charted; of several profiles, the last is shown.
     Report {
         /// Runs and profiles in the store (id or a unique part, `latest`, `latest~N`,
-        /// `host:NAME`, `cpu:TEXT`) or result files (`run --json`, `throughput --json`,
-        /// `profile --json`), in any mix; runs are compared in the order given. Default: the
+        /// `host:NAME`, `cpu:TEXT`) or result files (the `--json` file of `run`, `throughput`,
+        /// `profile` or `tls`), in any mix; runs are compared in the order given. Default: the
         /// latest run in the store.
         #[arg(value_name = "RUN|FILE")]
         files: Vec<String>,

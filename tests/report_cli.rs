@@ -364,7 +364,9 @@ fn help_says_the_report_reads_stored_runs_profiles_and_files() {
         .assert()
         .success()
         .stdout(predicate::str::contains("Runs and profiles in the store"))
-        .stdout(predicate::str::contains("profile --json"))
+        .stdout(predicate::str::contains(
+            "`run`, `throughput`, `profile` or `tls`",
+        ))
         .stdout(predicate::str::contains("result files"))
         .stdout(predicate::str::contains("--format"))
         .stdout(predicate::str::contains("markdown"));

@@ -25,6 +25,21 @@ fn tags(r: &ThroughputResult) -> Option<Tags> {
 }
 
 /// An operation, sorted in the order operations are measured.
+/// A point's slowest and fastest thread (`min – max` ops/s), sorted by the slowest: the
+/// throughput tables and tls's scaling table show it alike.
+pub(crate) fn thread_range(p: &super::Point) -> Cell {
+    let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
+    Cell::num(
+        format!("{} – {}", units::count(min), units::count(max)),
+        min,
+    )
+}
+
+/// A point's speed-up over one thread (`1.93x`, `×` in the report).
+pub(crate) fn speedup_cell(p: &super::Point) -> Cell {
+    Cell::num(format!("{:.2}x", p.speedup), p.speedup).on(REPORT, format!("{:.2}×", p.speedup))
+}
+
 fn op(o: Op) -> Cell {
     let index = Op::ALL.iter().position(|x| *x == o).unwrap_or(0);
     Cell::text(o.as_str()).sorted(index as f64)
@@ -141,7 +156,6 @@ fn points(record: &ThroughputRecord, items: &[ThroughputResult]) -> Table {
         }
         for o in &r.operations {
             for p in &o.points {
-                let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
                 let own = p
                     .flags
                     .iter()
@@ -171,18 +185,8 @@ fn points(record: &ThroughputRecord, items: &[ThroughputResult]) -> Table {
                         spread,
                         Cell::right(format!("{:.0}%", p.thread_spread * 100.0)),
                     )
-                    .set(
-                        range,
-                        Cell::num(
-                            format!("{} – {}", units::count(min), units::count(max)),
-                            min,
-                        ),
-                    )
-                    .set(
-                        speedup,
-                        Cell::num(format!("{:.2}x", p.speedup), p.speedup)
-                            .on(REPORT, format!("{:.2}×", p.speedup)),
-                    )
+                    .set(range, thread_range(p))
+                    .set(speedup, speedup_cell(p))
                     .set(
                         efficiency,
                         Cell::num(format!("{:.0}%", p.efficiency * 100.0), p.efficiency)

@@ -12,6 +12,7 @@ use crate::kem::catalog;
 use crate::table::{
     Cell, Col, Column, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT, WIDE,
 };
+use crate::record::throughput::tables::{speedup_cell, thread_range};
 use crate::units;
 
 /// A time given in milliseconds, scaled like every other time and sorted in ns.
@@ -495,22 +496,11 @@ fn scaling(items: &[TlsResult]) -> Table {
         );
     for r in items {
         for p in &r.scaling {
-            let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
             n.row(&mut t, r)
                 .set(threads, Cell::int(p.threads as u64))
                 .set(rate, Cell::count(p.total_ops_per_sec))
-                .set(
-                    range,
-                    Cell::num(
-                        format!("{} – {}", units::count(min), units::count(max)),
-                        min,
-                    ),
-                )
-                .set(
-                    speedup,
-                    Cell::num(format!("{:.2}x", p.speedup), p.speedup)
-                        .on(REPORT, format!("{:.2}×", p.speedup)),
-                )
+                .set(range, thread_range(p))
+                .set(speedup, speedup_cell(p))
                 .set(efficiency, pct(p.efficiency));
         }
     }

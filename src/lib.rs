@@ -6,6 +6,22 @@
 //! - [`providers`]: one adapter per library, each behind its cargo feature;
 //! - [`verify`]: the correctness gate that every implementation passes before it is timed;
 //! - [`cli`] and [`commands`]: the command line.
+//!
+//! The list of record kinds (`record::with_kinds!`, in `record/mod.rs`) declares each kind's
+//! engine here: `run`, `throughput`, `profile` and `tls`, the top-level modules named after
+//! their kinds.
+
+#[macro_use]
+pub mod record;
+
+/// Declares the engine of every kind in the list: the top-level module of the kind's name.
+macro_rules! engines {
+    ($( $(#[$doc:meta])* $variant:ident => $module:ident :: $marker:ident, )*) => {
+        $( pub mod $module; )*
+    };
+}
+
+with_kinds!(engines);
 
 pub mod builds;
 pub mod callgrind;
@@ -21,19 +37,13 @@ pub mod files;
 pub mod interrupt;
 pub mod kem;
 pub mod measure;
-pub mod options;
 pub mod output;
-pub mod profile;
 pub mod providers;
-pub mod record;
 pub mod report;
-pub mod run;
 pub mod stats;
 pub mod store;
 pub mod suggest;
 pub mod table;
-pub mod throughput;
-pub mod tls;
 pub mod units;
 pub mod usage;
 pub mod verify;

@@ -5,7 +5,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = kembench::cli::Cli::parse();
+    let cli = kembench::commands::Cli::parse();
     match kembench::commands::run(cli) {
         Ok(code) => code,
         Err(e) => {

@@ -241,13 +241,36 @@ fn parse_table(doc: &str) -> Result<Vec<Row>, String> {
     Ok(rows)
 }
 
-/// The row of a file (its index): the one whose folder or file names it most closely.
-fn row_of(rows: &[Row], rel: &str) -> Option<usize> {
+/// The folder of the row that holds the engine of a kind without a row of its own.
+const KIND: &str = "KIND/";
+
+/// The modules of the list of kinds in `record/mod.rs` (`Tls => tls::Tls,` gives `tls`): each
+/// is a kind's record folder and its engine, the top-level module of the same name.
+fn kind_modules() -> BTreeSet<String> {
+    std::fs::read_to_string(src().join("record/mod.rs"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let (variant, rest) = l.trim().split_once(" => ")?;
+            let (module, marker) = rest.split_once("::")?;
+            let ident =
+                |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            (ident(variant) && ident(module) && ident(marker.trim_end_matches(',')))
+                .then(|| module.to_string())
+        })
+        .collect()
+}
+
+/// The row of a file (its index): the one whose folder or file names it most closely; for a
+/// file of a kind's engine that no row names, the `KIND/` row.
+fn row_of(rows: &[Row], rel: &str, kinds: &BTreeSet<String>) -> Option<usize> {
     rows.iter()
         .enumerate()
         .flat_map(|(i, r)| r.paths.iter().map(move |p| (p, i)))
         .filter(|(p, _)| {
-            if p.ends_with('/') {
+            if p.as_str() == KIND {
+                false
+            } else if p.ends_with('/') {
                 rel.starts_with(p.as_str())
             } else {
                 rel == p.as_str()
@@ -255,16 +278,29 @@ fn row_of(rows: &[Row], rel: &str) -> Option<usize> {
         })
         .max_by_key(|(p, _)| p.len())
         .map(|(_, i)| i)
+        .or_else(|| {
+            let engine = rel.contains('/') && kinds.contains(&top_of(rel));
+            engine
+                .then(|| rows.iter().position(|r| r.paths.iter().any(|p| p == KIND)))
+                .flatten()
+        })
 }
 
 /// Every way the sources depart from `rows`, one message each.
-fn departures(rows: &[Row], files: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+fn departures(
+    rows: &[Row],
+    files: &BTreeMap<String, BTreeSet<String>>,
+    kinds: &BTreeSet<String>,
+) -> Vec<String> {
     let tops = top_level_modules();
     let mut out = Vec::new();
     // The layer of each top-level module: the highest of its rows.
     let mut layer: BTreeMap<String, u32> = BTreeMap::new();
     for r in rows {
         for p in &r.paths {
+            if p == KIND {
+                continue; // a pattern: the engines of kinds without a row of their own
+            }
             let rel = p.trim_end_matches('/');
             if !src().join(rel).exists() {
                 out.push(format!(
@@ -282,7 +318,7 @@ fn departures(rows: &[Row], files: &BTreeMap<String, BTreeSet<String>>) -> Vec<S
         if file == "lib.rs" {
             continue; // the crate root only declares the modules
         }
-        let Some(i) = row_of(rows, file) else {
+        let Some(i) = row_of(rows, file, kinds) else {
             out.push(format!(
                 "src/{file} has no row in ARCHITECTURE.md's layer table (add one for `{}`)",
                 top_of(file)
@@ -320,7 +356,8 @@ fn departures(rows: &[Row], files: &BTreeMap<String, BTreeSet<String>>) -> Vec<S
                     layer.get(n).map_or("none".into(), |l| l.to_string())
                 ));
             }
-            if !used.contains(n) {
+            // The `KIND/` row is a ceiling for engines to come: it may name what none uses yet.
+            if !used.contains(n) && !r.paths.iter().any(|p| p == KIND) {
                 out.push(format!("no file imports `{n}`: take it out of {}", r.text));
             }
         }
@@ -335,7 +372,7 @@ fn architecture_md() -> String {
 #[test]
 fn every_row_of_the_layer_table_holds() {
     let rows = parse_table(&architecture_md()).unwrap();
-    let wrong = departures(&rows, &imports());
+    let wrong = departures(&rows, &imports(), &kind_modules());
     assert!(
         wrong.is_empty(),
         "ARCHITECTURE.md's layer table and the sources disagree:\n{}",
@@ -443,11 +480,47 @@ fn the_checker_finds_a_forbidden_import() {
         ("measure/mod.rs".to_string(), set(&["kem"])),
         ("units.rs".to_string(), set(&[])),
     ]);
-    let wrong = departures(&rows, &files).join("\n");
+    let wrong = departures(&rows, &files, &BTreeSet::new()).join("\n");
     assert!(
         wrong.contains("src/kem/mod.rs imports `measure`"),
         "{wrong}"
     );
     assert!(wrong.contains("src/units.rs has no row"), "{wrong}");
     assert!(wrong.contains("no file imports `stats`"), "{wrong}");
+}
+
+#[test]
+fn a_new_kinds_engine_is_held_to_the_kind_row() {
+    let doc = "## The layers\n\n| layer | folder / file | owns | may import |\n|---|---|---|---|\n\
+               | 0 | `kem/` | | nothing of kembench |\n\
+               | 3 | `record/` | | `kem` |\n\
+               | 5 | `KIND/` | a kind's engine | `kem`, `record`, `stats` |\n\
+               | 7 | `output/` | | `kem` |\n";
+    let rows = parse_table(doc).unwrap();
+    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    let files = BTreeMap::from([
+        ("kem/mod.rs".to_string(), set(&[])),
+        ("record/mod.rs".to_string(), set(&["kem"])),
+        ("output/mod.rs".to_string(), set(&["kem"])),
+        (
+            "sizes/mod.rs".to_string(),
+            set(&["kem", "record", "output"]),
+        ),
+        ("stray/mod.rs".to_string(), set(&["kem"])),
+    ]);
+    let wrong = departures(&rows, &files, &set(&["sizes"])).join("\n");
+    assert!(
+        wrong.contains("src/sizes/mod.rs imports `output`, which the row of `KIND/`"),
+        "the engine of the kind `sizes` has the KIND row: {wrong}"
+    );
+    assert!(!wrong.contains("src/sizes/mod.rs has no row"), "{wrong}");
+    assert!(
+        wrong.contains("src/stray/mod.rs has no row"),
+        "not a kind: {wrong}"
+    );
+    assert!(
+        !wrong.contains("no file imports `stats`"),
+        "a ceiling: {wrong}"
+    );
+    assert!(kind_modules().contains("tls"), "{:?}", kind_modules());
 }

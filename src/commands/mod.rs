@@ -1,6 +1,8 @@
-//! One module per subcommand, each a leaf: it turns validated options into calls to the
-//! engine (run, throughput, verify, store, report) and the console, and returns the exit code.
-//! No command module imports another.
+//! The command line: the subcommands ([`Command`], one variant each) and their dispatch, then
+//! one module per subcommand, each a leaf: it declares its own arguments (a measuring command's
+//! `Args`, turned once into its validated `Options`), calls the engine (run, throughput,
+//! profile, tls, verify, store, report) and the console, and returns the exit code. No command
+//! module imports another; the argument groups several share are in [`crate::cli`].
 
 mod builds;
 mod compare;
@@ -13,8 +15,296 @@ mod throughput;
 mod tls;
 mod verify;
 
-use crate::cli::{noise_fraction, Cli, Command};
+use crate::cli::{self, noise_fraction, CompileArgs, FilterArgs};
+use crate::export::Format;
+use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+
+/// Benchmark and profile KEMs and key exchange across implementations.
+#[derive(Debug, Parser)]
+#[command(name = "kembench", version, about, long_about = None)]
+pub struct Cli {
+    /// The results store: an SQLite file path, or a postgres:// URL (missing parts come from
+    /// PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE). Default:
+    /// $XDG_DATA_HOME/kembench/results.sqlite (~/.local/share/kembench/results.sqlite).
+    #[arg(
+        long,
+        global = true,
+        env = "KEMBENCH_STORE",
+        hide_env_values = true,
+        value_name = "PATH|URL"
+    )]
+    pub store: Option<String>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+impl Cli {
+    /// The store to use: `--store`, `KEMBENCH_STORE`, or the default path.
+    pub fn store_spec(&self) -> String {
+        self.store
+            .clone()
+            .unwrap_or_else(|| crate::store::default_path().display().to_string())
+    }
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List algorithms, their sizes and their implementations.
+    List {
+        /// Which implementations.
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// List the builds `kembench builds` registered (and those that failed) instead.
+        #[arg(long)]
+        builds: bool,
+    },
+    /// Add your own KEM: a directory of C sources implementing the NIST KEM API (api.h with
+    /// CRYPTO_* sizes and crypto_kem_keypair/enc/dec, as in NIST submission packages and PQClean),
+    /// compiled like `builds`, checked against the package's own KAT file, and registered as
+    /// `local/<name>@<compiler>:<flags>` for every later command.
+    Add {
+        /// The package directory (the one holding api.h), or a prebuilt shared library that
+        /// exports crypto_kem_keypair/enc/dec.
+        path: std::path::PathBuf,
+        /// For a prebuilt library: its public-key, secret-key, ciphertext and shared-secret
+        /// bytes (api.h's CRYPTO_PUBLICKEYBYTES, ...), unless --implements gives them.
+        #[arg(long, value_delimiter = ',', num_args = 1..)]
+        sizes: Vec<usize>,
+        /// Its name (default: CRYPTO_ALGNAME from api.h, else the directory's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// The catalog algorithm it implements (e.g. ML-KEM-768): its sizes must match, and the
+        /// gate then checks interoperability with every implementation of it.
+        #[arg(long)]
+        implements: Option<String>,
+        /// Compilers, flag sets (default: gcc, -O3), the gate's limit, JSON.
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// Its claimed NIST level (a scheme of its own).
+        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
+        level: Option<u8>,
+        /// It claims IND-CCA with implicit rejection: the gate's tamper check then demands a
+        /// pseudo-random secret for a tampered ciphertext (a scheme of its own).
+        #[arg(long)]
+        implicit_rejection: bool,
+    },
+    /// Compile the C sources kembench carries (PQClean clean, AVX2, opt) with every compiler and
+    /// flag set into separate shared objects, check each with the correctness gate, and register
+    /// them as implementations (`pqclean/clean@gcc-12:O3`); cached, so a second call compiles
+    /// nothing. Exits 1 if a build failed to compile or failed the gate.
+    Builds {
+        /// Algorithm names or globs (`ML-KEM-768`, `ntru*`); repeat or separate by commas.
+        #[arg(long = "alg", value_delimiter = ',')]
+        algorithms: Vec<String>,
+        /// Sources, by id or glob: `pqclean/clean`, `pqclean/avx2`, `pqclean/opt`.
+        #[arg(long = "impl", value_delimiter = ',')]
+        sources: Vec<String>,
+        /// Compilers, flag sets (default: gcc and clang, -O2;-O3;-O3 -march=native), the
+        /// gate's limit, JSON.
+        #[command(flatten)]
+        compile: CompileArgs,
+        /// Compilers run at once (default: the logical CPUs).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        jobs: Option<u16>,
+        /// Run the gate again on builds this kembench already verified.
+        #[arg(long)]
+        reverify: bool,
+    },
+    /// Measure latency, TSC ticks, hardware counters, heap and stack of keygen, encaps, decaps
+    /// and the full exchange (default suite unless filters or --all are given).
+    Run {
+        /// Which implementations.
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// Measurement options and output files.
+        #[command(flatten)]
+        args: run::Args,
+    },
+    /// Sustained operations per second at several thread counts, scaling efficiency, and TLS 1.3
+    /// server capacity (default: ML-KEM-768, X25519MLKEM768 and the classical baselines).
+    Throughput {
+        /// Which implementations.
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// Measurement options and output files.
+        #[command(flatten)]
+        args: throughput::Args,
+    },
+    /// Real TLS 1.3 handshakes between a client and a server (rustls and OpenSSL 3.6, run-time
+    /// certificates): each checked (negotiated group, exported keys, certificate), CPU per
+    /// handshake on each side (full, resumed, HelloRetryRequest), bytes and TCP segments per
+    /// flight, scaling over threads, the cores for a target rate beside the bare-KEM model,
+    /// and with `--network` handshake times under RTT and loss in private network namespaces.
+    Tls {
+        /// Measurement options and output files.
+        #[command(flatten)]
+        args: tls::Args,
+    },
+    /// Compare two runs: ratio of medians with a bootstrap interval and a verdict per
+    /// operation, and the environment differences above the table. Each side is a run in the
+    /// store (an id or a unique part of one, `latest`, `latest~N`, `host:NAME` or `cpu:TEXT`
+    /// for the latest complete run on that host or CPU) or a `run --json` file.
+    Compare {
+        /// The older run.
+        old: String,
+        /// The newer run.
+        new: String,
+        /// Changes smaller than this percentage are called noise.
+        #[arg(long, default_value_t = 2.0)]
+        noise: f64,
+        /// Exit 1 when any operation is slower by more than this percentage, significantly
+        /// (zero or more).
+        #[arg(long, value_name = "PCT", value_parser = cli::non_negative_pct)]
+        fail_on_regression: Option<f64>,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// With two profiles: write a differential flame graph per (implementation,
+        /// operation) into this directory (created if missing).
+        #[arg(long, value_name = "DIR")]
+        flamegraphs: Option<std::path::PathBuf>,
+    },
+    /// List the runs in the store, newest first: id, status, time, host, CPU, selection and
+    /// how many benchmarks are stored (and how many of them did not end well).
+    Runs {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Show at most this many runs (1 or more).
+        #[arg(long, default_value_t = 50, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+        limit: usize,
+    },
+    /// Show one stored run: its environment, configuration and table.
+    Show {
+        /// Run id (or a unique part), `latest`, `latest~N`, `host:NAME`, `cpu:TEXT`.
+        run: String,
+        /// Every column (TSC ticks, cycles, quartiles, allocations, share, samples) and every
+        /// note in full, instead of a table that fits 120 columns.
+        #[arg(long)]
+        wide: bool,
+    },
+    /// Write one stored run as JSON (the `run --json` layout, raw samples included), CSV or
+    /// Markdown.
+    Export {
+        /// Run id (or a unique part), `latest`, `latest~N`, `host:NAME`, `cpu:TEXT`.
+        run: String,
+        /// Output format.
+        #[arg(long, default_value = "json", value_parser = cli::export_format())]
+        format: Format,
+        /// Write here instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<std::path::PathBuf>,
+    },
+    /// Load a results file written elsewhere (the `--json` file of `run`, `throughput`,
+    /// `profile` or `tls`) into the store, after validating it.
+    Import {
+        /// The JSON file.
+        file: std::path::PathBuf,
+    },
+    /// Build a report from runs and profiles: one self-contained HTML page (inline CSS, JS and
+    /// SVG charts, nothing fetched) or Markdown with one SVG file per chart. With several
+    /// latency runs, the first is the baseline of a comparison and the last is the one
+    /// charted; of several profiles, the last is shown.
+    Report {
+        /// Runs and profiles in the store (id or a unique part, `latest`, `latest~N`,
+        /// `host:NAME`, `cpu:TEXT`) or result files (the `--json` file of `run`, `throughput`,
+        /// `profile` or `tls`), in any mix; runs are compared in the order given. Default: the
+        /// latest run in the store.
+        #[arg(value_name = "RUN|FILE")]
+        files: Vec<String>,
+        /// Where to write: the HTML file (default report.html), or with `--format markdown` a
+        /// directory for report.md and the SVG charts (default report/; created if missing).
+        #[arg(short, long, value_name = "PATH")]
+        output: Option<std::path::PathBuf>,
+        /// html: one self-contained page; markdown: report.md plus one SVG file per chart.
+        #[arg(long, value_enum, default_value_t = crate::report::ReportFormat::Html)]
+        format: crate::report::ReportFormat,
+        /// In the comparison of runs, changes smaller than this percentage are called noise.
+        #[arg(long, default_value_t = 2.0, value_name = "PCT")]
+        noise: f64,
+    },
+    /// Exact instruction counts and where they go, under valgrind's callgrind: per operation
+    /// the count over several seeds, shares in Keccak, SHA-2, AES, the RNG and bignum
+    /// arithmetic, the hot-path tree, the hottest functions and lines, simulated cache misses,
+    /// and flame graphs (default suite unless filters or --all are given).
+    Profile {
+        /// Which implementations.
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// Profiling options and output files.
+        #[command(flatten)]
+        args: profile::Args,
+    },
+    /// One worker process of `profile`, run under callgrind (internal).
+    #[command(hide = true)]
+    ProfileWorker {
+        /// `algorithm@implementation`.
+        #[arg(long, default_value = "")]
+        label: String,
+        /// The seed.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Operations.
+        #[arg(long, value_delimiter = ',', value_enum)]
+        ops: Vec<crate::measure::sampler::Op>,
+        /// Offer the mock provider.
+        #[arg(long)]
+        include_mock: bool,
+        /// Route liboqs's SHA-3 through the counting wrappers.
+        #[arg(long)]
+        sha3_probe: bool,
+        /// Only print the CPU features this process sees.
+        #[arg(long)]
+        cpu_features: bool,
+        /// Run natively: the correctness check and the hardware counters.
+        #[arg(long)]
+        native: bool,
+    },
+    /// One benchmark's worker process of `run` (internal).
+    #[command(hide = true)]
+    RunWorker,
+    /// One process of `throughput --processes` (internal).
+    #[command(hide = true)]
+    ThroughputWorker {
+        /// `algorithm@implementation`.
+        #[arg(long)]
+        label: String,
+        /// The operation.
+        #[arg(long, value_enum)]
+        op: crate::measure::sampler::Op,
+        /// Seconds to run.
+        #[arg(long)]
+        duration: f64,
+        /// Pin to this CPU.
+        #[arg(long)]
+        pin_cpu: Option<usize>,
+        /// Offer the mock provider.
+        #[arg(long)]
+        include_mock: bool,
+    },
+    /// Run the correctness gate: round trips, sizes, canaries, tampering, bad lengths,
+    /// interoperability and known answers. Exits 1 if any check fails.
+    Verify {
+        /// Which implementations.
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+        /// Worker threads (default: the logical CPUs).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
+        threads: Option<u16>,
+        /// Fewest round trips per implementation, however slow it is.
+        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+        min_round_trips: u32,
+    },
+}
 
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -161,7 +451,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// The compile arguments of `builds` and `add` as those commands take them.
-fn compiling(c: crate::cli::CompileArgs) -> builds::Compile {
+fn compiling(c: CompileArgs) -> builds::Compile {
     builds::Compile {
         cc: c.cc,
         flags: c.flags,

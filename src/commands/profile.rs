@@ -1,10 +1,14 @@
 //! `kembench profile`: profile under callgrind, record, write the result files and flame
 //! graphs, print the tables.
 
+use crate::cli::{non_negative_pct, positive_seconds, FilterArgs, OutputArgs};
 use crate::ending::Ending;
 use crate::env::Environment;
-use crate::options::ProfileOptions;
+use crate::export::Outputs;
+use crate::measure::sampler::Op;
+use crate::output::Width;
 use crate::profile::{self, valgrind, Plan};
+use crate::providers::Filter;
 use crate::providers::Registry;
 use crate::record::profile::{ProfileConfig, ProfileMeasured, ProfileRecord, ProfileResult};
 use crate::record::Benchmark;
@@ -13,8 +17,140 @@ use crate::store::{self, Recorder};
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// Options of `profile`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Every implementation instead of the default suite (ignored when filters are given).
+    #[arg(long)]
+    pub all: bool,
+    /// Operations to profile (default: keygen, encaps, decaps; sk-import and pk-import only
+    /// where the library has that step).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub ops: Vec<crate::measure::sampler::Op>,
+    /// Seeds per implementation: counts that depend on the key (rejection sampling, retries)
+    /// are reported as min / median / max over them.
+    #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100))]
+    pub seeds: usize,
+    /// Implementations profiled at once (default: the logical CPUs; counts do not depend on it).
+    #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=256))]
+    pub jobs: Option<usize>,
+    /// Seconds one worker (one implementation, one seed) may run under valgrind before it is
+    /// killed and the benchmark recorded as timed out.
+    #[arg(long, default_value_t = 600.0, value_name = "SECS")]
+    pub timeout: f64,
+    /// Levels of the hot-path tree.
+    #[arg(long, default_value_t = 8, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+    pub tree_depth: usize,
+    /// Paths under this percentage of an operation are left out of the tree.
+    #[arg(long, default_value_t = 1.0, value_name = "PCT", value_parser = non_negative_pct)]
+    pub tree_threshold: f64,
+    /// Write one flame-graph SVG per (implementation, operation) into this directory (created
+    /// if missing; existing files of the same names are replaced, nothing else is touched).
+    #[arg(long, value_name = "DIR")]
+    pub flamegraphs: Option<std::path::PathBuf>,
+    /// Keep callgrind's raw files here (`LABEL/seedN/OP.callgrind`, for kcachegrind or
+    /// callgrind_annotate).
+    #[arg(long, value_name = "DIR")]
+    pub callgrind_out: Option<std::path::PathBuf>,
+    /// Route liboqs's SHA-3 through counting wrappers and print, for each liboqs
+    /// implementation, the instructions inside them beside the Keccak share the symbol
+    /// classifier found (a cross-check of the classifier; the wrappers add a few
+    /// instructions per hash call, so the counts are not those of a plain profile).
+    #[arg(long)]
+    pub sha3_probe: bool,
+    /// Do not record the profile in the results store.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Every column, and every operation's hot-path tree, hottest functions and lines.
+    #[arg(long)]
+    pub wide: bool,
+    /// Result files.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl Args {
+    /// The validated options of `profile`.
+    pub fn to_options(&self, filter: &FilterArgs, cpus: usize) -> anyhow::Result<Options> {
+        positive_seconds("--timeout", self.timeout)?;
+        if self.tree_threshold >= 100.0 {
+            crate::bail_usage!(
+                "--tree-threshold is a percentage below 100, got {}",
+                self.tree_threshold
+            );
+        }
+        self.output.check_dirs()?;
+        for (flag, dir) in [
+            ("--flamegraphs", &self.flamegraphs),
+            ("--callgrind-out", &self.callgrind_out),
+        ] {
+            if let Some(d) = dir {
+                if d.exists() && !d.is_dir() {
+                    crate::bail_usage!("{flag} {} exists and is not a directory", d.display());
+                }
+            }
+        }
+        Ok(Options {
+            filter: filter.to_filter(),
+            include_mock: filter.include_mock,
+            all: self.all,
+            ops: if self.ops.is_empty() {
+                vec![Op::Keygen, Op::Encaps, Op::Decaps]
+            } else {
+                self.ops.clone()
+            },
+            seeds: self.seeds,
+            jobs: self.jobs.unwrap_or(cpus).max(1),
+            timeout_s: self.timeout,
+            tree_depth: self.tree_depth,
+            tree_threshold: self.tree_threshold / 100.0,
+            flamegraphs: self.flamegraphs.clone(),
+            callgrind_out: self.callgrind_out.clone(),
+            sha3_probe: self.sha3_probe,
+            store: !self.no_store,
+            outputs: self.output.files(),
+            layout: Width::wide_if(self.wide),
+        })
+    }
+}
+
+/// `kembench profile`, validated.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Which implementations (empty: the default suite, or every one with `all`).
+    pub filter: Filter,
+    /// Whether the mock implementations are offered.
+    pub include_mock: bool,
+    /// Every implementation instead of the default suite.
+    pub all: bool,
+    /// Operations to profile.
+    pub ops: Vec<Op>,
+    /// Seeds per implementation.
+    pub seeds: usize,
+    /// Implementations profiled at once.
+    pub jobs: usize,
+    /// Longest one worker may run, in seconds.
+    pub timeout_s: f64,
+    /// Levels of the hot-path tree.
+    pub tree_depth: usize,
+    /// Paths under this fraction of an operation are pruned.
+    pub tree_threshold: f64,
+    /// Directory for flame-graph SVGs.
+    pub flamegraphs: Option<std::path::PathBuf>,
+    /// Directory for callgrind's raw files.
+    pub callgrind_out: Option<std::path::PathBuf>,
+    /// Route liboqs's SHA-3 through counting wrappers.
+    pub sha3_probe: bool,
+    /// Record the profile in the results store.
+    pub store: bool,
+    /// Result files.
+    pub outputs: Outputs,
+    /// How much the console tables show.
+    pub layout: Width,
+}
+
 /// Runs `profile`.
-pub fn run(o: &ProfileOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
+pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
     let valgrind = valgrind::locate()?;
     let version = valgrind::version(&valgrind)?;

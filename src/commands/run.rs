@@ -1,14 +1,18 @@
 //! `kembench run`: measure in worker processes, store and write each benchmark as it
 //! finishes, print the table; `run --resume` completes an interrupted run.
 
+use crate::cli::{positive_seconds, FilterArgs, OutputArgs};
 use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
 use crate::export::Format;
+use crate::export::Outputs;
 use crate::measure::counters::Pmu;
 use crate::measure::heap;
+use crate::measure::sampler::{Op, SamplerConfig};
 use crate::measure::timer::Timers;
-use crate::options::RunOptions;
 use crate::output;
+use crate::output::Width;
+use crate::providers::Filter;
 use crate::providers::Registry;
 use crate::record::run::{Run, RunConfig, RunMeasured, SecretKeys};
 use crate::record::{
@@ -22,8 +26,151 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::process::ExitCode;
 use std::time::Duration;
 
+/// Options of `run`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Every implementation instead of the default suite (ignored when filters are given).
+    #[arg(long)]
+    pub all: bool,
+    /// Operations to measure (default: all; sk-import and pk-import only where the library has
+    /// that step).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub ops: Vec<crate::measure::sampler::Op>,
+    /// Time budget per operation, in seconds, warm-up excluded.
+    #[arg(long, default_value_t = 1.0)]
+    pub time_budget: f64,
+    /// Fewest samples per operation, even past the budget (up to ten budgets).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(3..))]
+    pub min_samples: u64,
+    /// Most samples per operation.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(3..))]
+    pub max_samples: u64,
+    /// Warm-up per operation, in seconds.
+    #[arg(long, default_value_t = 0.1)]
+    pub warmup: f64,
+    /// Rounds each benchmark's budget is split into, interleaved with the others in shuffled
+    /// order (1: one benchmark after the other).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=100))]
+    pub rounds: u64,
+    /// Do not pin the measuring thread to the last logical CPU.
+    #[arg(long)]
+    pub no_pin: bool,
+    /// Seconds one step of a benchmark (preparing, one round, the final phases) may take
+    /// before its worker process is killed and the benchmark recorded as timed out.
+    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    pub step_timeout: f64,
+    /// Complete an interrupted run from the store: measure the benchmarks it did not finish,
+    /// with its original configuration (other measurement options are ignored).
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
+    /// Do not record the run in the results store.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Target half-width of the median's 95% confidence interval, in percent.
+    #[arg(long, default_value_t = 1.0)]
+    pub precision: f64,
+    /// After the timed rounds, also count each operation's instructions under valgrind's
+    /// callgrind (one call, as `kembench profile` does with one seed) and record them beside
+    /// the times.
+    #[arg(long)]
+    pub instructions: bool,
+    /// Every column (TSC ticks, cycles, quartiles, allocations, share, samples) and every
+    /// note in full, instead of a table that fits 120 columns.
+    #[arg(long)]
+    pub wide: bool,
+    /// Result files.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl Args {
+    /// The validated options of `run`.
+    pub fn to_options(&self, filter: &FilterArgs) -> anyhow::Result<Options> {
+        positive_seconds("--step-timeout", self.step_timeout)?;
+        positive_seconds("--time-budget", self.time_budget)?;
+        if !(self.warmup >= 0.0 && self.warmup.is_finite()) {
+            crate::bail_usage!(
+                "--warmup must be zero or a positive number of seconds, got {}",
+                self.warmup
+            );
+        }
+        if !(self.precision > 0.0 && self.precision < 100.0) {
+            crate::bail_usage!(
+                "--precision is a percentage between 0 and 100, got {}",
+                self.precision
+            );
+        }
+        if self.max_samples < self.min_samples {
+            crate::bail_usage!(
+                "--max-samples ({}) is below --min-samples ({})",
+                self.max_samples,
+                self.min_samples
+            );
+        }
+        if self.resume.is_some() && self.no_store {
+            crate::bail_usage!("--resume continues a run from the results store; it cannot be used with --no-store");
+        }
+        self.output.check_dirs()?;
+        Ok(Options {
+            filter: filter.to_filter(),
+            include_mock: filter.include_mock,
+            all: self.all,
+            ops: if self.ops.is_empty() {
+                Op::ALL.to_vec()
+            } else {
+                self.ops.clone()
+            },
+            sampler: SamplerConfig {
+                time_budget_s: self.time_budget,
+                min_samples: self.min_samples as usize,
+                max_samples: self.max_samples as usize,
+                warmup_s: self.warmup,
+                target_precision: self.precision / 100.0,
+                rounds: self.rounds as usize,
+                ..SamplerConfig::default()
+            },
+            pin: !self.no_pin,
+            instructions: self.instructions,
+            step_timeout_s: self.step_timeout,
+            resume: self.resume.clone(),
+            store: !self.no_store,
+            outputs: self.output.files(),
+            layout: Width::wide_if(self.wide),
+        })
+    }
+}
+
+/// `kembench run`, validated.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Which implementations (empty: the default suite, or every one with `all`).
+    pub filter: Filter,
+    /// Whether the mock implementations are offered.
+    pub include_mock: bool,
+    /// Every implementation when no filter is given.
+    pub all: bool,
+    /// Operations to measure.
+    pub ops: Vec<Op>,
+    /// Sampling knobs.
+    pub sampler: SamplerConfig,
+    /// Pin the measuring thread to the last logical CPU.
+    pub pin: bool,
+    /// Seconds a worker may take over one step.
+    pub step_timeout_s: f64,
+    /// The run to resume, if any.
+    pub resume: Option<String>,
+    /// Count each operation's instructions under callgrind after the timed rounds.
+    pub instructions: bool,
+    /// Record the run in the results store.
+    pub store: bool,
+    /// Result files.
+    pub outputs: Outputs,
+    /// How much the console tables show.
+    pub layout: Width,
+}
+
 /// Runs `run`.
-pub fn run(o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
+pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
     if let Some(sel) = &o.resume {
         return resume(sel, o, store_spec);
@@ -157,7 +304,7 @@ fn same_machine(run: &crate::env::Environment, here: &crate::env::Environment) -
 }
 
 /// `run --resume RUN`: measures the planned benchmarks the run has no final result for.
-fn resume(selector: &str, o: &RunOptions, store_spec: &str) -> anyhow::Result<ExitCode> {
+fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     let mut st = Store::open(store_spec)?;
     let id = st.resolve(selector, Some(RecordKind::Run))?;
     let stored = st.load(&id)?;
@@ -216,7 +363,7 @@ fn execute(
     record: RunRecord,
     plan: &run::Plan,
     recorder: Recorder,
-    o: &RunOptions,
+    o: &Options,
 ) -> anyhow::Result<ExitCode> {
     let outputs = &o.outputs;
     let mut end = Ending::start(record, recorder, outputs, "the step in progress")?

@@ -1,9 +1,13 @@
 //! `kembench throughput`: measure, record, write the result files, print the tables.
 
+use crate::cli::{positive_seconds, FilterArgs, OutputArgs, MAX_THREADS_PER_CPU};
 use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
+use crate::export::Outputs;
+use crate::measure::sampler::Op;
 use crate::measure::timer::Timers;
-use crate::options::ThroughputOptions;
+use crate::output::Width;
+use crate::providers::Filter;
 use crate::providers::Registry;
 use crate::record::throughput::ThroughputConfig;
 use crate::record::{
@@ -14,8 +18,132 @@ use crate::store::{self, Recorder, Store};
 use crate::throughput::measure;
 use std::process::ExitCode;
 
+/// Options of `throughput`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Thread counts (default 1, 2, 4, ... up to twice the logical CPUs); must include 1.
+    #[arg(long, value_delimiter = ',', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
+    pub threads: Vec<usize>,
+    /// Seconds each thread count runs, per repeat.
+    #[arg(long, default_value_t = 0.5)]
+    pub duration: f64,
+    /// Times the sequence of thread counts is measured, in rotation, so that every count sees
+    /// the machine in the same mix of states; the median repeat is reported.
+    #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=50))]
+    pub repeats: usize,
+    /// Pin thread i to CPU i mod the logical CPUs.
+    #[arg(long)]
+    pub pin: bool,
+    /// Run N independent processes instead of N threads (the ceiling threads should reach).
+    #[arg(long)]
+    pub processes: bool,
+    /// Target connections per second for the cores-needed figures.
+    #[arg(long, default_value_t = 70_000.0)]
+    pub target_rate: f64,
+    /// Operations (default: keygen, encaps, decaps, exchange).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub ops: Vec<crate::measure::sampler::Op>,
+    /// Do not record the run in the results store.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Measure the implementations an interrupted throughput run (id, `latest`, ...) has no
+    /// final result for, with that run's own configuration.
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
+    /// Every figure (the per-thread range) and every flag in its row, instead of tables that
+    /// fit 120 columns.
+    #[arg(long)]
+    pub wide: bool,
+    /// Result files.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl Args {
+    /// The validated options of `throughput`; `cpus` (the logical CPUs) sets the default
+    /// thread counts.
+    pub fn to_options(&self, filter: &FilterArgs, cpus: usize) -> anyhow::Result<Options> {
+        positive_seconds("--duration", self.duration)?;
+        if !(self.target_rate > 0.0 && self.target_rate.is_finite()) {
+            crate::bail_usage!("--target-rate must be positive, got {}", self.target_rate);
+        }
+        let threads = if self.threads.is_empty() {
+            crate::record::throughput::calc::default_threads(cpus)
+        } else {
+            self.threads.clone()
+        };
+        let most = MAX_THREADS_PER_CPU * cpus.max(1);
+        if let Some(&n) = threads.iter().find(|&&n| n > most) {
+            crate::bail_usage!(
+                "--threads {n} is more than {MAX_THREADS_PER_CPU} threads per logical CPU ({most} \
+                 on this machine's {cpus}): such a run measures the scheduler, not the KEM, and \
+                 takes minutes per point; the useful range ends at a few times the CPUs"
+            );
+        }
+        if !threads.contains(&1) {
+            crate::bail_usage!(
+                "--threads must include 1: efficiency is measured against one thread"
+            );
+        }
+        if self.resume.is_some() && self.no_store {
+            crate::bail_usage!("--resume continues a run from the results store; it cannot be used with --no-store");
+        }
+        self.output.check_dirs()?;
+        Ok(Options {
+            filter: filter.to_filter(),
+            include_mock: filter.include_mock,
+            threads,
+            duration_s: self.duration,
+            repeats: self.repeats,
+            pin: self.pin,
+            processes: self.processes,
+            target_rate: self.target_rate,
+            ops: if self.ops.is_empty() {
+                vec![Op::Keygen, Op::Encaps, Op::Decaps, Op::Exchange]
+            } else {
+                self.ops.clone()
+            },
+            resume: self.resume.clone(),
+            store: !self.no_store,
+            outputs: self.output.files(),
+            layout: Width::wide_if(self.wide),
+        })
+    }
+}
+
+/// `kembench throughput`, validated.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Which implementations (empty: the default set).
+    pub filter: Filter,
+    /// Whether the mock implementations are offered.
+    pub include_mock: bool,
+    /// Thread (or process) counts, 1 included.
+    pub threads: Vec<usize>,
+    /// Seconds per thread count and repeat.
+    pub duration_s: f64,
+    /// Rotations over the thread counts.
+    pub repeats: usize,
+    /// Pin thread i to CPU i mod the logical CPUs.
+    pub pin: bool,
+    /// Independent processes instead of threads.
+    pub processes: bool,
+    /// Connections per second the capacity figures are sized for.
+    pub target_rate: f64,
+    /// Operations to measure.
+    pub ops: Vec<Op>,
+    /// The throughput run to resume, if any.
+    pub resume: Option<String>,
+    /// Record the run in the results store.
+    pub store: bool,
+    /// Result files.
+    pub outputs: Outputs,
+    /// How much the console tables show.
+    pub layout: Width,
+}
+
 /// Runs `throughput`, or with `--resume` completes an interrupted one.
-pub fn run(o: &ThroughputOptions, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
+pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
     store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
     if let Some(sel) = &o.resume {
         return resume(sel, o, cpus, store_spec);
@@ -48,12 +176,7 @@ pub fn run(o: &ThroughputOptions, cpus: usize, store_spec: &str) -> anyhow::Resu
 
 /// `throughput --resume RUN`: measures, with the run's own configuration, the planned
 /// implementations it has no final result for.
-fn resume(
-    selector: &str,
-    o: &ThroughputOptions,
-    cpus: usize,
-    store_spec: &str,
-) -> anyhow::Result<ExitCode> {
+fn resume(selector: &str, o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
     let mut st = Store::open_existing(store_spec)?;
     let id = st.resolve(selector, Some(RecordKind::Throughput))?;
     let stored = st.load(&id)?;
@@ -95,7 +218,7 @@ fn planned_mock(record: &ThroughputRecord) -> bool {
 fn execute(
     record: ThroughputRecord,
     impls: Vec<std::sync::Arc<dyn crate::kem::Kem>>,
-    o: &ThroughputOptions,
+    o: &Options,
     cpus: usize,
     recorder: Recorder,
 ) -> anyhow::Result<ExitCode> {
@@ -124,7 +247,7 @@ fn execute(
         end.put(r);
     }
     end.finish(crate::interrupt::requested(), |record, _| {
-        print!("{}", crate::output::throughput::tables(record, o.layout));
+        print!("{}", crate::output::tables(record, o.layout));
         Ok(())
     })
 }

@@ -1,10 +1,12 @@
 //! `kembench tls`: make the certificates, measure each (group, stack, certificate), record,
 //! write the result files, print the tables.
 
+use crate::cli::{pick, positive_seconds, OutputArgs, MAX_THREADS_PER_CPU};
 use crate::ending::Ending;
 use crate::env::Environment;
+use crate::export::Outputs;
 use crate::measure::timer::Timers;
-use crate::options::TlsOptions;
+use crate::output::Width;
 use crate::providers::Registry;
 use crate::record::tls::TlsConfig;
 use crate::record::{Nothing, TlsRecord};
@@ -15,8 +17,187 @@ use crate::tls::measure::{self, Plan};
 use anyhow::Context;
 use std::process::ExitCode;
 
+/// Options of `tls`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// Key-exchange groups, by TLS name or kembench's algorithm name (default: X25519,
+    /// secp256r1, secp384r1, X25519MLKEM768, SecP256r1MLKEM768, MLKEM768, MLKEM1024; also
+    /// secp521r1, ffdhe2048).
+    #[arg(long, value_delimiter = ',')]
+    pub groups: Vec<String>,
+    /// TLS stacks: rustls, openssl (default: both).
+    #[arg(long = "stack", value_delimiter = ',')]
+    pub stacks: Vec<String>,
+    /// Server certificate keys: ecdsa-p256, ed25519, rsa2048 (default: ecdsa-p256).
+    #[arg(long = "cert", value_delimiter = ',')]
+    pub certs: Vec<String>,
+    /// Kinds of handshake: full, resumed, hrr (default: all three).
+    #[arg(long, value_delimiter = ',')]
+    pub modes: Vec<String>,
+    /// Seconds of in-memory handshakes per benchmark, shared by the kinds in interleaved rounds.
+    #[arg(long, default_value_t = 2.0, value_name = "SECS")]
+    pub duration: f64,
+    /// Thread counts for scaling (default 1 and the logical CPUs); must include 1. `0` alone
+    /// skips scaling.
+    #[arg(long, value_delimiter = ',', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(0..=4096))]
+    pub threads: Vec<usize>,
+    /// Seconds per thread count (three repeats in rotation share it).
+    #[arg(long, default_value_t = 1.5, value_name = "SECS")]
+    pub scaling_duration: f64,
+    /// Target handshakes per second for the cores-needed figures.
+    #[arg(long, default_value_t = 70_000.0)]
+    pub target_rate: f64,
+    /// Network conditions to measure over loopback TCP between private network namespaces:
+    /// `default` (RTT 5.6, 31.2, 78.7, 195.7 ms at 0% loss, and 31.2 ms at 1, 2, 3, 5, 10%
+    /// loss), or profiles `rtt<MS>-loss<PCT>[-rate<MBIT>]` (`rtt31.2-loss3`). Needs root
+    /// (network namespaces); skipped with the reason otherwise.
+    #[arg(long, value_delimiter = ',', value_name = "PROFILES")]
+    pub network: Vec<String>,
+    /// Handshakes per network condition with loss (a tenth as many, at least 100, at 0%).
+    #[arg(long, default_value_t = 1000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(10..=100_000))]
+    pub network_handshakes: usize,
+    /// Most handshakes in flight at once per benchmark under a network condition, fewer at
+    /// short round trips (at most 260 started per second); 1: one after another, as
+    /// pq-tls-benchmark.
+    #[arg(long, default_value_t = 16, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64))]
+    pub network_concurrency: usize,
+    /// Benchmarks measured under network conditions at once, each in namespaces of its own
+    /// (1: one after another).
+    #[arg(long, default_value_t = 4, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=16))]
+    pub network_parallel: usize,
+    /// Do not record the run in the results store.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Every figure in its row, instead of tables that fit 120 columns.
+    #[arg(long)]
+    pub wide: bool,
+    /// Result files.
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+impl Args {
+    /// The validated options of `tls`; `cpus` sets the default thread counts.
+    pub fn to_options(&self, cpus: usize) -> anyhow::Result<Options> {
+        use crate::record::tls::Mode;
+        use crate::tls::groups::{CertKind, Group, StackKind, GROUPS};
+        positive_seconds("--duration", self.duration)?;
+        positive_seconds("--scaling-duration", self.scaling_duration)?;
+        if !(self.target_rate > 0.0 && self.target_rate.is_finite()) {
+            crate::bail_usage!("--target-rate must be positive, got {}", self.target_rate);
+        }
+        let groups = pick(
+            "--groups",
+            &self.groups,
+            GROUPS.iter().filter(|g| g.default).collect(),
+            GROUPS.iter().map(|g| g.tls_name.to_string()).collect(),
+            Group::find,
+        )?;
+        let stacks = pick(
+            "--stack",
+            &self.stacks,
+            StackKind::ALL.to_vec(),
+            StackKind::ALL
+                .iter()
+                .map(|k| k.as_str().to_string())
+                .collect(),
+            StackKind::parse,
+        )?;
+        let certs = pick(
+            "--cert",
+            &self.certs,
+            vec![CertKind::EcdsaP256],
+            CertKind::ALL
+                .iter()
+                .map(|c| c.as_str().to_string())
+                .collect(),
+            CertKind::parse,
+        )?;
+        let modes = pick(
+            "--modes",
+            &self.modes,
+            Mode::ALL.to_vec(),
+            Mode::ALL.iter().map(|m| m.as_str().to_string()).collect(),
+            Mode::parse,
+        )?;
+        let threads = if self.threads.is_empty() {
+            let mut t = vec![1];
+            if cpus > 1 {
+                t.push(cpus);
+            }
+            t
+        } else if self.threads == [0] {
+            Vec::new()
+        } else {
+            self.threads.clone()
+        };
+        if !threads.is_empty() && !threads.contains(&1) {
+            crate::bail_usage!("--threads must include 1: scaling is measured against one thread");
+        }
+        let most = MAX_THREADS_PER_CPU * cpus.max(1);
+        if let Some(&n) = threads.iter().find(|&&n| n > most || n == 0) {
+            crate::bail_usage!("--threads {n}: give 1 to {most} (or 0 alone to skip scaling)");
+        }
+        let network = crate::tls::conditions::parse_profiles(&self.network)
+            .map_err(|e| crate::usage::Usage(format!("--network: {e}")))?;
+        self.output.check_dirs()?;
+        Ok(Options {
+            groups,
+            stacks,
+            certs,
+            modes,
+            duration_s: self.duration,
+            threads,
+            scaling_duration_s: self.scaling_duration,
+            target_rate: self.target_rate,
+            network,
+            network_handshakes: self.network_handshakes,
+            network_concurrency: self.network_concurrency,
+            network_parallel: self.network_parallel,
+            store: !self.no_store,
+            outputs: self.output.files(),
+            layout: Width::wide_if(self.wide),
+        })
+    }
+}
+
+/// `kembench tls`, validated.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Groups.
+    pub groups: Vec<&'static crate::tls::groups::Group>,
+    /// Stacks.
+    pub stacks: Vec<crate::tls::groups::StackKind>,
+    /// Certificate keys.
+    pub certs: Vec<crate::tls::groups::CertKind>,
+    /// Kinds of handshake.
+    pub modes: Vec<crate::record::tls::Mode>,
+    /// Seconds of in-memory handshakes per benchmark.
+    pub duration_s: f64,
+    /// Thread counts for scaling (empty: none).
+    pub threads: Vec<usize>,
+    /// Seconds per thread count.
+    pub scaling_duration_s: f64,
+    /// Target handshakes per second.
+    pub target_rate: f64,
+    /// Network conditions (empty: none).
+    pub network: Vec<crate::record::tls::NetProfile>,
+    /// Handshakes per lossy network condition.
+    pub network_handshakes: usize,
+    /// Handshakes in flight at once under a network condition.
+    pub network_concurrency: usize,
+    /// Benchmarks under network conditions at once.
+    pub network_parallel: usize,
+    /// Record the run in the results store.
+    pub store: bool,
+    /// Result files.
+    pub outputs: Outputs,
+    /// How much the console tables show.
+    pub layout: Width,
+}
+
 /// Runs `tls`.
-pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
+pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
     store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
     let chains = o
         .certs
@@ -142,7 +323,7 @@ pub fn run(o: &TlsOptions, cpus: usize, store_spec: &str) -> anyhow::Result<Exit
         }
     });
     end.finish(crate::interrupt::requested(), |record, _| {
-        print!("{}", crate::output::tls::tables(record, o.layout));
+        print!("{}", crate::output::tables(record, o.layout));
         Ok(())
     })
 }

@@ -89,6 +89,9 @@ formats! {
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Format(Id);
 
+/// Result files to write: each format with its path.
+pub type Outputs = Vec<(Format, std::path::PathBuf)>;
+
 impl Format {
     /// JSON: everything, raw samples and environment included.
     pub const JSON: Format = Format(Id::Json);

@@ -14,8 +14,6 @@ pub mod matrix;
 pub mod profile;
 pub mod run;
 pub mod runs;
-pub mod throughput;
-pub mod tls;
 
 pub mod verify;
 
@@ -274,6 +272,12 @@ pub fn record(r: &crate::record::AnyRecord, layout: Width, elsewhere: &[String])
         out.push_str(&described(&r.visit(AllTables), layout));
     }
     out
+}
+
+/// Every described table of a record of kind `K` as the console shows it in `layout` (what the
+/// measuring command prints at its end, and `show` for the kinds with nothing more to say).
+pub fn tables<K: crate::record::Kind>(r: &crate::record::Record<K>, layout: Width) -> String {
+    described(&K::tables(r, &r.results), layout)
 }
 
 /// Every table of a record, with its kind known.

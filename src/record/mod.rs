@@ -5,26 +5,36 @@
 //! and benchmark outcomes ([`ResultStatus`]) lives here.
 //!
 //! Adding a record kind: a folder here with its marker type, its configuration and result types
-//! and `impl Kind` (its [`Facts`] included), and one line in the list of kinds below, which
-//! declares its module and generates [`RecordKind`], [`AnyRecord`] and their dispatch
-//! (`kinds.rs`).
+//! and `impl Kind` (its [`Facts`] included), and one line in the list of kinds below
+//! (`with_kinds!`), which declares its module and its engine's and generates [`RecordKind`],
+//! [`AnyRecord`] and their dispatch (`kinds.rs`).
 
 #[macro_use]
 mod kinds;
 mod load;
 
-// The list of kinds: each line declares the kind's module and its place in `RecordKind` and
-// `AnyRecord` (see `kinds.rs`).
-kinds! {
-    /// `kembench run`: latency, heap and stack per operation.
-    Run => run::Run,
-    /// `kembench throughput`: rates across thread counts.
-    Throughput => throughput::Throughput,
-    /// `kembench profile`: instruction counts and where they go, under callgrind.
-    Profile => profile::Profile,
-    /// `kembench tls`: real TLS 1.3 handshakes per group and stack.
-    Tls => tls::Tls,
+/// The list of kinds, one line each (`Variant => module::Marker,`), handed to the macro `$then`:
+/// here to [`kinds!`](kinds.rs), which declares each kind's record module (`record/module/`) and
+/// generates `RecordKind`, `AnyRecord` and their dispatch; in `lib.rs` to `engines!`, which
+/// declares each kind's engine, the top-level module of the same name (`src/module/`). Adding a
+/// kind is its record folder, its engine folder, its command, one line here and its
+/// subcommand's variant.
+macro_rules! with_kinds {
+    ($then:ident) => {
+        $then! {
+            /// `kembench run`: latency, heap and stack per operation.
+            Run => run::Run,
+            /// `kembench throughput`: rates across thread counts.
+            Throughput => throughput::Throughput,
+            /// `kembench profile`: instruction counts and where they go, under callgrind.
+            Profile => profile::Profile,
+            /// `kembench tls`: real TLS 1.3 handshakes per group and stack.
+            Tls => tls::Tls,
+        }
+    };
 }
+
+with_kinds!(kinds);
 
 pub use kinds::{Visit, VisitMut, VisitOwned};
 pub use load::{load, load_as, parse, parse_as, LoadError};

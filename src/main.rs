@@ -1,11 +1,10 @@
 //! The `kembench` binary: parse arguments, run the command, print the error chain and exit
 //! with the code its kind calls for ([`kembench::exit`]).
 
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = kembench::commands::Cli::parse();
+    let cli = kembench::commands::Cli::parse_args();
     match kembench::commands::run(cli) {
         Ok(code) => code,
         Err(e) => {

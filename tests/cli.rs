@@ -19,6 +19,29 @@ fn unknown_algorithm_suggests_the_nearest_names() {
 }
 
 #[test]
+fn a_mistyped_subcommand_suggests_what_a_user_can_run() {
+    let said = |typed: &str| {
+        let out = kembench().arg(typed).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{typed}");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let profle = said("profle");
+    assert!(
+        profle.contains("unrecognized subcommand 'profle'"),
+        "{profle}"
+    );
+    assert!(profle.contains("'profile'"), "{profle}");
+    assert!(!profle.contains("worker"), "internal subcommands: {profle}");
+    let rn = said("rn");
+    assert!(rn.contains("'run'"), "{rn}");
+    assert!(!rn.contains("worker"), "{rn}");
+    assert!(rn.contains("Usage: kembench"), "{rn}");
+    // The workers still run (the parent starts them by name); they are only never suggested.
+    let help = kembench().arg("--help").output().unwrap();
+    assert!(!String::from_utf8_lossy(&help.stdout).contains("worker"));
+}
+
+#[test]
 fn unknown_implementation_suggests_the_nearest_ids() {
     kembench()
         .args(["verify", "--impl", "libcrx"])

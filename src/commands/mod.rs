@@ -47,6 +47,71 @@ impl Cli {
             .clone()
             .unwrap_or_else(|| crate::store::default_path().display().to_string())
     }
+
+    /// The command line parsed as clap does (printing help, the version, or an error and
+    /// exiting), except that an unknown subcommand is answered with the nearest subcommands a
+    /// user can run ([`nearest_subcommands`]): clap's own tip names the hidden worker
+    /// subcommands (`profle` → `profile-worker`) and misses short ones (`rn` → `runs`, not
+    /// `run`).
+    pub fn parse_args() -> Cli {
+        Cli::try_parse().unwrap_or_else(|e| with_visible_suggestions(e).exit())
+    }
+}
+
+/// `e`, or for an unknown subcommand the same error with [`nearest_subcommands`] as its tip.
+fn with_visible_suggestions(e: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    use clap::CommandFactory;
+    let Some(ContextValue::String(name)) = e.get(ContextKind::InvalidSubcommand) else {
+        return e;
+    };
+    if e.kind() != ErrorKind::InvalidSubcommand {
+        return e;
+    }
+    let mut cmd = Cli::command();
+    let visible: Vec<String> = cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .map(|s| s.get_name().to_string())
+        .collect();
+    let near = nearest_subcommands(name, &visible);
+    let mut out = clap::Error::new(ErrorKind::InvalidSubcommand).with_cmd(&cmd);
+    out.insert(
+        ContextKind::InvalidSubcommand,
+        ContextValue::String(name.clone()),
+    );
+    if !near.is_empty() {
+        out.insert(
+            ContextKind::SuggestedSubcommand,
+            ContextValue::Strings(near),
+        );
+    }
+    out.insert(
+        ContextKind::Usage,
+        ContextValue::StyledStr(cmd.render_usage()),
+    );
+    out
+}
+
+/// The subcommands of `names` nearest to `typed`, best first: those one or two edits away
+/// (a letter missing, extra, wrong or two swapped) and those that read alike
+/// (Jaro-Winkler above 0.85), at most three.
+fn nearest_subcommands(typed: &str, names: &[String]) -> Vec<String> {
+    let typed = typed.to_ascii_lowercase();
+    let mut scored: Vec<(usize, f64, &String)> = names
+        .iter()
+        .map(|n| {
+            let edits = strsim::damerau_levenshtein(&typed, n);
+            (edits, strsim::jaro_winkler(&typed, n), n)
+        })
+        .filter(|(edits, alike, _)| *edits <= 2 || *alike > 0.85)
+        .collect();
+    scored.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)));
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, _, n)| n.clone())
+        .collect()
 }
 
 /// The subcommands.
@@ -457,5 +522,29 @@ fn compiling(c: CompileArgs) -> builds::Compile {
         flags: c.flags,
         gate_timeout: std::time::Duration::from_secs(c.gate_timeout),
         json: c.json,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn visible() -> Vec<String> {
+        use clap::CommandFactory;
+        Cli::command()
+            .get_subcommands()
+            .filter(|s| !s.is_hide_set())
+            .map(|s| s.get_name().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_mistyped_subcommand_is_answered_with_the_ones_a_user_runs() {
+        let names = visible();
+        assert!(!names.iter().any(|n| n.ends_with("-worker")), "{names:?}");
+        assert_eq!(nearest_subcommands("rn", &names)[0], "run");
+        assert_eq!(nearest_subcommands("profle", &names), ["profile"]);
+        assert_eq!(nearest_subcommands("comapre", &names)[0], "compare");
+        assert!(nearest_subcommands("xyzzyq", &names).is_empty());
     }
 }

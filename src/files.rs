@@ -141,6 +141,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     written
 }
 
+/// Writes each (file name, contents) of `files` into the folder `dir` (created when missing),
+/// atomically and never over a protected file; returns how many were written.
+pub fn write_into(
+    dir: &Path,
+    files: Vec<(String, String)>,
+    protected: &[Protected],
+) -> anyhow::Result<usize> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    for (name, contents) in &files {
+        let path = dir.join(name);
+        refuse_overwrite(&path, protected)?;
+        write_atomic(&path, contents.as_bytes())?;
+    }
+    Ok(files.len())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

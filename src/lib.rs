@@ -27,7 +27,6 @@ pub mod builds;
 pub mod callgrind;
 pub mod cli;
 pub mod commands;
-pub mod compare;
 pub mod ending;
 pub mod engine;
 pub mod env;

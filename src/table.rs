@@ -391,6 +391,7 @@ pub struct Table {
     always: Targets,
     folded: bool,
     streamed: bool,
+    block: Option<String>,
 }
 
 impl Table {
@@ -407,7 +408,23 @@ impl Table {
             always: Targets(0),
             folded: false,
             streamed: false,
+            block: None,
         }
+    }
+
+    /// Lines its writer laid out (a list, a tree), shown as they are on the console in
+    /// `targets` (the console's targets only: [`FIT`], [`WIDE`]) at this place among the
+    /// tables, with the caption and notes of a table (shown when any of the three is there);
+    /// each line ends in a newline.
+    pub fn block(id: &str, targets: Targets, lines: impl Into<String>) -> Table {
+        debug_assert!(
+            targets.0 & !CONSOLE.0 == 0,
+            "block {id}: only the console shows blocks"
+        );
+        let mut t = Table::new(id);
+        t.view(targets, 0, &[]);
+        t.block = Some(lines.into());
+        t
     }
 
     /// Adds a column (before any row).
@@ -561,6 +578,7 @@ impl Table {
             },
             folded: self.folded,
             always: self.always.has(target),
+            block: self.block.clone(),
         })
     }
 }
@@ -608,13 +626,20 @@ pub struct Drawn {
     pub folded: bool,
     /// Shown even without rows.
     pub always: bool,
+    /// The lines of a block ([`Table::block`]), shown as they are instead of a table.
+    pub block: Option<String>,
 }
 
 impl Drawn {
-    /// Whether the console and the Markdown export show it: when it has rows, or is to be
-    /// shown [`Table::always`].
+    /// Whether the console and the Markdown export show it: when it has rows, is to be shown
+    /// [`Table::always`], or is a block with something to say.
     pub fn shown(&self) -> bool {
-        self.always || !self.rows.is_empty()
+        self.always
+            || !self.rows.is_empty()
+            || self
+                .block
+                .as_ref()
+                .is_some_and(|b| !b.is_empty() || self.caption.is_some() || !self.notes.is_empty())
     }
 }
 

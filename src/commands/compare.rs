@@ -1,9 +1,13 @@
 //! `kembench compare A B`: what changed between two runs (stored or in files), and is it real.
+//! Both are read as the kind of `B`; the kind compares them ([`Kind::compare`]) and says what
+//! `compare`'s options mean for it ([`Facts::compare`](crate::record::Facts)).
 
-use crate::compare;
-use crate::record::{profile::Profile, run::Run, tls::Tls, Kind, Record, RecordKind, RunRecord};
+use crate::output::Width;
+use crate::record::compare::{Asked, Compares};
+use crate::record::{Kind, Record, RecordKind, VisitKind};
 use crate::store::load_kind;
 
+use std::path::Path;
 use std::process::ExitCode;
 
 /// The records `old` and `new` name, both of kind `K`. When `old` cannot be read as `K` but is
@@ -30,90 +34,95 @@ fn load_pair<K: Kind>(
 }
 
 /// The kind of record `new` names (a file, an id, or `latest`: the newest run in the store),
-/// when it can be read: both sides are read as that kind (profiles and tls runs; anything else
-/// as latency runs, whose errors say what is wrong).
+/// when it can be read.
 fn kind_named(spec: &str, new: &str) -> Option<RecordKind> {
     crate::store::load(spec, new, None)
         .ok()
         .map(|(_, r)| r.kind())
 }
 
-/// `compare` of two tls runs: best-round medians and rates new / old, flight sizes, network
-/// medians.
-fn run_tls(spec: &str, old: &str, new: &str, json: bool) -> anyhow::Result<ExitCode> {
-    let ((old, a), (new, b)) = load_pair::<Tls>(spec, old, new)?;
-    let report = compare::tls::compare(&a, &b);
-    if report.modes.is_empty() && report.network.is_empty() {
-        crate::bail_usage!(
-            "{old} and {new} share no (group, stack, certificate, kind of handshake) to compare"
-        );
+/// The kinds whose [`Compares`] `has`, for messages: `latency runs and profiles`.
+fn kinds_that(has: impl Fn(&Compares) -> bool, and: &str) -> String {
+    let names: Vec<&str> = RecordKind::ALL
+        .iter()
+        .filter(|k| has(&k.facts().compare))
+        .map(|k| k.plural())
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} {and} {last}", rest.join(", ")),
+        None => String::new(),
     }
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", crate::output::compare::tls(&report, &old, &new));
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
-/// `compare` of two profiles: exact instruction ratios.
-fn run_profiles(
-    spec: &str,
-    old: &str,
-    new: &str,
+/// What `compare` was asked.
+struct Compare<'a> {
+    spec: &'a str,
+    old: &'a str,
+    new: &'a str,
+    noise: f64,
     fail_on: Option<f64>,
     json: bool,
-    flamegraphs: Option<&std::path::Path>,
-) -> anyhow::Result<ExitCode> {
-    let ((old, a), (new, b)) = load_pair::<Profile>(spec, old, new)?;
-    let report = compare::profile::compare(&a, &b);
-    if let Some(dir) = flamegraphs {
-        let n =
-            crate::profile::flames::write_differences(dir, &a, &b, &crate::store::protected(spec))?;
-        eprintln!(
-            "compare: {n} differential flame graph(s) in {}",
-            dir.display()
-        );
-    }
-    if report.rows.is_empty() {
-        crate::bail_usage!(
-            "{old} and {new} share no (algorithm, implementation, operation) to compare"
-        );
-    }
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        print!("{}", crate::output::compare::profile(&report, &old, &new));
-    }
-    if let Some(pct) = fail_on {
-        let reg = report.regressions(pct);
-        if !reg.is_empty() {
-            eprintln!(
-                "{} operations execute more than {pct}% more instructions",
-                reg.len()
+    flamegraphs: Option<&'a Path>,
+}
+
+impl VisitKind for Compare<'_> {
+    type Out = anyhow::Result<ExitCode>;
+
+    /// Reads both records as kind `K`, compares them and prints the comparison.
+    fn visit<K: Kind>(self) -> anyhow::Result<ExitCode> {
+        let can = K::FACTS.compare;
+        if self.flamegraphs.is_some() && !can.flame_graphs {
+            crate::bail_usage!(
+                "--flamegraphs applies to the comparison of two {}",
+                kinds_that(|c| c.flame_graphs, "or")
             );
+        }
+        if let (Some(_), Some(why)) = (self.fail_on, can.no_gate) {
+            crate::bail_usage!(
+                "--fail-on-regression applies to {}: {why}",
+                kinds_that(|c| c.compares && c.no_gate.is_none(), "and")
+            );
+        }
+        let ((old, a), (new, b)) = load_pair::<K>(self.spec, self.old, self.new)?;
+        if old == new || (a.run_id.is_some() && a.run_id == b.run_id) {
+            eprintln!("warning: {old} is compared with itself: every ratio is 1 by construction");
+        }
+        let asked = Asked {
+            old: &old,
+            new: &new,
+            noise: self.noise,
+        };
+        let Some(c) = K::compare(&a, &b, asked) else {
+            crate::bail_usage!("compare does not compare {}", K::FACTS.plural);
+        };
+        if let Some(dir) = self.flamegraphs {
+            let files = c.flame_graphs()?;
+            let n = crate::files::write_into(dir, files, &crate::store::protected(self.spec))?;
+            eprintln!(
+                "compare: {n} differential flame graph(s) in {}",
+                dir.display()
+            );
+        }
+        if let Some(why) = c.nothing_shared() {
+            crate::bail_usage!("{why}");
+        }
+        if self.json {
+            println!("{}", c.json()?);
+        } else {
+            print!("{}", crate::output::described(&c.tables(), Width::Fit));
+        }
+        if let Some(line) = self.fail_on.and_then(|pct| c.regressions(pct)) {
+            eprintln!("{line}");
             return Ok(ExitCode::from(crate::exit::FAILED));
         }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// What a run measured, for messages: `ML-KEM-768@liboqs, X25519@aws-lc` (or `nothing`).
-fn measured(r: &RunRecord) -> String {
-    let labels: Vec<String> = r
-        .results
-        .iter()
-        .filter(|b| !b.operations.is_empty())
-        .map(|b| format!("{}@{}", b.algorithm, b.implementation))
-        .collect();
-    if labels.is_empty() {
-        "nothing measured".into()
-    } else {
-        labels.join(", ")
+        Ok(ExitCode::SUCCESS)
     }
 }
 
-/// Runs `compare`.
+/// Runs `compare`: both records are read as the kind of `new` (a kind `compare` does not
+/// compare, or a record that cannot be read, as the first kind of the list, whose errors say
+/// what is wrong).
 pub fn run(
     spec: &str,
     old: &str,
@@ -121,49 +130,18 @@ pub fn run(
     noise: f64,
     fail_on: Option<f64>,
     json: bool,
-    flamegraphs: Option<&std::path::Path>,
+    flamegraphs: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
-    let kind = kind_named(spec, new);
-    if kind == Some(RecordKind::Profile) {
-        return run_profiles(spec, old, new, fail_on, json, flamegraphs);
-    }
-    if flamegraphs.is_some() {
-        crate::bail_usage!("--flamegraphs applies to the comparison of two profiles");
-    }
-    if kind == Some(RecordKind::Tls) {
-        if fail_on.is_some() {
-            crate::bail_usage!(
-                "--fail-on-regression applies to latency runs and profiles: the ratios of two tls runs have no significance test behind them"
-            );
-        }
-        return run_tls(spec, old, new, json);
-    }
-    let ((old, a), (new, b)) = load_pair::<Run>(spec, old, new)?;
-    if old == new || (a.run_id.is_some() && a.run_id == b.run_id) {
-        eprintln!("warning: {old} is compared with itself: every ratio is 1 by construction");
-    }
-    let report = compare::compare(&a, &b, noise);
-    if report.rows.is_empty() {
-        crate::bail_usage!(
-            "{old} and {new} share no (algorithm, implementation, operation) to compare: {old} has {}; {new} has {}",
-            measured(&a),
-            measured(&b)
-        );
-    }
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        crate::output::compare::print(&report, &old, &new);
-    }
-    if let Some(pct) = fail_on {
-        let reg = report.regressions(pct);
-        if !reg.is_empty() {
-            eprintln!(
-                "{} operations regressed by more than {pct}% with significance",
-                reg.len()
-            );
-            return Ok(ExitCode::from(crate::exit::FAILED));
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    let kind = kind_named(spec, new)
+        .filter(|k| k.facts().compare.compares)
+        .unwrap_or(RecordKind::ALL[0]);
+    kind.visit(Compare {
+        spec,
+        old,
+        new,
+        noise,
+        fail_on,
+        json,
+        flamegraphs,
+    })
 }

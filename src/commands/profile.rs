@@ -234,7 +234,11 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     );
     end.finish(crate::interrupt::requested(), |record, _| {
         if let Some(dir) = &o.flamegraphs {
-            let n = profile::flames::write_all(dir, record, &store::protected(store_spec))?;
+            let n = crate::files::write_into(
+                dir,
+                crate::record::profile::flames::all(record)?,
+                &store::protected(store_spec),
+            )?;
             eprintln!("profile: {n} flame graph(s) in {}", dir.display());
         }
         print!("{}", crate::output::profile::tables(record, o.layout));

@@ -1,10 +1,10 @@
-//! The console builds matrix of a run (see [`crate::compare::matrix`]): per algorithm, rows
+//! The console builds matrix of a run (see [`crate::record::run::matrix`]): per algorithm, rows
 //! of source × compiler, a column per flag set, each cell the build's fastest-round median with
 //! its ratio to the baseline and its deepest stack.
 
 use super::{table, wrap, Width};
-use crate::compare::matrix::{matrices, Matrix};
 use crate::measure::sampler::Op;
+use crate::record::run::matrix::{matrices, Matrix};
 use crate::record::run::RunRecord;
 use crate::units;
 use comfy_table::Cell;

@@ -8,7 +8,6 @@
 //! table); [`Width::Wide`] (`--wide`) shows every column and every message in place.
 
 pub mod builds;
-pub mod compare;
 pub mod list;
 pub mod matrix;
 pub mod profile;
@@ -207,7 +206,10 @@ pub fn shown(t: &crate::table::Table, layout: Width) -> String {
     if let Some(c) = &d.caption {
         out.push_str(&prose(layout, c));
     }
-    out.push_str(&format!("{}\n", drawn(&d, layout)));
+    match &d.block {
+        Some(lines) => out.push_str(lines),
+        None => out.push_str(&format!("{}\n", drawn(&d, layout))),
+    }
     for (i, f) in d.footnotes.iter().enumerate() {
         out.push_str(&wrap(&format!("[{}] {f}", i + 1), 4));
     }

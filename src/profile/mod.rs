@@ -4,7 +4,6 @@
 //! ([`crate::callgrind`]). Implementations are profiled side by side (`jobs` at a time):
 //! instruction counts do not depend on what else the machine is doing.
 
-pub mod flames;
 pub mod randomness;
 pub mod symbols;
 pub mod valgrind;
@@ -396,27 +395,12 @@ fn spawn_and_wait(
     Ok(stdout)
 }
 
-/// `label` as part of a file name: letters, digits, `-`, `@` and `.` kept, anything else
-/// (`/`, spaces) as `_` (`ML-KEM-768@pqclean_avx2`).
-pub fn file_part(label: &str) -> String {
-    label
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-@.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 /// A directory of its own for one worker's files, removed when dropped.
 struct WorkDir(PathBuf);
 
 impl WorkDir {
     fn new(label: &str, seed: u64) -> std::io::Result<WorkDir> {
-        let safe = file_part(label);
+        let safe = crate::record::profile::flames::file_part(label);
         let d = std::env::temp_dir().join(format!(
             "kembench-profile-{}-{safe}-{seed}-{:08x}",
             std::process::id(),
@@ -524,7 +508,7 @@ fn run_worker(
 
 /// Copies one dump to `keep/LABEL/seedN/OP.callgrind`; a failure is reported, not fatal.
 fn keep_dump(keep: &Path, label: &str, seed: u64, op: Op, dump: &Path) {
-    let safe = file_part(label);
+    let safe = crate::record::profile::flames::file_part(label);
     let dir = keep.join(safe).join(format!("seed{seed}"));
     let to = dir.join(format!("{}.callgrind", op.as_str()));
     if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::copy(dump, &to)) {
@@ -532,41 +516,3 @@ fn keep_dump(keep: &Path, label: &str, seed: u64, op: Op, dump: &Path) {
     }
 }
 
-/// Folded stacks with the parts of function names that say which variant of an
-/// implementation they belong to taken out (`PQCLEAN_NTRUHRSS701_AVX2_poly_Rq_mul` and
-/// `PQCLEAN_NTRUHRSS701_CLEAN_poly_Rq_mul` both become `PQCLEAN_NTRUHRSS701_poly_Rq_mul`;
-/// `::avx2::` and `::portable::` path segments become `::`), so that a differential flame
-/// graph of two variants matches the same function in both.
-pub fn comparable(folded: &[callgrind::FoldedStack]) -> Vec<callgrind::FoldedStack> {
-    const VARIANTS: [&str; 6] = [
-        "_CLEAN_",
-        "_AVX2_",
-        "_AARCH64_",
-        "_X86_64_",
-        "_ref_",
-        "_avx2_",
-    ];
-    const PATHS: [&str; 4] = ["::avx2::", "::portable::", "::neon::", "::x86_64::"];
-    let frame = |f: &str| {
-        let mut s = f.to_string();
-        for v in VARIANTS {
-            s = s.replace(v, "_");
-        }
-        for p in PATHS {
-            s = s.replace(p, "::");
-        }
-        s
-    };
-    let mut merged: std::collections::BTreeMap<String, u64> = std::collections::BTreeMap::new();
-    for f in folded {
-        let key: Vec<String> = f.stack.split(';').map(frame).collect();
-        *merged.entry(key.join(";")).or_default() += f.instructions;
-    }
-    merged
-        .into_iter()
-        .map(|(stack, instructions)| callgrind::FoldedStack {
-            stack,
-            instructions,
-        })
-        .collect()
-}

@@ -39,6 +39,15 @@ pub trait VisitOwned {
     fn visit<K: Kind>(self, r: Record<K>) -> Self::Out;
 }
 
+/// Code that is generic over a kind, run for a kind known only at run time by
+/// [`RecordKind::visit`].
+pub trait VisitKind {
+    /// What it gives back.
+    type Out;
+    /// Runs for kind `K`.
+    fn visit<K: Kind>(self) -> Self::Out;
+}
+
 /// Generates [`RecordKind`] and [`AnyRecord`] from the list of kinds:
 /// `Variant => module::Marker` per kind, with its doc comment.
 macro_rules! kinds {
@@ -59,6 +68,13 @@ macro_rules! kinds {
             pub fn facts(self) -> &'static $crate::record::Facts {
                 match self {
                     $( RecordKind::$variant => &<$module::$marker as $crate::record::Kind>::FACTS, )*
+                }
+            }
+
+            /// Runs `v` for this kind.
+            pub fn visit<V: VisitKind>(self, v: V) -> V::Out {
+                match self {
+                    $( RecordKind::$variant => v.visit::<$module::$marker>(), )*
                 }
             }
 

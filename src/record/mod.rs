@@ -11,6 +11,7 @@
 
 #[macro_use]
 mod kinds;
+pub mod compare;
 mod load;
 
 /// The list of kinds, one line each (`Variant => module::Marker,`), handed to the macro `$then`:
@@ -36,7 +37,7 @@ macro_rules! with_kinds {
 
 with_kinds!(kinds);
 
-pub use kinds::{Visit, VisitMut, VisitOwned};
+pub use kinds::{Visit, VisitKind, VisitMut, VisitOwned};
 pub use load::{load, load_as, parse, parse_as, LoadError};
 pub use profile::ProfileRecord;
 pub use run::RunRecord;
@@ -67,6 +68,8 @@ pub struct Facts {
     pub command: &'static str,
     /// Whether `kembench COMMAND --resume RUN` completes an interrupted run of this kind.
     pub resumable: bool,
+    /// What `compare` can do with two records of this kind.
+    pub compare: compare::Compares,
 }
 
 impl RecordKind {
@@ -245,6 +248,16 @@ pub trait Kind: Debug + Clone + Copy + 'static {
     /// What is wrong with one result read from outside (an imported file): a measurement
     /// with no sample, a negative or non-finite time or rate.
     fn check_result(result: &Self::Result) -> Result<(), String>;
+
+    /// `compare` of two records of this kind, `old` then `new`, named and thresholded as
+    /// `asked`; `None` for a kind that is not compared (its [`Facts::compare`] says so).
+    fn compare<'a>(
+        _old: &'a Record<Self>,
+        _new: &'a Record<Self>,
+        _asked: compare::Asked<'a>,
+    ) -> Option<Box<dyn compare::Comparison + 'a>> {
+        None
+    }
 }
 
 /// Whether `id` has the form of the run ids kembench writes: `YYYYMMDD-HHMMSS-xxxxxxxx`

@@ -4,7 +4,10 @@
 
 mod csv;
 pub mod tables;
+pub mod compare;
+pub mod flames;
 use super::run::Failure;
+use super::compare::{Asked, Comparison, Compares};
 use super::{Benchmark, Facts, Kind, Record, ResultStatus};
 use crate::callgrind::OpAnalysis;
 use crate::measure::counters::Counters;
@@ -275,6 +278,11 @@ impl Kind for Profile {
         plural: "profiles",
         command: "profile",
         resumable: false,
+        compare: Compares {
+            compares: true,
+            no_gate: None,
+            flame_graphs: true,
+        },
     };
     type State = ProfileState;
     type Config = ProfileConfig;
@@ -326,5 +334,13 @@ impl Kind for Profile {
             }
         }
         Ok(())
+    }
+
+    fn compare<'a>(
+        old: &'a ProfileRecord,
+        new: &'a ProfileRecord,
+        asked: Asked<'a>,
+    ) -> Option<Box<dyn Comparison + 'a>> {
+        Some(Box::new(compare::Compared::new(old, new, asked)))
     }
 }

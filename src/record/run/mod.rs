@@ -3,7 +3,10 @@
 
 mod csv;
 pub mod tables;
+pub mod compare;
+pub mod matrix;
 
+use super::compare::{Asked, Comparison, Compares};
 use super::{Benchmark, Facts, Kind, Record, ResultStatus};
 use crate::measure::counters::Counters;
 use crate::measure::sampler::{Op, Sampled, SamplerConfig, StopReason};
@@ -390,6 +393,11 @@ impl Kind for Run {
         plural: "latency runs",
         command: "run",
         resumable: true,
+        compare: Compares {
+            compares: true,
+            no_gate: None,
+            flame_graphs: false,
+        },
     };
     type State = RunState;
     type Config = RunConfig;
@@ -453,6 +461,14 @@ impl Kind for Run {
             )?;
         }
         Ok(())
+    }
+
+    fn compare<'a>(
+        old: &'a RunRecord,
+        new: &'a RunRecord,
+        asked: Asked<'a>,
+    ) -> Option<Box<dyn Comparison + 'a>> {
+        Some(Box::new(compare::Compared::new(old, new, asked)))
     }
 }
 

@@ -5,6 +5,7 @@ pub mod calc;
 mod csv;
 pub mod tables;
 
+use super::compare::Compares;
 use super::{Benchmark, Facts, Kind, Nothing, Record, ResultStatus};
 use crate::measure::sampler::Op;
 use serde::{Deserialize, Serialize};
@@ -164,6 +165,7 @@ impl Kind for Throughput {
         plural: "throughput runs",
         command: "throughput",
         resumable: true,
+        compare: Compares::NOT,
     };
     type State = ThroughputState;
     type Config = ThroughputConfig;

@@ -5,8 +5,10 @@
 
 mod csv;
 pub mod tables;
+pub mod compare;
 
 use super::throughput::{Capacity, Point};
+use super::compare::{Asked, Comparison, Compares};
 use super::{Benchmark, Facts, Kind, Nothing, Record, ResultStatus};
 use serde::{Deserialize, Serialize};
 
@@ -404,6 +406,11 @@ impl Kind for Tls {
         plural: "tls runs",
         command: "tls",
         resumable: false,
+        compare: Compares {
+            compares: true,
+            no_gate: Some("the ratios of two tls runs have no significance test behind them"),
+            flame_graphs: false,
+        },
     };
     type State = TlsState;
     type Config = TlsConfig;
@@ -461,6 +468,14 @@ impl Kind for Tls {
             }
         }
         Ok(())
+    }
+
+    fn compare<'a>(
+        old: &'a TlsRecord,
+        new: &'a TlsRecord,
+        asked: Asked<'a>,
+    ) -> Option<Box<dyn Comparison + 'a>> {
+        Some(Box::new(compare::Compared::new(old, new, asked)))
     }
 }
 

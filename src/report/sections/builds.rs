@@ -1,6 +1,6 @@
 //! Builds: compilers × flags, from the primary run's builds (`kembench builds`). For each
 //! algorithm measured in builds: the heat map of its matrix ([`chart`];
-//! [`crate::compare::matrix`]), the fastest build and the reference → fastest speed-up named,
+//! [`crate::record::run::matrix`]), the fastest build and the reference → fastest speed-up named,
 //! the table of every build's figures per operation, and each build's facts (compiler, flags,
 //! targets, source, gate).
 
@@ -8,9 +8,9 @@ pub mod chart;
 
 use super::common::{h3, para, primary, say, tags};
 use super::{Context, Section};
-use crate::compare::matrix::{matrices, Matrix};
 use crate::kem::{flags_unoptimised, BuildFacts, Gate};
 use crate::measure::sampler::Op;
+use crate::record::run::matrix::{matrices, Matrix};
 use crate::record::run::RunRecord;
 use crate::report::doc::{code, slug, text, Block, Cell, Mark, Table};
 use crate::units;

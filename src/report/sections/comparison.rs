@@ -56,7 +56,7 @@ fn against(
     number: usize,
     noise: f64,
 ) -> anyhow::Result<()> {
-    let report = crate::compare::compare(&base.record, &input.record, noise);
+    let report = crate::record::run::compare::compare(&base.record, &input.record, noise);
     h3(
         blocks,
         &format!("comparison-{number}"),

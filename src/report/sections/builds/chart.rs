@@ -1,4 +1,4 @@
-//! The builds section's heat map: one algorithm's matrix ([`crate::compare::matrix`]), a
+//! The builds section's heat map: one algorithm's matrix ([`crate::record::run::matrix`]), a
 //! column per flag set and a row per source × compiler, each cell one build's fastest-round
 //! median and its ratio to the baseline, coloured by that ratio on a diverging log scale (blue
 //! faster, red slower, white the same), the fastest build starred and outlined, and the colour
@@ -8,8 +8,8 @@
 //! heat map's axes are categories, and its cells carry text, so plotters' ticks and meshes
 //! would only have to be switched off.
 
-use crate::compare::matrix::{Cell as MatrixCell, Matrix};
 use crate::kem::flags_unoptimised;
+use crate::record::run::matrix::{Cell as MatrixCell, Matrix};
 use crate::report::charts::{err, label_column_width, label_style, text_width, SMALL};
 use crate::report::doc::{slug, Chart, Embed};
 use crate::units;
@@ -356,9 +356,9 @@ fn scale(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::matrix::matrices;
     use crate::export::fixture::{self, build_id};
     use crate::measure::sampler::Op;
+    use crate::record::run::matrix::matrices;
 
     fn fixture_map() -> Matrix {
         matrices(&fixture::run_with_builds(), Op::Exchange).remove(0)

@@ -4,9 +4,11 @@
 //! real and no significance test is needed; where they varied (rejection sampling, retries,
 //! randomness the seed could not fix), the ranges over seeds are compared instead.
 
-use super::{diff, environment_differences, EnvDifference};
 use crate::measure::sampler::Op;
+use crate::record::compare::{self as shared, diff, environment_differences, Asked, EnvDifference};
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
+use crate::table::{Cell, Column, Mark, Table, Tables, CONSOLE};
+use crate::units::thousands;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -204,3 +206,126 @@ pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
         unmatched,
     }
 }
+/// The comparison of two profiles as `compare` shows it.
+pub struct Compared<'a> {
+    report: ProfileReport,
+    old: &'a ProfileRecord,
+    new: &'a ProfileRecord,
+    asked: Asked<'a>,
+}
+
+impl<'a> Compared<'a> {
+    /// Compares `old` and `new`, named as `asked`.
+    pub fn new(old: &'a ProfileRecord, new: &'a ProfileRecord, asked: Asked<'a>) -> Compared<'a> {
+        Compared {
+            report: compare(old, new),
+            old,
+            new,
+            asked,
+        }
+    }
+}
+
+impl Certainty {
+    /// How the console says it.
+    fn as_str(self) -> &'static str {
+        match self {
+            Certainty::Exact => "exact",
+            Certainty::RangesApart => "varies; ranges apart",
+            Certainty::RangesOverlap => "varies; ranges overlap",
+            Certainty::NotFixed => "randomness not fixed",
+        }
+    }
+}
+
+impl shared::Comparison for Compared<'_> {
+    fn json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&self.report)
+    }
+
+    fn nothing_shared(&self) -> Option<String> {
+        self.report.rows.is_empty().then(|| {
+            format!(
+                "{} and {} share no (algorithm, implementation, operation) to compare",
+                self.asked.old, self.asked.new
+            )
+        })
+    }
+
+    /// Per operation the exact instruction ratio, then the functions whose self counts
+    /// changed most.
+    fn tables(&self) -> Tables {
+        let r = &self.report;
+        let columns = vec![
+            Column::text("algorithm"),
+            Column::text("implementation"),
+            Column::text("op"),
+            Column::num("old instructions"),
+            Column::num("new instructions"),
+            Column::num("new/old"),
+            Column::text("certainty"),
+        ];
+        let mut rows = Vec::new();
+        for row in &r.rows {
+            let ratio = Cell::num(format!("{:.3}", row.ratio), row.ratio);
+            let ratio = if row.old_instructions == row.new_instructions {
+                ratio
+            } else if row.ratio > 1.0 {
+                ratio.marked(Mark::Bad)
+            } else {
+                ratio.marked(Mark::Good)
+            };
+            rows.push(vec![
+                Cell::text(&row.algorithm),
+                Cell::text(&row.implementation),
+                Cell::text(row.operation.as_str()),
+                Cell::num(thousands(row.old_instructions), row.old_instructions as f64),
+                Cell::num(thousands(row.new_instructions), row.new_instructions as f64),
+                ratio,
+                Cell::text(row.certainty.as_str()),
+            ]);
+        }
+        let t = shared::table("compare", columns, rows);
+        let functions = if r.functions.is_empty() {
+            "No function's self count changed.\n".to_string()
+        } else {
+            let mut s = "Functions whose self counts changed most (seed 0):\n".to_string();
+            for f in &r.functions {
+                s.push_str(&format!(
+                    "  {:>+14}  {} → {}  {} {}: {}\n",
+                    f.delta(),
+                    thousands(f.old_self),
+                    thousands(f.new_self),
+                    f.label,
+                    f.operation.as_str(),
+                    f.function
+                ));
+            }
+            s
+        };
+        shared::console(
+            vec![
+                shared::heading(
+                    &self.asked,
+                    &r.differences,
+                    "Same environment, provider versions and valgrind.",
+                    "profiles",
+                ),
+                t,
+                shared::unmatched(&r.unmatched, "profile"),
+                Table::block("functions", CONSOLE, functions),
+            ],
+            "Instruction counts under callgrind are exact: where they did not vary across seeds, any ratio other than 1.000 is a real change. Where they varied, the medians are compared and the ranges over seeds say whether the change is beyond that spread.",
+        )
+    }
+
+    fn regressions(&self, pct: f64) -> Option<String> {
+        let n = self.report.regressions(pct).len();
+        (n > 0).then(|| format!("{n} operations execute more than {pct}% more instructions"))
+    }
+
+    fn flame_graphs(&self) -> anyhow::Result<Vec<(String, String)>> {
+        super::flames::differences(self.old, self.new)
+    }
+}
+

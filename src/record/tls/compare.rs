@@ -9,9 +9,11 @@
 //! are compared because they move least with that drift; the ratios are indicative, and
 //! flight sizes, which do not depend on timing, are exact.
 
-use super::{diff, environment_differences, EnvDifference};
+use crate::record::compare::{self as shared, diff, environment_differences, Asked, EnvDifference};
 use crate::record::tls::{Mode, TlsRecord, TlsResult};
 use crate::record::Benchmark;
+use crate::table::{Cell, Column, Mark, Table, Tables, CONSOLE};
+use crate::units;
 use serde::Serialize;
 
 /// One kind of handshake of one benchmark in both runs.
@@ -216,11 +218,203 @@ pub fn compare(old: &TlsRecord, new: &TlsRecord) -> TlsReport {
     }
 }
 
+/// The comparison of two tls runs as `compare` shows it.
+pub struct Compared<'a> {
+    report: TlsReport,
+    asked: Asked<'a>,
+}
+
+impl<'a> Compared<'a> {
+    /// Compares `old` and `new`, named as `asked`.
+    pub fn new(old: &TlsRecord, new: &TlsRecord, asked: Asked<'a>) -> Compared<'a> {
+        Compared {
+            report: compare(old, new),
+            asked,
+        }
+    }
+}
+
+/// Ratios within this band of 1 are left unmarked.
+const BAND: f64 = 0.02;
+
+/// A ratio new / old, marked bad when it is worse by more than [`BAND`] and good when better:
+/// for a time (`higher_is_worse`) above 1 is worse, for a rate below.
+fn ratio_cell(ratio: f64, higher_is_worse: bool) -> Cell {
+    let c = Cell::num(format!("{ratio:.3}"), ratio);
+    let (above, below) = (ratio > 1.0 + BAND, ratio < 1.0 - BAND);
+    let (worse, better) = if higher_is_worse {
+        (above, below)
+    } else {
+        (below, above)
+    };
+    c.marked_if(worse, Mark::Bad).marked_if(better, Mark::Good)
+}
+
+/// `old → new` of two times.
+fn times(old_ns: f64, new_ns: f64) -> Cell {
+    Cell::right(format!("{} → {}", units::ns(old_ns), units::ns(new_ns)))
+}
+
+impl shared::Comparison for Compared<'_> {
+    fn json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&self.report)
+    }
+
+    fn nothing_shared(&self) -> Option<String> {
+        let r = &self.report;
+        (r.modes.is_empty() && r.network.is_empty()).then(|| {
+            format!(
+                "{} and {} share no (group, stack, certificate, kind of handshake) to compare",
+                self.asked.old, self.asked.new
+            )
+        })
+    }
+
+    /// Per benchmark and kind of handshake the best-round medians of each side and
+    /// handshakes per second, new over old; the flights whose size changed; the median
+    /// handshake time under each network condition.
+    fn tables(&self) -> Tables {
+        let r = &self.report;
+        let modes = shared::table(
+            "modes",
+            vec![
+                Column::text("group"),
+                Column::text("implementation"),
+                Column::text("mode"),
+                Column::num("server old → new"),
+                Column::num("new/old"),
+                Column::num("client old → new"),
+                Column::num("new/old"),
+                Column::num("hs/s new/old"),
+            ],
+            r.modes
+                .iter()
+                .map(|m| {
+                    vec![
+                        Cell::text(&m.group),
+                        Cell::text(&m.implementation),
+                        Cell::text(m.mode.as_str()),
+                        times(m.old_server_ns, m.new_server_ns),
+                        ratio_cell(m.server_ratio(), true),
+                        times(m.old_client_ns, m.new_client_ns),
+                        ratio_cell(m.client_ratio(), true),
+                        ratio_cell(m.rate_ratio(), false),
+                    ]
+                })
+                .collect(),
+        );
+        let flights = if r.flights.is_empty() {
+            "No flight changed size.\n".to_string()
+        } else {
+            let mut s = "Flights whose size changed:\n".to_string();
+            for f in &r.flights {
+                s.push_str(&format!(
+                    "  {:>+7} B  {} → {} B ({} → {} segments)  {} {}: {}\n",
+                    f.delta(),
+                    f.old_bytes,
+                    f.new_bytes,
+                    f.old_segments,
+                    f.new_segments,
+                    f.label,
+                    f.mode.as_str(),
+                    f.flight
+                ));
+            }
+            s
+        };
+        let ms = |v: Option<f64>| v.map_or("–".into(), |v| units::ns(v * 1e6));
+        let network = shared::table(
+            "network",
+            vec![
+                Column::text("benchmark"),
+                Column::text("network"),
+                Column::num("old median"),
+                Column::num("new median"),
+                Column::num("new − old"),
+                Column::num("failures old → new"),
+            ],
+            r.network
+                .iter()
+                .map(|n| {
+                    let delta = n.delta_ms().map_or("–".into(), |d| {
+                        format!(
+                            "{}{}",
+                            if d < 0.0 { "−" } else { "+" },
+                            units::ns(d.abs() * 1e6)
+                        )
+                    });
+                    vec![
+                        Cell::text(&n.label),
+                        Cell::text(&n.profile),
+                        Cell::right(ms(n.old_median_ms)),
+                        Cell::right(ms(n.new_median_ms)),
+                        Cell::right(delta),
+                        Cell::right(format!("{} → {}", n.old_failures, n.new_failures)),
+                    ]
+                })
+                .collect(),
+        );
+        shared::console(
+            vec![
+                shared::heading(
+                    &self.asked,
+                    &r.differences,
+                    "Same environment and stack versions.",
+                    "runs",
+                ),
+                modes,
+                Table::block("flights", CONSOLE, flights),
+                network,
+                shared::unmatched(&r.unmatched, "run"),
+            ],
+            "Times are each side's best-round median (the fastest state the run reached). A tls run keeps no samples, so no significance test stands behind these ratios: between two runs on a machine whose speed drifts they are indicative only, and a change of a few percent may be noise. Flight sizes are exact.",
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::export::fixture;
     use crate::record::tls::SERVER_FLIGHT;
+
+    #[test]
+    fn the_console_shows_ratios_changes_and_the_warning() {
+        use crate::record::compare::Comparison;
+        let old = fixture::tls();
+        let mut new = fixture::tls();
+        new.results[0].modes[0].server_best_round_median_ns *= 2.0;
+        new.results[0].modes[0].flights[0].bytes += 32;
+        new.results.pop();
+        let asked = Asked {
+            old: "a.json",
+            new: "b.json",
+            noise: 0.02,
+        };
+        let c = Compared::new(&old, &new, asked);
+        let text = crate::output::described(&c.tables(), crate::output::Width::Fit);
+        assert!(
+            text.starts_with("old: a.json\nnew: b.json\nSame environment"),
+            "{text}"
+        );
+        assert!(text.contains("2.000"), "{text}");
+        assert!(text.contains("+32 B  1500 → 1532 B"), "{text}");
+        assert!(text.contains("rtt30-loss3"), "{text}");
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("they are indicative only"), "{text}");
+        assert!(
+            !text.contains("only in the"),
+            "the unavailable group measured nothing: {text}"
+        );
+        let said = &text[text.find("Times are").unwrap()..];
+        assert!(
+            said.lines().all(|l| l.chars().count() <= crate::output::WIDTH),
+            "{said}"
+        );
+        assert!(c.nothing_shared().is_none());
+        let none = Compared::new(&old, &crate::record::Record { results: Vec::new(), ..old.clone() }, asked);
+        assert!(none.nothing_shared().unwrap().contains("share no (group, stack"));
+    }
 
     #[test]
     fn a_run_against_itself_has_ratios_of_one_and_no_changes() {

@@ -9,14 +9,11 @@
 //! samples are not independent, and two runs of the same code would otherwise be called
 //! different.
 
-pub mod matrix;
-pub mod profile;
-pub mod tls;
-
-use crate::env::Environment;
 use crate::measure::sampler::Op;
+use crate::record::compare::{self as shared, diff, environment_differences, Asked, EnvDifference};
 use crate::record::run::RunRecord;
 use crate::stats::{self, Comparison, Verdict};
+use crate::table::{Cell, Column, Mark, Tables};
 use serde::Serialize;
 
 /// Default noise threshold: changes smaller than 2% are called noise.
@@ -46,17 +43,6 @@ pub struct Row {
     pub comparison: Comparison,
 }
 
-/// A difference between the two runs' environments.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct EnvDifference {
-    /// What differs (e.g. `cpu.model`, `provider liboqs`).
-    pub what: String,
-    /// In the old run.
-    pub old: String,
-    /// In the new run.
-    pub new: String,
-}
-
 /// The whole comparison.
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
@@ -82,20 +68,8 @@ impl Report {
     }
 }
 
-/// Adds `what` to `out` when `old` and `new` differ.
-fn diff(out: &mut Vec<EnvDifference>, what: &str, old: impl ToString, new: impl ToString) {
-    let (old, new) = (old.to_string(), new.to_string());
-    if old != new {
-        out.push(EnvDifference {
-            what: what.to_string(),
-            old,
-            new,
-        });
-    }
-}
-
 /// Environment and version differences between two runs.
-pub fn env_differences(a: &RunRecord, b: &RunRecord) -> Vec<EnvDifference> {
+fn env_differences(a: &RunRecord, b: &RunRecord) -> Vec<EnvDifference> {
     let mut d = environment_differences(&a.environment, &b.environment);
     diff(
         &mut d,
@@ -109,56 +83,6 @@ pub fn env_differences(a: &RunRecord, b: &RunRecord) -> Vec<EnvDifference> {
         format!("{:?}", a.config.pinned_cpu),
         format!("{:?}", b.config.pinned_cpu),
     );
-    d
-}
-
-/// Differences between two environments: machine, OS, build and provider versions.
-pub fn environment_differences(ea: &Environment, eb: &Environment) -> Vec<EnvDifference> {
-    let mut d = Vec::new();
-    diff(&mut d, "host", &ea.hostname, &eb.hostname);
-    diff(&mut d, "cpu.model", &ea.cpu.model, &eb.cpu.model);
-    diff(
-        &mut d,
-        "cpu.logical_cpus",
-        ea.cpu.logical_cpus,
-        eb.cpu.logical_cpus,
-    );
-    diff(
-        &mut d,
-        "cpu.flags",
-        ea.cpu.flags.join(" "),
-        eb.cpu.flags.join(" "),
-    );
-    diff(&mut d, "kernel", &ea.kernel, &eb.kernel);
-    diff(&mut d, "os", &ea.os, &eb.os);
-    diff(
-        &mut d,
-        "hypervisor",
-        format!("{:?}", ea.hypervisor),
-        format!("{:?}", eb.hypervisor),
-    );
-    diff(
-        &mut d,
-        "kembench commit",
-        &ea.build.git_commit,
-        &eb.build.git_commit,
-    );
-    diff(&mut d, "rustc", &ea.build.rustc, &eb.build.rustc);
-    diff(&mut d, "cc", &ea.build.cc, &eb.build.cc);
-    for pa in &ea.providers {
-        if let Some(pb) = eb
-            .providers
-            .iter()
-            .find(|p| p.implementation == pa.implementation)
-        {
-            diff(
-                &mut d,
-                &format!("provider {}", pa.implementation),
-                &pa.version,
-                &pb.version,
-            );
-        }
-    }
     d
 }
 
@@ -237,6 +161,116 @@ pub fn compare(old: &RunRecord, new: &RunRecord, noise_threshold: f64) -> Report
         rows,
         unmatched,
         noise_threshold,
+    }
+}
+
+/// The comparison of two runs as `compare` shows it.
+pub struct Compared<'a> {
+    report: Report,
+    old: &'a RunRecord,
+    new: &'a RunRecord,
+    asked: Asked<'a>,
+}
+
+impl<'a> Compared<'a> {
+    /// Compares `old` and `new`, named and thresholded as `asked`.
+    pub fn new(old: &'a RunRecord, new: &'a RunRecord, asked: Asked<'a>) -> Compared<'a> {
+        Compared {
+            report: compare(old, new, asked.noise),
+            old,
+            new,
+            asked,
+        }
+    }
+}
+
+/// What a run measured, for messages: `ML-KEM-768@liboqs, X25519@aws-lc` (or `nothing`).
+fn measured(r: &RunRecord) -> String {
+    let labels: Vec<String> = r
+        .results
+        .iter()
+        .filter(|b| !b.operations.is_empty())
+        .map(|b| format!("{}@{}", b.algorithm, b.implementation))
+        .collect();
+    if labels.is_empty() {
+        "nothing measured".into()
+    } else {
+        labels.join(", ")
+    }
+}
+
+impl shared::Comparison for Compared<'_> {
+    fn json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&self.report)
+    }
+
+    fn nothing_shared(&self) -> Option<String> {
+        let Asked { old, new, .. } = self.asked;
+        self.report.rows.is_empty().then(|| {
+            format!(
+                "{old} and {new} share no (algorithm, implementation, operation) to compare: {old} has {}; {new} has {}",
+                measured(self.old),
+                measured(self.new)
+            )
+        })
+    }
+
+    /// Per operation, the ratio, its interval, p and the verdict.
+    fn tables(&self) -> Tables {
+        let r = &self.report;
+        let columns = vec![
+            Column::text("algorithm"),
+            Column::text("implementation"),
+            Column::text("op"),
+            Column::num("old median"),
+            Column::num("new median"),
+            Column::num("new/old"),
+            Column::num("95% CI"),
+            Column::num("p"),
+            Column::text("verdict"),
+        ];
+        let mut rows = Vec::new();
+        for row in &r.rows {
+            let c = &row.comparison;
+            let verdict = match c.verdict {
+                Verdict::Faster => Cell::text("faster").marked(Mark::Good),
+                Verdict::Slower => Cell::text("SLOWER").marked(Mark::Bad),
+                Verdict::WithinNoise => Cell::text("within noise"),
+            };
+            rows.push(vec![
+                Cell::text(&row.algorithm),
+                Cell::text(&row.implementation),
+                Cell::text(row.operation.as_str()),
+                Cell::ns(row.old_median_ns),
+                Cell::ns(row.new_median_ns),
+                Cell::num(format!("{:.3}", c.ratio), c.ratio),
+                Cell::right(format!("{:.3} – {:.3}", c.ratio_ci_low, c.ratio_ci_high)),
+                Cell::num(format!("{:.3}", c.p_value), c.p_value),
+                verdict,
+            ]);
+        }
+        let t = shared::table("compare", columns, rows);
+        shared::console(
+            vec![
+                shared::heading(
+                    &self.asked,
+                    &r.differences,
+                    "Same environment and provider versions.",
+                    "runs",
+                ),
+                t,
+                shared::unmatched(&r.unmatched, "run"),
+            ],
+            &format!(
+                "Verdict: faster/slower only when significant (p < 0.05: bootstrap over the samples and, with 4+ rounds, Mann-Whitney over the round medians) and beyond ±{:.1}%; otherwise within noise.",
+                r.noise_threshold * 100.0
+            ),
+        )
+    }
+
+    fn regressions(&self, pct: f64) -> Option<String> {
+        let n = self.report.regressions(pct).len();
+        (n > 0).then(|| format!("{n} operations regressed by more than {pct}% with significance"))
     }
 }
 

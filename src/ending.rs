@@ -2,12 +2,13 @@
 //!
 //! An [`Ending`] takes each benchmark as it finishes into the record, the results store and
 //! the result files; at the end it lists the results as planned, closes the run in the store
-//! (saving a JSON file when the store failed on the way), writes the files' final form, lets
-//! the command print its tables, and turns the outcome into the exit code: results lost with
-//! the store, then interrupted (with how to resume), then a failed benchmark, then success.
+//! (saving a JSON file when the store failed on the way), writes the files' final form, prints
+//! the record's tables, and turns the outcome into the exit code: results lost with the store,
+//! then interrupted (with how to resume), then a failed benchmark, then success.
 
 use crate::export::file::ResultFile;
 use crate::export::Format;
+use crate::output::{self, Width};
 use crate::record::Kind;
 use crate::record::{Benchmark, Record, ResultStatus};
 use crate::store::records::Storable;
@@ -156,14 +157,16 @@ where
     }
 
     /// Ends the run: lists the results as planned, closes the run in the store (or saves it
-    /// for `kembench import`), writes the result files whole, calls `print` with the record
-    /// and its run id when the store holds all of it, then says how the run ended and returns
-    /// its exit code. `interrupted`: whether Ctrl-C or SIGTERM stopped it before every
-    /// benchmark was done.
+    /// for `kembench import`), writes the result files whole, calls `before` with the record
+    /// and its run id when the store holds all of it, prints the record's tables in `layout`
+    /// (the default view saying where the rest is: the stored run, the JSON file), then says
+    /// how the run ended and returns its exit code. `interrupted`: whether Ctrl-C or SIGTERM
+    /// stopped it before every benchmark was done.
     pub fn finish(
         mut self,
         interrupted: bool,
-        print: impl FnOnce(&Record<K>, Option<&str>) -> anyhow::Result<()>,
+        layout: Width,
+        before: impl FnOnce(&Record<K>, Option<&str>) -> anyhow::Result<()>,
     ) -> anyhow::Result<ExitCode> {
         // Benchmarks finish in any order (failures first, parallel ones as they come).
         self.record.sort_as_planned();
@@ -172,17 +175,31 @@ where
         let lost = self
             .recorder
             .close(&mut self.record, interrupted, |r| Format::JSON.serialize(r))?;
+        let mut json = None;
         for file in std::mem::take(&mut self.files) {
+            let format = file.format();
             let path = file.finish(&self.record)?;
             if self.name_files {
                 println!("wrote {}", path.display());
+            }
+            if format == Format::JSON {
+                json = Some(path);
             }
         }
         if let Some(e) = &self.write_error {
             eprintln!("warning: a result file could not be written part-way: {e:#}");
         }
         let stored = self.recorder.location().is_some() && self.recorder.ok();
-        print(&self.record, stored.then(|| self.id()))?;
+        let id = stored.then(|| self.id());
+        before(&self.record, id)?;
+        print!(
+            "{}",
+            output::tables(
+                &self.record,
+                layout,
+                &output::elsewhere(id, json.as_deref())
+            )
+        );
         let (code, said) = self.verdict(lost, interrupted);
         if let Some(line) = said {
             println!("{line}");
@@ -303,7 +320,7 @@ mod tests {
         );
         let mut printed = None;
         let code = end
-            .finish(false, |r, id| {
+            .finish(false, Width::Fit, |r, id| {
                 printed = Some((labels(r), id.map(str::to_string)));
                 Ok(())
             })
@@ -331,7 +348,7 @@ mod tests {
         let mut end = Ending::<Profile>::new(full.without_results(), recorder, &[]).unwrap();
         end.put(full.results[0].clone());
         assert_eq!(end.verdict(false, false), (crate::exit::SUCCESS, None));
-        let code = end.finish(false, |_, _| Ok(())).unwrap();
+        let code = end.finish(false, Width::Fit, |_, _| Ok(())).unwrap();
         assert_eq!(code, ExitCode::SUCCESS);
         assert_eq!(stored(&spec).0, RunStatus::Complete.as_str());
         std::fs::remove_dir_all(&dir).unwrap();
@@ -347,7 +364,7 @@ mod tests {
         end.put(full.results[1].clone());
         assert_eq!(end.verdict(false, false).0, crate::exit::SUCCESS);
         let code = end
-            .finish(false, |_, id| {
+            .finish(false, Width::Fit, |_, id| {
                 assert_eq!(id, None, "no store, so no id to show the run by");
                 Ok(())
             })
@@ -391,7 +408,7 @@ mod tests {
             );
         }
         let code = end(OnInterrupt::CountAndResume("run"))
-            .finish(true, |_, _| Ok(()))
+            .finish(true, Width::Fit, |_, _| Ok(()))
             .unwrap();
         assert_eq!(code, ExitCode::from(crate::exit::INTERRUPTED));
         let (status, back) = stored(&spec);
@@ -449,7 +466,7 @@ mod tests {
         end.put(extra("mock/a"));
         end.put(full.results[0].clone());
         let mut order = Vec::new();
-        end.finish(false, |r, _| {
+        end.finish(false, Width::Fit, |r, _| {
             order = labels(r);
             Ok(())
         })

@@ -655,6 +655,10 @@ pub struct Tables {
     pub tables: Vec<Table>,
     /// Paragraphs after the tables, each for some targets.
     pub outro: Vec<(Targets, String)>,
+    /// Whether the console's default view ([`FIT`]) ends by saying where the columns and
+    /// notes it leaves out can be read (`show --wide`, the report, the JSON file), or that
+    /// they are nowhere when the run is neither stored nor written.
+    pub rest_elsewhere: bool,
 }
 
 impl Tables {

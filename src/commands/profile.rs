@@ -232,7 +232,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
             end.put(r);
         },
     );
-    end.finish(crate::interrupt::requested(), |record, _| {
+    end.finish(crate::interrupt::requested(), o.layout, |record, _| {
         if let Some(dir) = &o.flamegraphs {
             let n = crate::files::write_into(
                 dir,
@@ -240,10 +240,6 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
                 &store::protected(store_spec),
             )?;
             eprintln!("profile: {n} flame graph(s) in {}", dir.display());
-        }
-        print!("{}", crate::output::profile::tables(record, o.layout));
-        if o.sha3_probe {
-            print!("{}", crate::output::profile::sha3_check(record));
         }
         Ok(())
     })

@@ -4,7 +4,6 @@
 use crate::cli::{positive_seconds, FilterArgs, OutputArgs};
 use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
-use crate::export::Format;
 use crate::export::Outputs;
 use crate::measure::counters::Pmu;
 use crate::measure::heap;
@@ -392,17 +391,5 @@ fn execute(
     if o.instructions && !interrupted {
         add_instructions(&mut end, plan)?;
     }
-    end.finish(interrupted, |record, stored_as| {
-        let json = outputs
-            .iter()
-            .find(|(f, _)| *f == Format::JSON)
-            .map(|(_, p)| p.as_path());
-        print!("{}", output::run::table(&record.results, o.layout));
-        print!("{}", output::matrix::render(record, o.layout));
-        print!(
-            "{}",
-            output::run::notes(record, o.layout, &output::run::elsewhere(stored_as, json))
-        );
-        Ok(())
-    })
+    end.finish(interrupted, o.layout, |_, _| Ok(()))
 }

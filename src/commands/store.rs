@@ -2,7 +2,7 @@
 
 use crate::export::Format;
 use crate::files;
-use crate::output::{run, Width};
+use crate::output::Width;
 use crate::record::RunStatus;
 use crate::store::{self, records, Store};
 use anyhow::Context;
@@ -46,7 +46,7 @@ pub fn show(spec: &str, selector: &str, layout: Width) -> anyhow::Result<ExitCod
     let record = records::record(&stored)?;
     print!(
         "{}",
-        crate::output::record(&record, layout, &run::elsewhere(Some(&id), None))
+        crate::output::record(&record, layout, &crate::output::elsewhere(Some(&id), None))
     );
     let facts = record.kind().facts();
     if facts.resumable && RunStatus::parse(&sum.status) == Some(RunStatus::Interrupted) {

@@ -246,8 +246,5 @@ fn execute(
         );
         end.put(r);
     }
-    end.finish(crate::interrupt::requested(), |record, _| {
-        print!("{}", crate::output::tables(record, o.layout));
-        Ok(())
-    })
+    end.finish(crate::interrupt::requested(), o.layout, |_, _| Ok(()))
 }

@@ -322,8 +322,5 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
             end.put(r);
         }
     });
-    end.finish(crate::interrupt::requested(), |record, _| {
-        print!("{}", crate::output::tables(record, o.layout));
-        Ok(())
-    })
+    end.finish(crate::interrupt::requested(), o.layout, |_, _| Ok(()))
 }

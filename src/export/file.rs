@@ -50,6 +50,11 @@ impl ResultFile {
         Ok(f)
     }
 
+    /// Its format.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
     /// Appends `item`, the newest result of `r`, and rewrites the tail after it.
     pub fn append<K: Kind>(&mut self, r: &Record<K>, item: &K::Result) -> anyhow::Result<()> {
         if self.file.is_none() {

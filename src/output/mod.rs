@@ -9,9 +9,6 @@
 
 pub mod builds;
 pub mod list;
-pub mod matrix;
-pub mod profile;
-pub mod run;
 pub mod runs;
 
 pub mod verify;
@@ -251,10 +248,9 @@ fn drawn(d: &Drawn, layout: Width) -> Table {
     t
 }
 
-/// A stored record as `show` prints it: the command line, the environment, the tables, the
-/// notes (`elsewhere`: where the full detail of a summarised latency run is).
+/// A stored record as `show` prints it: the command line, the environment, then its tables
+/// ([`tables`]; `elsewhere`: where the columns and notes the default view leaves out are).
 pub fn record(r: &crate::record::AnyRecord, layout: Width, elsewhere: &[String]) -> String {
-    use crate::record::{profile::Profile, run::Run};
     let mut line = vec!["Command:".to_string()];
     line.extend(r.command_line().iter().map(|a| clean(a)));
     let mut out = match layout {
@@ -262,33 +258,58 @@ pub fn record(r: &crate::record::AnyRecord, layout: Width, elsewhere: &[String])
         Width::Wide => format!("{}\n", line.join(" ")),
     };
     out.push_str(&environment(r.environment(), layout));
-    // A kind's described tables are all `show` needs; latency runs and profiles add what only
-    // the console says (the builds matrix and notes, hot paths).
-    if let Some(r) = r.get::<Run>() {
-        out.push_str(&run::table(&r.results, layout));
-        out.push_str(&matrix::render(r, layout));
-        out.push_str(&run::notes(r, layout, elsewhere));
-    } else if let Some(p) = r.get::<Profile>() {
-        out.push_str(&profile::tables(p, layout));
-    } else {
-        out.push_str(&described(&r.visit(AllTables), layout));
+    out.push_str(&r.visit(AllTables { layout, elsewhere }));
+    out
+}
+
+/// Every table of a record of kind `K` as the console shows it in `layout` (what the
+/// measuring command prints at its end, and `show`), with what is said around them; a kind
+/// whose default view leaves columns or notes out ([`Tables::rest_elsewhere`]) ends it by
+/// saying where they are (`elsewhere`, from [`elsewhere`]).
+pub fn tables<K: crate::record::Kind>(
+    r: &crate::record::Record<K>,
+    layout: Width,
+    elsewhere: &[String],
+) -> String {
+    let t = K::tables(r, &r.results);
+    let mut out = described(&t, layout);
+    if t.rest_elsewhere && layout == Width::Fit {
+        out.push_str(&wrap(
+            &if elsewhere.is_empty() {
+                "This run is not stored: `--wide` shows every column and every note, `--json FILE` keeps every figure.".to_string()
+            } else {
+                format!("Every column and the full lists: {}.", elsewhere.join(", "))
+            },
+            2,
+        ));
     }
     out
 }
 
-/// Every described table of a record of kind `K` as the console shows it in `layout` (what the
-/// measuring command prints at its end, and `show` for the kinds with nothing more to say).
-pub fn tables<K: crate::record::Kind>(r: &crate::record::Record<K>, layout: Width) -> String {
-    described(&K::tables(r, &r.results), layout)
+/// Where a run's full detail can be read: `show --wide` and `report` when it is in the store
+/// (`stored_id`), and its JSON file when one was written.
+pub fn elsewhere(stored_id: Option<&str>, json: Option<&std::path::Path>) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(id) = stored_id {
+        v.push(format!("`kembench show {id} --wide`"));
+        v.push(format!("`kembench report {id}`"));
+    }
+    if let Some(p) = json {
+        v.push(p.display().to_string());
+    }
+    v
 }
 
-/// Every table of a record, with its kind known.
-struct AllTables;
+/// [`tables`] of a record, with its kind known.
+struct AllTables<'a> {
+    layout: Width,
+    elsewhere: &'a [String],
+}
 
-impl crate::record::Visit<'_> for AllTables {
-    type Out = Tables;
-    fn visit<K: crate::record::Kind>(self, r: &crate::record::Record<K>) -> Tables {
-        K::tables(r, &r.results)
+impl crate::record::Visit<'_> for AllTables<'_> {
+    type Out = String;
+    fn visit<K: crate::record::Kind>(self, r: &crate::record::Record<K>) -> String {
+        tables(r, self.layout, self.elsewhere)
     }
 }
 

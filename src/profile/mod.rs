@@ -25,9 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The names of the wrappers `--sha3-probe` installs around liboqs's SHA-3 callbacks start
-/// with this.
-pub const SHA3_PROBE_PREFIX: &str = "kembench_sha3_probe";
+pub use crate::record::profile::SHA3_PROBE_PREFIX;
 
 /// What to profile and how.
 pub struct Plan {

@@ -186,5 +186,6 @@ pub fn console(tables: Vec<Table>, said: &str) -> Tables {
         intro: Vec::new(),
         tables,
         outro: vec![(CONSOLE, said.to_string())],
+        rest_elsewhere: false,
     }
 }

@@ -2,6 +2,7 @@
 //! counts under callgrind over several seeds, and for one seed where those instructions went
 //! (functions, hot-path tree, source lines, primitive shares, simulated cache, folded stacks).
 
+mod console;
 mod csv;
 pub mod tables;
 pub mod compare;
@@ -15,6 +16,11 @@ use crate::measure::sampler::Op;
 use crate::units::thousands;
 use crate::verify::Outcome;
 use serde::{Deserialize, Serialize};
+
+
+/// The names of the wrappers `profile --sha3-probe` installs around liboqs's SHA-3 callbacks
+/// start with this.
+pub const SHA3_PROBE_PREFIX: &str = "kembench_sha3_probe";
 
 /// The layout version of profile files.
 pub const SCHEMA_VERSION: u32 = 1;

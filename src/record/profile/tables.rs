@@ -4,9 +4,9 @@
 //! implementation that has none, saying why.
 //!
 //! `--wide` adds the simulated cache misses and the native counters; the Markdown export has
-//! the hottest function instead.
+//! the hottest function instead. The console shows more ([`super::console`]).
 
-use super::{ProfileRecord, ProfileResult};
+use super::{console, ProfileRecord, ProfileResult};
 use crate::callgrind::Primitive;
 use crate::kem::catalog;
 use crate::measure::counters::Counters;
@@ -51,8 +51,14 @@ pub fn tables(record: &ProfileRecord, items: &[ProfileResult]) -> Tables {
                 e.hostname, e.cpu.model, m.valgrind, c.seeds, c.cache_geometry,
             ),
         )],
-        tables: vec![counts(items)],
+        tables: [
+            vec![counts(items)],
+            console::trees(record, items),
+            vec![console::notes(record), console::sha3_check(record, items)],
+        ]
+        .concat(),
         outro: vec![(MARKDOWN, said.join("\n"))],
+        rest_elsewhere: false,
     }
 }
 

@@ -1,6 +1,6 @@
 //! The latency table of a run, described once for the console, the Markdown export and the
 //! report: one row per operation, with how a benchmark ended badly after (or instead of) its
-//! operations.
+//! operations; with what only the console shows ([`super::console`]).
 //!
 //! The console's default view shows the headline columns (median with its interval, ops/s,
 //! heap, stack, a short note) within 120 columns, failure messages as numbered notes under the
@@ -8,7 +8,7 @@
 //! every figure; the report the timed operations with their family, level and why sampling
 //! stopped.
 
-use super::{BenchResult, FailureKind, OperationResult, RunRecord};
+use super::{console, BenchResult, FailureKind, OperationResult, RunRecord};
 use crate::measure::counters::Counters;
 use crate::measure::sampler::{Op, StopReason};
 use crate::record::Benchmark;
@@ -38,8 +38,8 @@ pub fn tables(record: &RunRecord, items: &[BenchResult]) -> Tables {
                 e.build.rustc,
             ),
         )],
-        tables: vec![latency(items)],
-        outro: vec![(
+        tables: [vec![latency(items), console::instructions(items)], console::matrix_tables(record)].concat(),
+        outro: [vec![(
             MARKDOWN,
             format!(
                 "Method: per-call latency from the monotonic clock after warm-up; median with a 95% bootstrap interval; TSC ticks are time-stamp-counter ticks, not core cycles; cycles come from hardware counters{}.",
@@ -48,7 +48,8 @@ pub fn tables(record: &RunRecord, items: &[BenchResult]) -> Tables {
                     .as_ref()
                     .map_or(String::new(), |w| format!(" (unavailable here: {w})"))
             ),
-        )],
+        )], console::notes(record)].concat(),
+        rest_elsewhere: true,
     }
 }
 

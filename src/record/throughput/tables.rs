@@ -87,6 +87,7 @@ pub fn tables(record: &ThroughputRecord, items: &[ThroughputResult]) -> Tables {
                 format!("Efficiency = speedup / min(threads, {cpus} logical CPUs). {mode}"),
             ),
         ],
+        rest_elsewhere: false,
     }
 }
 
@@ -302,7 +303,7 @@ mod tests {
 
     #[test]
     fn the_default_tables_fit_with_flags_and_errors_under_them() {
-        let text = tables(&record(), Width::Fit);
+        let text = tables(&record(), Width::Fit, &[]);
         let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
         assert!(widest <= WIDTH, "{text}");
         assert_eq!(
@@ -333,7 +334,7 @@ mod tests {
 
     #[test]
     fn the_wide_tables_keep_every_figure_in_its_row() {
-        let text = tables(&record(), Width::Wide);
+        let text = tables(&record(), Width::Wide, &[]);
         assert!(text.contains("per-thread min – max"));
         assert!(text.contains("server hs/s/core"));
         assert!(text

@@ -111,6 +111,7 @@ pub fn tables(record: &TlsRecord, items: &[TlsResult]) -> Tables {
             network(items),
         ],
         outro: outro(items),
+        rest_elsewhere: false,
     }
 }
 
@@ -669,7 +670,7 @@ mod tests {
 
     #[test]
     fn the_default_tables_fit_and_name_every_group_once_per_table() {
-        let text = tables(&fixture::tls(), Width::Fit);
+        let text = tables(&fixture::tls(), Width::Fit, &[]);
         let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
         assert!(widest <= WIDTH, "{widest}\n{text}");
         // CPU, flights, capacity, scaling, network: the hybrid group named once in each.
@@ -705,7 +706,7 @@ mod tests {
 
     #[test]
     fn the_wide_tables_add_quartiles_best_rounds_and_mechanisms() {
-        let text = tables(&fixture::tls(), Width::Wide);
+        let text = tables(&fixture::tls(), Width::Wide, &[]);
         for column in [
             "server p25 – p75",
             "client best round",
@@ -726,7 +727,7 @@ mod tests {
             x.stack = "openssl".into();
             x.cert = "ecdsa-p384".into();
         }
-        let text = tables(&r, Width::Fit);
+        let text = tables(&r, Width::Fit, &[]);
         let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
         assert!(widest <= WIDTH, "{widest}\n{text}");
     }
@@ -735,7 +736,7 @@ mod tests {
     fn a_run_with_nothing_measured_says_why() {
         let mut r = fixture::tls();
         r.results.retain(|x| x.unavailable.is_some());
-        let text = tables(&r, Width::Fit);
+        let text = tables(&r, Width::Fit, &[]);
         assert!(!text.contains('│'), "no table: {text}");
         assert!(text.starts_with("Unavailable: MLKEM1024"), "{text}");
     }

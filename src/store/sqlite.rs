@@ -5,7 +5,10 @@ use anyhow::{bail, Context};
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// How long a statement waits for another connection's lock before the store gives up.
+const BUSY: Duration = Duration::from_secs(60);
 
 /// An open SQLite store.
 pub struct Sqlite {
@@ -107,7 +110,7 @@ impl Sqlite {
                 )
             }
         })?;
-        conn.busy_timeout(Duration::from_secs(60))?;
+        conn.busy_timeout(BUSY)?;
         let s = Sqlite {
             conn,
             path: path.to_path_buf(),
@@ -162,10 +165,21 @@ impl Backend for Sqlite {
 
     fn ready_for_writes(&mut self) -> anyhow::Result<()> {
         // Several kembench processes may write at once; WAL lets readers and one writer share
-        // the file. Set only once the schema is known to be ours and current.
-        self.conn
-            .pragma_update(None, "journal_mode", "WAL")
-            .context("switching the store to WAL mode")
+        // the file. Set only once the schema is known to be ours and current. The switch needs
+        // the file to itself, and SQLite answers "locked" at once there instead of waiting
+        // (waiting while holding a read lock could deadlock): when other processes open the
+        // same new store at the same moment, the switch is tried again until it is made, by
+        // this connection or another.
+        let deadline = Instant::now() + BUSY;
+        loop {
+            match self.conn.pragma_update(None, "journal_mode", "WAL") {
+                Ok(()) => return Ok(()),
+                Err(e) if is_busy(&e) && Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(5))
+                }
+                Err(e) => return Err(e).context("switching the store to WAL mode"),
+            }
+        }
     }
 
     fn read_only(&self) -> bool {
@@ -181,4 +195,9 @@ impl Backend for Sqlite {
         )?;
         Ok(!rows.is_empty())
     }
+}
+
+/// Whether `e` is SQLite's "database is locked" (another connection holds the lock).
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DatabaseBusy)
 }

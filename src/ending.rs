@@ -489,10 +489,7 @@ mod tests {
         let dir = temp_dir("resume");
         let mut run = fixture::run();
         // The broken mock's check failed (final); the other was stopped part-way.
-        run.results[0].failure = Some(crate::record::run::Failure::interrupted(
-            "round 1/3",
-            "stopped",
-        ));
+        run.results[0].failure = Some(crate::record::Failure::interrupted("round 1/3", "stopped"));
         let csv = Format::by_name("csv").unwrap();
         let path = dir.join("r.csv");
         let recorder = Recorder::open("unused", false, ID).unwrap();

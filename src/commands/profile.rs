@@ -156,7 +156,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     let version = valgrind::version(&valgrind)?;
     let exe = std::env::current_exe()?;
     let registry = Registry::new(o.include_mock);
-    let (impls, selection) = crate::run::suite::select(&registry, &o.filter, o.all)?;
+    let (impls, selection) = crate::providers::suite::select(&registry, &o.filter, o.all)?;
     let under_valgrind = profile::features_under_valgrind(&valgrind, &exe)?;
     let measured = ProfileMeasured {
         valgrind: version,

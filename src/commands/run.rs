@@ -11,13 +11,13 @@ use crate::measure::sampler::{Op, SamplerConfig};
 use crate::measure::timer::Timers;
 use crate::output;
 use crate::output::Width;
+use crate::providers::suite;
 use crate::providers::Filter;
 use crate::providers::Registry;
+use crate::record::run::RunRecord;
 use crate::record::run::{Run, RunConfig, RunMeasured, SecretKeys};
-use crate::record::{
-    now_rfc3339, AnyRecord, Benchmark, RecordKind, ResultStatus, RunRecord, RunStatus,
-};
-use crate::run::{self, suite, Event};
+use crate::record::{now_rfc3339, AnyRecord, Benchmark, RecordKind, ResultStatus, RunStatus};
+use crate::run::{self, Event};
 use crate::store::records;
 use crate::store::{self, Recorder, Store};
 use anyhow::Context;

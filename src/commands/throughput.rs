@@ -10,9 +10,8 @@ use crate::output::Width;
 use crate::providers::Filter;
 use crate::providers::Registry;
 use crate::record::throughput::ThroughputConfig;
-use crate::record::{
-    now_rfc3339, AnyRecord, Benchmark, Nothing, RecordKind, RunStatus, ThroughputRecord,
-};
+use crate::record::throughput::ThroughputRecord;
+use crate::record::{now_rfc3339, AnyRecord, Benchmark, Nothing, RecordKind, RunStatus};
 use crate::store::records;
 use crate::store::{self, Recorder, Store};
 use crate::throughput::measure;
@@ -68,7 +67,7 @@ impl Args {
             crate::bail_usage!("--target-rate must be positive, got {}", self.target_rate);
         }
         let threads = if self.threads.is_empty() {
-            crate::record::throughput::calc::default_threads(cpus)
+            crate::record::scaling::calc::default_threads(cpus)
         } else {
             self.threads.clone()
         };

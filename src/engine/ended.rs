@@ -1,7 +1,7 @@
 //! How a child process (a `run` worker, a profiled run under valgrind, a build's gate) ended
 //! when it gave no answer, the signal's name, and the [`Failure`] recorded for it.
 
-use crate::record::run::{Failure, FailureKind};
+use crate::record::{Failure, FailureKind};
 
 /// Why a worker gave no reply.
 #[derive(Debug, Clone, PartialEq, Eq)]

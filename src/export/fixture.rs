@@ -292,13 +292,9 @@ pub fn run_with_builds() -> RunRecord {
 
 /// One implementation at one and two threads, with capacity figures.
 pub fn throughput() -> ThroughputRecord {
-    let one = crate::record::throughput::calc::point(1, &[(10_000, 1.0)], None, 2);
-    let two = crate::record::throughput::calc::point(
-        2,
-        &[(9_000, 1.0), (11_500, 1.0)],
-        Some(10_000.0),
-        2,
-    );
+    let one = crate::record::scaling::calc::point(1, &[(10_000, 1.0)], None, 2);
+    let two =
+        crate::record::scaling::calc::point(2, &[(9_000, 1.0), (11_500, 1.0)], Some(10_000.0), 2);
     let op = |operation| OpThroughput {
         operation,
         latency_median_ns: 100_000.0,
@@ -332,7 +328,7 @@ pub fn throughput() -> ThroughputRecord {
             implementation: "mock/<correct>".into(),
             version: "kembench 0.1.0".into(),
             operations: vec![op(Op::Keygen), op(Op::Encaps), op(Op::Decaps)],
-            capacity: Some(crate::record::throughput::calc::capacity(
+            capacity: Some(crate::record::scaling::calc::capacity(
                 2, 10_250.0, 10_250.0, 10_250.0, 70_000.0,
             )),
             error: None,
@@ -628,13 +624,8 @@ pub fn tls() -> TlsRecord {
             ),
         ],
         scaling: vec![
-            crate::record::throughput::calc::point(1, &[(5_500, 1.0)], None, 2),
-            crate::record::throughput::calc::point(
-                2,
-                &[(5_000, 1.0), (5_000, 1.0)],
-                Some(5_500.0),
-                2,
-            ),
+            crate::record::scaling::calc::point(1, &[(5_500, 1.0)], None, 2),
+            crate::record::scaling::calc::point(2, &[(5_000, 1.0), (5_000, 1.0)], Some(5_500.0), 2),
         ],
         capacity: Some(cap(100_000.0, 80_000.0, 0.9)),
         kem: Some(KemShare {
@@ -644,7 +635,7 @@ pub fn tls() -> TlsRecord {
             decaps_ns: 20_000.0,
             server_share: 0.25,
             client_share: 0.5,
-            model: crate::record::throughput::calc::capacity(
+            model: crate::record::scaling::calc::capacity(
                 2, 50_000.0, 40_000.0, 50_000.0, 10_000.0,
             ),
         }),

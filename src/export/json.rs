@@ -61,7 +61,7 @@ impl super::Exporter for Json {
 #[cfg(test)]
 mod tests {
     use crate::export::Format;
-    use crate::record::RunRecord;
+    use crate::record::run::RunRecord;
 
     #[test]
     fn snapshot_and_round_trip() {
@@ -78,7 +78,8 @@ mod tests {
     fn throughput_round_trips() {
         let r = super::super::fixture::throughput();
         let bytes = Format::JSON.serialize(&r).unwrap();
-        let back: crate::record::ThroughputRecord = serde_json::from_slice(&bytes).unwrap();
+        let back: crate::record::throughput::ThroughputRecord =
+            serde_json::from_slice(&bytes).unwrap();
         assert_eq!(
             back.results[0].operations[0].points,
             r.results[0].operations[0].points
@@ -107,7 +108,7 @@ mod tests {
             "{} is not the tls fixture's JSON: rewrite it with KEMBENCH_WRITE_FIXTURES=1 cargo test the_tls_fixture_file",
             path.display()
         );
-        let back: crate::record::TlsRecord = serde_json::from_slice(&file).unwrap();
+        let back: crate::record::tls::TlsRecord = serde_json::from_slice(&file).unwrap();
         assert_eq!(back.results.len(), 3);
     }
 }

@@ -15,7 +15,7 @@ use crate::kem::Kem;
 use crate::measure::counters::Counters;
 use crate::measure::sampler::Op;
 use crate::record::profile::{OpProfile, ProfileConfig, ProfileResult, RandomnessNote, Spread};
-use crate::record::run::Failure;
+use crate::record::Failure;
 use crate::verify::Outcome;
 use std::io::Read;
 use std::os::unix::process::{CommandExt, ExitStatusExt};

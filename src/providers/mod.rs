@@ -13,6 +13,7 @@ pub mod drbg;
 pub mod mock;
 pub mod registry;
 pub mod seeded;
+pub mod suite;
 
 pub use registry::{Filter, Registry, SelectError};
 

@@ -2,8 +2,8 @@
 //! or two implementations each, beside the classical baselines, sized to finish in about three
 //! minutes on a 2-core machine. `--all` runs every implementation instead.
 
+use super::{Filter, Registry, SelectError};
 use crate::kem::Kem;
-use crate::providers::{Filter, Registry, SelectError};
 use std::sync::Arc;
 
 /// Suite entries: `algorithm@implementation`, with `|`-separated fallbacks tried in order when

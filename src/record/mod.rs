@@ -12,7 +12,9 @@
 #[macro_use]
 mod kinds;
 pub mod compare;
+mod failure;
 mod load;
+pub mod scaling;
 
 /// The list of kinds, one line each (`Variant => module::Marker,`), handed to the macro `$then`:
 /// here to [`kinds!`](kinds.rs), which declares each kind's record module (`record/module/`) and
@@ -37,12 +39,9 @@ macro_rules! with_kinds {
 
 with_kinds!(kinds);
 
+pub use failure::{Failure, FailureKind};
 pub use kinds::{Visit, VisitKind, VisitMut, VisitOwned};
 pub use load::{load, load_as, parse, parse_as, LoadError};
-pub use profile::ProfileRecord;
-pub use run::RunRecord;
-pub use throughput::ThroughputRecord;
-pub use tls::TlsRecord;
 
 use crate::env::Environment;
 use serde::de::DeserializeOwned;

@@ -2,7 +2,6 @@
 //! own worker process (a crash or hang there ends only that benchmark), in interleaved rounds.
 
 pub mod protocol;
-pub mod suite;
 pub mod supervisor;
 pub mod worker;
 
@@ -10,7 +9,8 @@ use crate::engine::ended::{failure, Ended};
 use crate::kem::Kem;
 use crate::measure::sampler::{Op, SamplerConfig};
 use crate::measure::timer::Timers;
-use crate::record::run::{BenchResult, Failure};
+use crate::record::run::{BenchResult};
+use crate::record::{Failure};
 use crate::record::Benchmark;
 use crate::verify::Outcome;
 use protocol::{Init, Reply, Request};

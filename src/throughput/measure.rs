@@ -7,8 +7,9 @@ use crate::kem::Kem;
 use crate::measure::sampler::{self, Op, SamplerConfig};
 use crate::measure::timer::Timers;
 use crate::providers::{Filter, Registry, SelectError};
-use crate::record::throughput::calc;
-use crate::record::throughput::{OpThroughput, Point, ThroughputConfig, ThroughputResult};
+use crate::record::scaling::calc;
+use crate::record::scaling::Point;
+use crate::record::throughput::{OpThroughput, ThroughputConfig, ThroughputResult};
 use std::sync::Arc;
 use std::time::Duration;
 

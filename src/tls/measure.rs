@@ -10,7 +10,7 @@ use super::side::{Session, Stack};
 use crate::kem::Kem;
 use crate::measure::sampler::{self, Op, SamplerConfig};
 use crate::measure::timer::Timers;
-use crate::record::throughput::calc;
+use crate::record::scaling::calc;
 use crate::record::tls::{
     Checks, Flight, KemShare, Mode, ModeCost, Spread, TlsCapacity, TlsConfig, TlsResult,
     CLIENT_FINISHED, CLIENT_HELLO, SECOND_CLIENT_HELLO, SERVER_FLIGHT,

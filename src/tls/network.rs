@@ -137,7 +137,7 @@ pub fn measure(plan: &Plan, cfg: &TlsConfig, r: &mut TlsResult, stop: &dyn Fn() 
             r.interrupted = true;
             return;
         }
-        let profile = net::Profile::from(p);
+        let profile = net::Condition::from(p);
         let n = handshakes_for(p.loss_pct, cfg.network_handshakes);
         let concurrency = concurrency_for(p.rtt_ms, cfg.network_concurrency);
         eprintln!("  {}: network {}: {n} handshakes ...", plan.label(), p.name);

@@ -7,7 +7,7 @@ mod csv;
 pub mod tables;
 pub mod compare;
 pub mod flames;
-use super::run::Failure;
+use super::Failure;
 use super::compare::{Asked, Comparison, Compares};
 use super::{Benchmark, Facts, Kind, Record, ResultStatus};
 use crate::callgrind::OpAnalysis;

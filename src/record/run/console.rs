@@ -306,7 +306,7 @@ mod tests {
     use crate::export::fixture;
     use crate::output::{Width, WIDTH};
     use crate::record::run::tables::latency;
-    use crate::record::run::{Failure, FailureKind};
+    use crate::record::{Failure, FailureKind};
 
     /// The latency table as the console shows it in `layout`.
     fn table(results: &[BenchResult], layout: Width) -> String {

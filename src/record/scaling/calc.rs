@@ -1,6 +1,6 @@
 //! Pure arithmetic of throughput: rates, scaling efficiency, the flags for impossible scaling,
 //! and TLS 1.3 server capacity. No clocks or threads here, so tests can feed exact numbers.
-//! It sits with the record it fills: the `throughput` and `tls` engines build their points
+//! It sits with the points it fills: the `throughput` and `tls` engines build their points
 //! with it, and the report quotes its tolerances.
 
 use super::{Capacity, Point};

@@ -7,6 +7,7 @@
 //! figure and message in its row.
 
 use super::{ThroughputRecord, ThroughputResult};
+use crate::record::scaling::{speedup_cell, thread_range};
 use crate::kem::catalog;
 use crate::measure::sampler::Op;
 use crate::record::Benchmark;
@@ -25,21 +26,6 @@ fn tags(r: &ThroughputResult) -> Option<Tags> {
 }
 
 /// An operation, sorted in the order operations are measured.
-/// A point's slowest and fastest thread (`min – max` ops/s), sorted by the slowest: the
-/// throughput tables and tls's scaling table show it alike.
-pub(crate) fn thread_range(p: &super::Point) -> Cell {
-    let (min, max) = (p.min_thread_rate(), p.max_thread_rate());
-    Cell::num(
-        format!("{} – {}", units::count(min), units::count(max)),
-        min,
-    )
-}
-
-/// A point's speed-up over one thread (`1.93x`, `×` in the report).
-pub(crate) fn speedup_cell(p: &super::Point) -> Cell {
-    Cell::num(format!("{:.2}x", p.speedup), p.speedup).on(REPORT, format!("{:.2}×", p.speedup))
-}
-
 fn op(o: Op) -> Cell {
     let index = Op::ALL.iter().position(|x| *x == o).unwrap_or(0);
     Cell::text(o.as_str()).sorted(index as f64)

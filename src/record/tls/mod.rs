@@ -7,7 +7,7 @@ mod csv;
 pub mod tables;
 pub mod compare;
 
-use super::throughput::{Capacity, Point};
+use super::scaling::{Capacity, Point};
 use super::compare::{Asked, Comparison, Compares};
 use super::{Benchmark, Facts, Kind, Nothing, Record, ResultStatus};
 use serde::{Deserialize, Serialize};

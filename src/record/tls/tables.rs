@@ -12,7 +12,7 @@ use crate::kem::catalog;
 use crate::table::{
     Cell, Col, Column, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT, WIDE,
 };
-use crate::record::throughput::tables::{speedup_cell, thread_range};
+use crate::record::scaling::{speedup_cell, thread_range};
 use crate::units;
 
 /// A time given in milliseconds, scaled like every other time and sorted in ns.

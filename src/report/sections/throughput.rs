@@ -12,7 +12,7 @@ use crate::report::data::Dataset;
 use crate::report::doc::{strong, text, Para};
 use crate::units;
 
-use crate::record::throughput::calc::{LATENCY_TOLERANCE, SUPERLINEAR_TOLERANCE};
+use crate::record::scaling::calc::{LATENCY_TOLERANCE, SUPERLINEAR_TOLERANCE};
 use crate::record::throughput::Throughput;
 use crate::report::doc::{Block, Table};
 use crate::table::{Described, Tables};

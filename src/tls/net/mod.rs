@@ -42,7 +42,7 @@
 //!
 //! # Measuring
 //!
-//! [`measure`] runs one [`Profile`]: it sets the delay and rate, measures the round trip (the
+//! [`measure`] runs one [`Condition`]: it sets the delay and rate, measures the round trip (the
 //! median of plain TCP connects: SYN to SYN-ACK), adds the loss, then runs handshakes one at a
 //! time, each timed with [`Instant`] (CLOCK_MONOTONIC; pq-tls-benchmark reads
 //! CLOCK_MONOTONIC_RAW, which differs only by NTP's rate adjustment) from just before the TCP
@@ -109,7 +109,7 @@ pub fn available() -> Result<(), String> {
 
 /// A network condition.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Profile {
+pub struct Condition {
     /// Its name (`rtt31-loss3`).
     pub name: String,
     /// Round-trip time, ms.
@@ -120,9 +120,9 @@ pub struct Profile {
     pub rate_mbit: f64,
 }
 
-impl From<&crate::record::tls::NetProfile> for Profile {
-    fn from(p: &crate::record::tls::NetProfile) -> Profile {
-        Profile {
+impl From<&crate::record::tls::NetProfile> for Condition {
+    fn from(p: &crate::record::tls::NetProfile) -> Condition {
+        Condition {
             name: p.name.clone(),
             rtt_ms: p.rtt_ms,
             loss_pct: p.loss_pct,
@@ -131,11 +131,11 @@ impl From<&crate::record::tls::NetProfile> for Profile {
     }
 }
 
-impl Profile {
-    /// A profile named `rtt<RTT rounded>-loss<loss>` (`rtt31-loss3`, `rtt6-loss0`,
+impl Condition {
+    /// A condition named `rtt<RTT rounded>-loss<loss>` (`rtt31-loss3`, `rtt6-loss0`,
     /// `rtt31-loss0.5`).
-    pub fn new(rtt_ms: f64, loss_pct: f64, rate_mbit: f64) -> Profile {
-        Profile {
+    pub fn new(rtt_ms: f64, loss_pct: f64, rate_mbit: f64) -> Condition {
+        Condition {
             name: format!(
                 "rtt{}-loss{}",
                 rtt_ms.round() as u64,
@@ -176,7 +176,7 @@ pub struct Mechanisms {
 #[derive(Debug, Clone)]
 pub struct PointOutcome {
     /// The profile.
-    pub profile: Profile,
+    pub profile: Condition,
     /// Completed handshakes' times (TCP connect + TLS handshake until the client is done), ms,
     /// in the order run.
     pub times_ms: Vec<f64>,
@@ -214,7 +214,7 @@ pub struct PointOutcome {
 /// mechanisms failing are per handshake, counted in [`PointOutcome::failures`].
 pub fn measure(
     testbed: &mut Testbed,
-    profile: &Profile,
+    profile: &Condition,
     handshakes: usize,
     concurrency: usize,
     endpoint: &dyn Endpoint,

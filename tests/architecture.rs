@@ -312,6 +312,13 @@ fn departures(
             *l = (*l).max(r.layer);
         }
     }
+    // The engine of a kind without a row of its own sits in the `KIND/` row's layer, so that
+    // the layers above may import it.
+    if let Some(r) = rows.iter().find(|r| r.paths.iter().any(|p| p == KIND)) {
+        for k in kinds {
+            layer.entry(k.clone()).or_insert(r.layer);
+        }
+    }
     // Which files each row covers, and what they import together.
     let mut covered: Vec<BTreeSet<String>> = vec![BTreeSet::new(); rows.len()];
     for (file, deps) in files {
@@ -495,13 +502,19 @@ fn a_new_kinds_engine_is_held_to_the_kind_row() {
                | 0 | `kem/` | | nothing of kembench |\n\
                | 3 | `record/` | | `kem` |\n\
                | 5 | `KIND/` | a kind's engine | `kem`, `record`, `stats` |\n\
-               | 7 | `output/` | | `kem` |\n";
+               | 7 | `output/` | | `kem` |\n\
+               | 10 | `commands/` | | everything below |\n";
     let rows = parse_table(doc).unwrap();
     let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
     let files = BTreeMap::from([
         ("kem/mod.rs".to_string(), set(&[])),
         ("record/mod.rs".to_string(), set(&["kem"])),
         ("output/mod.rs".to_string(), set(&["kem"])),
+        // The kind's command imports its engine, which sits in the KIND row's layer.
+        (
+            "commands/sizes.rs".to_string(),
+            set(&["kem", "record", "output", "sizes"]),
+        ),
         (
             "sizes/mod.rs".to_string(),
             set(&["kem", "record", "output"]),
@@ -514,6 +527,10 @@ fn a_new_kinds_engine_is_held_to_the_kind_row() {
         "the engine of the kind `sizes` has the KIND row: {wrong}"
     );
     assert!(!wrong.contains("src/sizes/mod.rs has no row"), "{wrong}");
+    assert!(
+        !wrong.contains("src/commands/sizes.rs imports"),
+        "a command may import its kind's engine: {wrong}"
+    );
     assert!(
         wrong.contains("src/stray/mod.rs has no row"),
         "not a kind: {wrong}"

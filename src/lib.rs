@@ -36,6 +36,7 @@ pub mod files;
 pub mod interrupt;
 pub mod kem;
 pub mod measure;
+pub mod missing;
 pub mod output;
 pub mod providers;
 pub mod report;

@@ -200,3 +200,93 @@ fn a_build_for_a_feature_this_cpu_lacks_is_refused_not_run() {
     assert!(!dir.join(b["key"].as_str().unwrap()).join("lib.so").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// clang, liboqs's own CMake build (portable and CPU-dispatched) and PQClean, each gated with
+/// its known answers; a second invocation gates nothing; `--reverify` gates again and catches
+/// a build whose shared object was changed behind the cache's back.
+#[test]
+fn clang_and_liboqs_cmake_builds_pass_their_known_answers_and_reverify_gates_again() {
+    let dir = cache("clang-liboqs");
+    let args = [
+        "--alg",
+        "ML-KEM-768",
+        "--impl",
+        "liboqs/generic,liboqs/auto,pqclean/clean",
+        "--cc",
+        "clang",
+        "--flags",
+        "-O2",
+    ];
+    let (code, first, err) = builds(&dir, &args);
+    assert_eq!(code, 0, "{err}\n{first:#}");
+    let all = first["builds"].as_array().unwrap();
+    let ids: Vec<&str> = all
+        .iter()
+        .map(|b| b["facts"]["implementation"].as_str().unwrap())
+        .collect();
+    for source in ["liboqs/generic", "liboqs/auto", "pqclean/clean"] {
+        assert!(
+            ids.iter()
+                .any(|id| id.starts_with(&format!("{source}@clang-")) && id.ends_with(":O2")),
+            "{source}: {ids:?}"
+        );
+    }
+    for b in all {
+        assert_eq!(b["compiled"]["status"], "built", "{b:#}");
+        assert!(b["facts"]["compiler_version"]
+            .as_str()
+            .unwrap()
+            .contains("clang"));
+        let gate = &b["facts"]["gate"];
+        assert_eq!(gate["gate"], "passed", "{b:#}");
+        // The known answers ran: ACVP's for every build, liboqs's own KAT digest or PQClean's.
+        let detail = gate["detail"].as_str().unwrap();
+        assert!(detail.contains("ACVP keyGen 4"), "{detail}");
+        assert!(
+            detail.contains("liboqs KAT") || detail.contains("NIST KAT"),
+            "{detail}"
+        );
+    }
+    assert_eq!(first["compiler_runs"], 3);
+
+    let (code, second, err) = builds(&dir, &args);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(second["compiler_runs"], 0);
+    assert!(
+        second["gate_seconds"].as_f64().unwrap() < 0.01,
+        "cached and verified: no gate runs: {second:#}"
+    );
+
+    // liboqs's generic build replaced on disk by PQClean's: only a gate run again can tell.
+    let key = |source: &str| {
+        all.iter()
+            .find(|b| {
+                b["facts"]["implementation"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with(source)
+            })
+            .map(|b| b["key"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    std::fs::copy(
+        dir.join(key("pqclean/clean")).join("lib.so"),
+        dir.join(key("liboqs/generic")).join("lib.so"),
+    )
+    .unwrap();
+    let mut reverify = args.to_vec();
+    reverify.push("--reverify");
+    let (code, third, err) = builds(&dir, &reverify);
+    assert_eq!(code, 1, "{err}\n{third:#}");
+    assert_eq!(third["compiler_runs"], 0);
+    for b in third["builds"].as_array().unwrap() {
+        let id = b["facts"]["implementation"].as_str().unwrap();
+        let expected = if id.starts_with("liboqs/generic") {
+            "failed"
+        } else {
+            "passed"
+        };
+        assert_eq!(b["facts"]["gate"]["gate"], expected, "{id}: {b:#}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

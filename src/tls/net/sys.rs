@@ -171,7 +171,12 @@ pub(super) fn run(program: &str, args: &[&str], stdin: Option<&str>) -> Result<S
         }
     );
     let lower = msg.to_lowercase();
-    if lower.contains("operation not permitted") || lower.contains("permission denied") {
+    // What this machine or user cannot do (no privilege, a read-only /run in a container) is
+    // a refusal; anything else is a failure to be reported.
+    if lower.contains("operation not permitted")
+        || lower.contains("permission denied")
+        || lower.contains("read-only file system")
+    {
         Err(NetError::NotPermitted(msg))
     } else {
         Err(NetError::Failed(msg))

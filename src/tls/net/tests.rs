@@ -55,7 +55,11 @@ fn testbed() -> Option<Testbed> {
     match Testbed::new() {
         Ok(t) => Some(t),
         Err(e) if e.is_skip() => {
-            eprintln!("skipped: network conditions unavailable here: {e}");
+            crate::missing::skip(
+                "the network testbed",
+                "root with network namespaces, ip, tc and nft",
+                &e.to_string(),
+            );
             None
         }
         Err(e) => panic!("building the testbed: {e}"),
@@ -95,6 +99,18 @@ fn median(v: &[f64]) -> f64 {
 #[test]
 fn profiles_are_named_by_rounded_rtt_and_loss() {
     assert_eq!(Condition::new(31.2, 0.5, 1000.0).name, "rtt31-loss0.5");
+}
+
+#[test]
+fn only_a_refusal_is_a_skip() {
+    let fails = |said: &str| {
+        sys::run("sh", &["-c", &format!("echo '{said}' >&2; exit 1")], None).unwrap_err()
+    };
+    assert!(fails("mkdir /run/netns failed: Read-only file system").is_skip());
+    assert!(fails("RTNETLINK answers: Operation not permitted").is_skip());
+    let other = fails("Cannot create namespace file: File exists");
+    assert!(!other.is_skip(), "{other}");
+    assert!(!fails("Error: argument \"x\" is wrong").is_skip());
 }
 
 #[test]
@@ -243,9 +259,17 @@ fn namespaces_go_with_the_testbed_and_stale_ones_at_the_next() {
     // A pid that no process has.
     let dead = (2..32_768u32).rev().find(|p| !sys::pid_alive(*p)).unwrap();
     let stale = format!("kb-{dead}-0-c");
-    if sys::run("ip", &["netns", "add", &stale], None).is_err() {
-        eprintln!("skipped: cannot create a namespace here");
-        return;
+    match sys::run("ip", &["netns", "add", &stale], None) {
+        Ok(_) => {}
+        Err(e) if e.is_skip() => {
+            crate::missing::skip(
+                "namespaces_go_with_the_testbed_and_stale_ones_at_the_next",
+                "root with network namespaces",
+                &e.to_string(),
+            );
+            return;
+        }
+        Err(e) => panic!("creating a namespace: {e}"),
     }
     let Some(tb) = testbed() else { return };
     let names = [tb.client_ns(), tb.relay_ns(), tb.server_ns()].map(str::to_string);

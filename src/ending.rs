@@ -201,8 +201,11 @@ where
             )
         );
         let (code, said) = self.verdict(lost, interrupted);
-        if let Some(line) = said {
-            println!("{line}");
+        match said {
+            // Standard output's reader is gone: how to resume must still reach the user.
+            Some(line) if crate::interrupt::is_reader_gone() => eprintln!("{line}"),
+            Some(line) => println!("{line}"),
+            None => {}
         }
         Ok(ExitCode::from(code))
     }

@@ -7,6 +7,7 @@
 //! | 2 | bad usage or arguments: an unknown name, a bad number, a selector that names no run, an input file that is not a kembench record |
 //! | 3 | an I/O or store error: a file that cannot be written, a store that cannot be opened, read or written |
 //! | 130 | interrupted (Ctrl-C) |
+//! | 141 | standard output's reader went away (a pipe closed early, as by `head`): nothing more was printed, and a measuring command stopped as on Ctrl-C (its run kept, interrupted and resumable) |
 
 use crate::providers::SelectError;
 use crate::record::LoadError;
@@ -22,6 +23,9 @@ pub const USAGE: u8 = 2;
 pub const IO: u8 = 3;
 /// Interrupted by Ctrl-C.
 pub const INTERRUPTED: u8 = 130;
+/// Standard output's reader went away (128 + SIGPIPE, as a shell reports a writer the pipe
+/// stopped).
+pub const READER_GONE: u8 = 141;
 
 /// The exit code for an error that ended a command: [`USAGE`] when anything in its chain is
 /// a problem with what was asked (a [`Usage`] error, a selection that matches nothing, an

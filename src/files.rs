@@ -105,9 +105,14 @@ pub fn write_output(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     match target(path)? {
         Target::Stdout => {
             let mut out = std::io::stdout().lock();
-            out.write_all(bytes)?;
-            out.flush()?;
-            Ok(())
+            match out.write_all(bytes).and_then(|()| out.flush()) {
+                // The reader stopped reading (`| head`): not an error of this command.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    crate::interrupt::reader_gone();
+                    Ok(())
+                }
+                r => Ok(r?),
+            }
         }
         Target::Special(p) => {
             let mut f = std::fs::OpenOptions::new()

@@ -11,6 +11,24 @@
 //! engine here: `run`, `throughput`, `profile` and `tls`, the top-level modules named after
 //! their kinds.
 
+/// `print!` for the whole crate: standard output through [`interrupt::print`], which writes
+/// nothing more, and asks a measuring command to stop, once its reader has gone away.
+macro_rules! print {
+    ($($t:tt)*) => {
+        $crate::interrupt::print(format_args!($($t)*))
+    };
+}
+
+/// `println!` for the whole crate, as [`print!`].
+macro_rules! println {
+    () => {
+        $crate::interrupt::print(format_args!("\n"))
+    };
+    ($($t:tt)*) => {
+        $crate::interrupt::print(format_args!("{}\n", format_args!($($t)*)))
+    };
+}
+
 #[macro_use]
 pub mod record;
 

@@ -6,6 +6,11 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = kembench::commands::Cli::parse_args();
     match kembench::commands::run(cli) {
+        // The reader of standard output went away (`| head`): the command stopped printing
+        // (and measuring) and ends as a shell expects of a writer whose pipe closed.
+        Ok(_) if kembench::interrupt::is_reader_gone() => {
+            ExitCode::from(kembench::exit::READER_GONE)
+        }
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e}");

@@ -1,5 +1,6 @@
 //! Exit codes mean something: 0 success, 1 a check or benchmark failed, 2 bad usage or
-//! arguments, 3 an I/O or store error (130, interrupted, is covered in store_cli.rs).
+//! arguments, 3 an I/O or store error, 141 standard output's reader gone (130, interrupted, is
+//! covered in store_cli.rs).
 
 mod common;
 use common::{kembench, kembench_at, FAST};
@@ -133,4 +134,120 @@ fn a_report_that_cannot_be_written_is_3() {
         .args(["export", "latest", "-o", "/proc/kembench-export.json"])
         .assert()
         .code(3);
+}
+
+/// kembench with `store`, as a plain command whose pipes the test handles.
+fn plain(store: &std::path::Path) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("kembench"));
+    c.env("KEMBENCH_STORE", store);
+    c
+}
+
+/// `cmd` with the read end of its standard output closed before it writes anything (as
+/// `kembench ... | head -1` leaves it once `head` has its line): its exit code and stderr.
+fn reader_gone(mut cmd: std::process::Command) -> (Option<i32>, String) {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A closed standard output ends every command quietly with 141 (as a shell expects of a
+/// writer whose pipe closed): no panic, no "error: Broken pipe"; a measuring command stops as
+/// on Ctrl-C, its run kept in the store, interrupted and resumable.
+#[test]
+fn a_reader_that_goes_away_ends_every_command_quietly_and_keeps_the_run() {
+    let d = dir("reader-gone");
+    let store = d.join("s.sqlite");
+    let file = run_file(&d);
+    let mock = ["--include-mock", "--impl", "mock/correct"];
+    // A measuring command first: its run is kept, interrupted, and `--resume` completes it.
+    let mut run = plain(&store);
+    run.arg("run").args(mock).args(FAST);
+    let (code, stderr) = reader_gone(run);
+    assert_eq!(code, Some(141), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.contains("Standard output was closed"), "{stderr}");
+    assert!(
+        stderr.contains("--resume"),
+        "how to resume reaches stderr: {stderr}"
+    );
+    let listed = common::runs(&store);
+    assert_eq!(listed[0]["status"], "interrupted", "{listed:?}");
+    kembench_at(&store)
+        .args(["run", "--resume", "latest"])
+        .assert()
+        .success();
+    assert_eq!(common::runs(&store)[0]["status"], "complete");
+    let f = file.to_str().unwrap();
+    let report = d.join("report.md");
+    let commands: Vec<Vec<&str>> = vec![
+        vec![
+            "report",
+            f,
+            "--format",
+            "markdown",
+            "-o",
+            report.to_str().unwrap(),
+        ],
+        vec![
+            "profile",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--seeds",
+            "1",
+            "--ops",
+            "encaps",
+        ],
+        vec![
+            "tls",
+            "--groups",
+            "X25519",
+            "--stack",
+            "rustls",
+            "--duration",
+            "0.05",
+            "--threads",
+            "0",
+            "--modes",
+            "full",
+        ],
+        vec!["list"],
+        vec!["list", "--json"],
+        vec!["runs"],
+        vec!["show", "latest"],
+        vec!["export", "latest"],
+        vec!["export", "latest", "--format", "markdown"],
+        vec!["compare", f, f],
+        vec!["verify", "--include-mock", "--impl", "mock/correct"],
+        vec![
+            "throughput",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--threads",
+            "1",
+            "--duration",
+            "0.05",
+            "--repeats",
+            "1",
+        ],
+    ];
+    for args in commands {
+        let mut cmd = plain(&store);
+        cmd.args(&args);
+        let (code, stderr) = reader_gone(cmd);
+        assert_eq!(code, Some(141), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
 }

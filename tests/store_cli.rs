@@ -620,7 +620,7 @@ fn a_store_of_the_oldest_schema_opens_with_every_run_result_and_operation() {
     let runs = v1_store::runs();
     write_v1_store(&store, &runs);
     v1_store::check_every_run(store.to_str().unwrap(), &runs);
-    assert_eq!(schema_version(&store), 2);
+    assert_eq!(schema_version(&store), kembench::store::schema::LATEST);
     let c = rusqlite::Connection::open(&store).unwrap();
     let mut q = c
         .prepare(

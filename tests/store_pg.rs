@@ -328,7 +328,10 @@ fn a_store_of_the_oldest_schema_opens_with_every_run_result_and_operation_on_pos
     let runs = v1_store::runs();
     s.write_v1_store(&runs);
     v1_store::check_every_run(&url, &runs);
-    assert_eq!(s.count("SELECT version FROM $S.kembench_schema"), 2);
+    assert_eq!(
+        s.count("SELECT version FROM $S.kembench_schema"),
+        kembench::store::schema::LATEST
+    );
     let sql = format!(
         "SELECT run_id, algorithm, implementation, operation, median_ns, ci95_low_ns,
              ci95_high_ns, p25_ns, p75_ns, samples, stop_reason FROM {}.operations",

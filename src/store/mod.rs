@@ -320,12 +320,14 @@ impl Store {
 
     /// Records a new run, status `running`.
     pub fn begin(&mut self, run: &NewRun) -> anyhow::Result<()> {
+        // Exclusive, so that concurrent writers take distinct sequence numbers.
         self.db
-            .transaction(false, &mut |db| {
+            .transaction(true, &mut |db| {
                 db.exec(
                 "INSERT INTO runs (id, kind, status, started_at, finished_at, host, cpu, selection,
-                     kembench_version, git_commit, command_line, header_json)
-                 VALUES ($1, $2, 'running', $3, NULL, $4, $5, $6, $7, $8, $9, $10)",
+                     kembench_version, git_commit, command_line, header_json, seq)
+                 VALUES ($1, $2, 'running', $3, NULL, $4, $5, $6, $7, $8, $9, $10,
+                     (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs))",
                 &[
                     Val::text(&run.id),
                     Val::text(&run.kind),
@@ -433,7 +435,9 @@ impl Store {
 
     /// Every run, newest first.
     pub fn runs(&mut self) -> anyhow::Result<Vec<RunSummary>> {
-        let sql = format!("{SUMMARY_SQL} ORDER BY runs.started_at DESC, runs.id DESC");
+        let sql = format!(
+            "{SUMMARY_SQL} ORDER BY runs.started_at DESC, COALESCE(runs.seq, 0) DESC, runs.id DESC"
+        );
         self.db
             .read(&sql, &[])?
             .iter()

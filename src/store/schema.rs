@@ -14,7 +14,7 @@ mod v1;
 
 /// The schema this kembench writes. A store at a lower version is migrated forward when
 /// opened; one at a higher version is refused.
-pub const LATEST: i64 = 2;
+pub const LATEST: i64 = 3;
 
 /// Version 1: runs and one JSON record per (run, algorithm, implementation).
 const V1: &[&str] = &[
@@ -66,6 +66,12 @@ const V2: &[&str] = &[
     "CREATE INDEX runs_started_at ON runs (started_at)",
 ];
 
+/// Version 3: a store-wide sequence number given to each run as it is recorded (at its start,
+/// or when imported), which orders runs that started within the same second (start times
+/// have one-second resolution): `latest` is the run recorded last, not the one whose random
+/// id suffix sorts last. Runs of older stores have none and order as before.
+const V3: &[&str] = &["ALTER TABLE runs ADD COLUMN seq BIGINT"];
+
 fn apply(db: &mut dyn Db, version: i64) -> anyhow::Result<()> {
     match version {
         1 => V1.iter().try_for_each(|s| db.exec(s, &[]).map(|_| ()))?,
@@ -73,6 +79,7 @@ fn apply(db: &mut dyn Db, version: i64) -> anyhow::Result<()> {
             V2.iter().try_for_each(|s| db.exec(s, &[]).map(|_| ()))?;
             v1::backfill_operations(db)?;
         }
+        3 => V3.iter().try_for_each(|s| db.exec(s, &[]).map(|_| ()))?,
         v => bail!("no migration to schema version {v}"),
     }
     Ok(())

@@ -41,6 +41,22 @@ fn save(store: &mut Store, r: &crate::record::run::RunRecord) {
         .unwrap();
 }
 
+/// Start times have one-second resolution: of two runs that started within the same second,
+/// `latest` is the one recorded last, whatever their random id suffixes.
+#[test]
+fn latest_is_the_run_recorded_last_within_one_second() {
+    let (_, spec) = temp_store("same-second");
+    let mut s = Store::open(&spec).unwrap();
+    let first = "20261122-120000-ffffffff";
+    let second = "20261122-120000-00000000";
+    save(&mut s, &record(first, "2026-11-22T12:00:00Z"));
+    save(&mut s, &record(second, "2026-11-22T12:00:00Z"));
+    let ids: Vec<String> = s.runs().unwrap().into_iter().map(|r| r.id).collect();
+    assert_eq!(ids, [second, first], "newest first");
+    assert_eq!(s.resolve("latest", None).unwrap(), second);
+    assert_eq!(s.resolve("latest~1", None).unwrap(), first);
+}
+
 #[test]
 fn a_run_goes_in_and_comes_back_the_same() {
     let (_, spec) = temp_store("roundtrip");
@@ -203,10 +219,29 @@ fn an_older_schema_is_migrated_forward_and_keeps_its_runs() {
     let (path, spec) = temp_store("migrate");
     {
         // A version-1 store: no operations table.
-        let mut s = Store::open_at(&spec, 1).unwrap();
+        drop(Store::open_at(&spec, 1).unwrap());
         let r = record("old-run", "2026-01-01T00:00:00Z");
-        s.begin(&records::run_row(&r).unwrap()).unwrap();
+        let row = records::run_row(&r).unwrap();
         let conn = rusqlite::Connection::open(&path).unwrap();
+        // The run row as schema 1 has it (today's `begin` writes schema 3's columns).
+        conn.execute(
+            "INSERT INTO runs (id, kind, status, started_at, finished_at, host, cpu, selection,
+                 kembench_version, git_commit, command_line, header_json)
+             VALUES (?1, ?2, 'running', ?3, NULL, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            rusqlite::params![
+                row.id,
+                row.kind,
+                row.started_at,
+                row.host,
+                row.cpu,
+                row.selection,
+                row.kembench_version,
+                row.git_commit,
+                row.command_line,
+                row.header_json
+            ],
+        )
+        .unwrap();
         for (seq, b) in r.results.iter().enumerate() {
             conn.execute(
                 "INSERT INTO results VALUES ('old-run', ?1, ?2, ?3, ?4, '2026-01-01T00:00:01Z', ?5)",

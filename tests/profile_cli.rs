@@ -299,3 +299,39 @@ fn run_instructions_records_exact_counts_beside_the_times() {
         assert!(o["callgrind_instructions"].as_u64().unwrap() > 0, "{o}");
     }
 }
+
+/// The folders a profile writes into are made before anything is measured: one that cannot be
+/// made stops the command at once (before, it profiled first and then failed with exit 3 and
+/// its tables unprinted).
+#[test]
+fn an_output_folder_that_cannot_be_made_stops_profile_before_it_measures() {
+    let store = temp("no-folder.sqlite");
+    for flag in ["--flamegraphs", "--callgrind-out"] {
+        let out = kembench_at(&store)
+            .args([
+                "profile",
+                "--include-mock",
+                "--impl",
+                "mock/correct",
+                "--seeds",
+                "1",
+                "--ops",
+                "encaps",
+                flag,
+                "/proc/kembench-cannot-make-this",
+            ])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{flag}: {stderr}");
+        assert!(
+            stderr.contains(&format!("{flag}: cannot create")),
+            "{stderr}"
+        );
+        assert!(
+            !stderr.contains("under callgrind"),
+            "nothing profiled: {stderr}"
+        );
+        assert!(!store.exists(), "no run recorded: {stderr}");
+    }
+}

@@ -152,6 +152,17 @@ pub struct Options {
 /// Runs `profile`.
 pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
+    // The folders the profile writes into exist before anything is measured: one that cannot
+    // be made stops the command now, not after minutes of profiling.
+    for (flag, dir) in [
+        ("--flamegraphs", &o.flamegraphs),
+        ("--callgrind-out", &o.callgrind_out),
+    ] {
+        if let Some(d) = dir {
+            std::fs::create_dir_all(d)
+                .map_err(|e| anyhow::anyhow!("{flag}: cannot create {}: {e}", d.display()))?;
+        }
+    }
     let valgrind = valgrind::locate()?;
     let version = valgrind::version(&valgrind)?;
     let exe = std::env::current_exe()?;

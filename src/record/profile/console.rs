@@ -16,7 +16,7 @@ const TREES_UP_TO: usize = 3;
 /// The hot-path trees, hottest functions and lines of every profiled operation of `items`: on the
 /// default view for up to [`TREES_UP_TO`] implementations (beyond, a line says how to see
 /// them), always with `--wide`.
-pub fn trees(record: &ProfileRecord, items: &[ProfileResult]) -> Vec<Table> {
+pub fn trees(items: &[ProfileResult]) -> Vec<Table> {
     let profiled: Vec<&ProfileResult> = items
         .iter()
         .filter(|r| !r.operations.is_empty())
@@ -28,12 +28,13 @@ pub fn trees(record: &ProfileRecord, items: &[ProfileResult]) -> Vec<Table> {
     if profiled.len() <= TREES_UP_TO {
         return vec![Table::block("trees", CONSOLE, all)];
     }
-    let id = record.run_id.as_deref().unwrap_or("ID");
+    // Where the wide view is (`show ID --wide` for a stored profile, `--wide` for one that is
+    // not) is said once, at the end of the default view (`Tables::rest_elsewhere`).
     let mut fit = Table::block("trees", FIT, "");
     fit.note(
         FIT,
         format!(
-            "Hot-path trees, hottest functions and lines of every operation: `kembench show {id} --wide`, or profile fewer implementations."
+            "Hot-path trees, hottest functions and lines of every operation are in the wide view (more than {TREES_UP_TO} implementations here), or profile fewer implementations."
         ),
     );
     vec![fit, Table::block("trees", WIDE, all)]
@@ -199,9 +200,19 @@ mod tests {
             r.results.push(x);
         }
         r.run_id = Some("20261127-000000-0123abcd".into());
+        // Not stored (`profile --no-store`): no `show` of a run the store does not have.
         let fit = tables(&r, Width::Fit, &[]);
         assert!(!fit.contains("Hot path, share of the parent"), "{fit}");
-        assert!(fit.contains("`kembench show 20261127-000000-0123abcd --wide`"), "{fit}");
+        assert!(fit.contains("are in the wide view"), "{fit}");
+        assert!(!fit.contains("kembench show"), "{fit}");
+        assert!(fit.contains("This run is not stored: `--wide` shows"), "{fit}");
+        // Stored: where its wide view is.
+        let stored = crate::output::elsewhere(r.run_id.as_deref(), None);
+        let fit = tables(&r, Width::Fit, &stored);
+        assert!(
+            fit.contains("`kembench show 20261127-000000-0123abcd --wide`"),
+            "{fit}"
+        );
         let wide = tables(&r, Width::Wide, &[]);
         let trees = wide.matches("Hot path, share of the parent").count();
         assert!(trees >= 5, "every operation of every implementation: {wide}");

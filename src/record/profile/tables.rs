@@ -53,12 +53,12 @@ pub fn tables(record: &ProfileRecord, items: &[ProfileResult]) -> Tables {
         )],
         tables: [
             vec![counts(items)],
-            console::trees(record, items),
+            console::trees(items),
             vec![console::notes(record), console::sha3_check(record, items)],
         ]
         .concat(),
         outro: vec![(MARKDOWN, said.join("\n"))],
-        rest_elsewhere: false,
+        rest_elsewhere: true,
     }
 }
 

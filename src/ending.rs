@@ -246,7 +246,14 @@ where
             };
             return (crate::exit::INTERRUPTED, said);
         }
-        if self.record.results.iter().any(self.failed) {
+        let results = &self.record.results;
+        if !results.is_empty() && !results.iter().any(Benchmark::measured) {
+            return (
+                crate::exit::FAILED,
+                Some("Nothing was measured: every benchmark says why above.".into()),
+            );
+        }
+        if results.iter().any(self.failed) {
             (crate::exit::FAILED, None)
         } else {
             (crate::exit::SUCCESS, None)
@@ -358,13 +365,30 @@ mod tests {
     }
 
     #[test]
+    fn a_run_that_measured_nothing_at_all_fails_and_says_so() {
+        let dir = temp_dir("nothing");
+        let (full, recorder, _) = profile_run(&dir, false);
+        let mut end = Ending::<Profile>::new(full.without_results(), recorder, &[])
+            .unwrap()
+            .failed_when(|r| r.error.is_some());
+        end.put(full.results[1].clone());
+        let (code, said) = end.verdict(false, false);
+        assert_eq!(code, crate::exit::FAILED);
+        assert!(said.unwrap().starts_with("Nothing was measured"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn what_fails_a_run_is_the_commands_choice() {
         let dir = temp_dir("failed-when");
         let (full, recorder, _) = profile_run(&dir, false);
         let mut end = Ending::<Profile>::new(full.without_results(), recorder, &[])
             .unwrap()
             .failed_when(|r| r.error.is_some());
+        // The broken implementation failed its check (no error): with this command's choice,
+        // not a failed run, since the other was measured.
         end.put(full.results[1].clone());
+        end.put(full.results[0].clone());
         assert_eq!(end.verdict(false, false).0, crate::exit::SUCCESS);
         let code = end
             .finish(false, Width::Fit, |_, id| {

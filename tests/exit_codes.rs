@@ -143,17 +143,17 @@ fn plain(store: &std::path::Path) -> std::process::Command {
     c
 }
 
-/// `cmd` with the read end of its standard output closed before it writes anything (as
+/// `cmd` with the read end of its standard output closed before it starts (as
 /// `kembench ... | head -1` leaves it once `head` has its line): its exit code and stderr.
 fn reader_gone(mut cmd: std::process::Command) -> (Option<i32>, String) {
     use std::process::Stdio;
-    let mut child = cmd
-        .stdout(Stdio::piped())
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = cmd
+        .stdout(writer)
         .stderr(Stdio::piped())
-        .spawn()
+        .output()
         .unwrap();
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -249,5 +249,62 @@ fn a_reader_that_goes_away_ends_every_command_quietly_and_keeps_the_run() {
         assert_eq!(code, Some(141), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
         assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
+    }
+}
+
+/// A measuring command that measured nothing at all says why and exits 1 (before: `run` said
+/// "NOT MEASURED: unknown", `profile` "nothing profiled" beside "ok", and `tls` of a group the
+/// stack lacks recorded a complete run; all exited 0).
+#[test]
+fn nothing_measured_at_all_says_why_and_exits_1() {
+    let sk_import = ["--alg", "X25519", "--impl", "rustls", "--ops", "sk-import"];
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            [&["run"], &sk_import[..], &["--time-budget", "0.05"]].concat(),
+            "sk-import: no secret-key import of its own",
+        ),
+        (
+            [&["profile"], &sk_import[..], &["--seeds", "1"]].concat(),
+            "sk-import: no secret-key import of its own",
+        ),
+        (
+            [
+                &["throughput"],
+                &sk_import[..],
+                &["--threads", "1", "--duration", "0.05", "--repeats", "1"],
+            ]
+            .concat(),
+            "sk-import: no secret-key import of its own",
+        ),
+        (
+            vec![
+                "tls",
+                "--groups",
+                "secp521r1",
+                "--stack",
+                "rustls",
+                "--duration",
+                "0.05",
+                "--threads",
+                "0",
+            ],
+            "has no secp521r1 group",
+        ),
+    ];
+    for (args, why) in cases {
+        let out = kembench().args(&args).arg("--no-store").output().unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let flat = said.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {said}");
+        assert!(flat.contains(why), "{args:?}: {said}");
+        assert!(
+            flat.contains("Nothing was measured: every benchmark says why above."),
+            "{args:?}: {said}"
+        );
+        assert!(!flat.contains("unknown"), "{args:?}: {said}");
     }
 }

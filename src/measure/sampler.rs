@@ -195,6 +195,31 @@ impl Op {
             _ => true,
         }
     }
+
+    /// Why `k` does not have this operation; `None` when it does.
+    pub fn not_offered(self, k: &dyn Kem) -> Option<String> {
+        let why = match self {
+            _ if self.offered_by(k) => return None,
+            Op::SkImport => {
+                "no secret-key import of its own (its library takes the secret key as bytes in \
+                 each decapsulation, or never gives it out as bytes)"
+            }
+            Op::PkImport => {
+                "no public-key import of its own (encapsulation takes the peer's public key as \
+                 bytes)"
+            }
+            _ => "no such operation",
+        };
+        Some(format!("{}: {why}", self.as_str()))
+    }
+
+    /// When `k` has none of `ops`: what the engines say instead of measuring nothing in
+    /// silence (`nothing to measure: sk-import: no secret-key import of its own (...)`).
+    pub fn none_offered(ops: &[Op], k: &dyn Kem) -> Option<String> {
+        let why: Option<Vec<String>> = ops.iter().map(|op| op.not_offered(k)).collect();
+        why.filter(|w| !w.is_empty())
+            .map(|w| format!("nothing to measure: {}", w.join("; ")))
+    }
 }
 
 /// Knobs of the sampling loop.

@@ -210,6 +210,10 @@ pub fn profile_one(plan: &Plan, k: &dyn Kem, stop: &dyn Fn() -> bool) -> Profile
     if result.correctness.failed() {
         return result;
     }
+    if let Some(why) = Op::none_offered(&plan.config.operations, k) {
+        result.error = Some(why);
+        return result;
+    }
     let mut seeds: Vec<SeedOutput> = Vec::new();
     for seed in 0..plan.config.seeds as u64 {
         match run_worker(plan, k, seed, stop) {

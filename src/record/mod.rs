@@ -186,6 +186,11 @@ pub trait Benchmark {
     fn is_final(&self) -> bool {
         true
     }
+    /// Whether it has any figure at all (a benchmark that failed, or that had nothing to
+    /// measure, has none).
+    fn measured(&self) -> bool {
+        self.status() == ResultStatus::Ok
+    }
     /// Its latency statistics per operation (the store keeps a row for each); none for kinds
     /// without them.
     fn operations(&self) -> &[run::OperationResult] {

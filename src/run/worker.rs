@@ -7,7 +7,7 @@ use super::skeleton;
 use crate::engine::cpu::pin_current_thread;
 use crate::engine::quick_check;
 use crate::measure::counters::Pmu;
-use crate::measure::sampler::OpSampler;
+use crate::measure::sampler::{Op, OpSampler};
 use crate::providers::registry::Registry;
 use crate::record::run::OperationResult;
 use std::io::{BufRead, Write};
@@ -104,6 +104,7 @@ fn serve_here() -> anyhow::Result<()> {
             Request::Prepare => {
                 result.correctness = quick_check(k.as_ref());
                 if !result.correctness.failed() {
+                    result.error = Op::none_offered(&init.ops, k.as_ref());
                     // Import operations exist only where the library has the step.
                     for op in init
                         .ops

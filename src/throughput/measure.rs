@@ -74,6 +74,20 @@ pub fn measure_one(
     // it, so their decapsulation is left to `exchange` here (the README says so).
     let measurable =
         |op: Op| op.offered_by(k.as_ref()) && !(op == Op::Decaps && k.single_use_keys());
+    if !ops.iter().any(|&op| measurable(op)) {
+        let why: Vec<String> = ops
+            .iter()
+            .map(|&op| {
+                op.not_offered(k.as_ref()).unwrap_or_else(|| {
+                    "decaps: its keys are single-use (an ephemeral key share is decapsulated \
+                     once): measured within exchange"
+                        .into()
+                })
+            })
+            .collect();
+        r.error = Some(format!("nothing to measure: {}", why.join("; ")));
+        return r;
+    }
     for op in ops.iter().copied().filter(|&op| measurable(op)) {
         let latency = match sampler::sample(k.as_ref(), op, &lat_cfg, timers, None, "") {
             Ok(s) => crate::stats::median(&s.samples_ns),

@@ -222,6 +222,10 @@ impl ProfileResult {
 }
 
 impl Benchmark for ProfileResult {
+    fn measured(&self) -> bool {
+        !self.operations.is_empty()
+    }
+
     fn algorithm(&self) -> &str {
         &self.algorithm
     }

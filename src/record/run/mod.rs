@@ -405,6 +405,10 @@ impl Kind for Run {
 pub type RunRecord = Record<Run>;
 
 impl Benchmark for BenchResult {
+    fn measured(&self) -> bool {
+        !self.operations.is_empty()
+    }
+
     fn algorithm(&self) -> &str {
         &self.algorithm
     }

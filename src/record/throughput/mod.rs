@@ -159,6 +159,10 @@ impl Kind for Throughput {
 pub type ThroughputRecord = Record<Throughput>;
 
 impl Benchmark for ThroughputResult {
+    fn measured(&self) -> bool {
+        self.operations.iter().any(|o| !o.points.is_empty())
+    }
+
     fn algorithm(&self) -> &str {
         &self.algorithm
     }

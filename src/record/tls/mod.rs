@@ -483,6 +483,10 @@ impl Kind for Tls {
 pub type TlsRecord = Record<Tls>;
 
 impl Benchmark for TlsResult {
+    fn measured(&self) -> bool {
+        !self.modes.is_empty() || !self.network.is_empty()
+    }
+
     fn algorithm(&self) -> &str {
         &self.algorithm
     }

@@ -146,11 +146,17 @@ fn plain(store: &std::path::Path) -> std::process::Command {
 /// `cmd` with the read end of its standard output closed before it starts (as
 /// `kembench ... | head -1` leaves it once `head` has its line): its exit code and stderr.
 fn reader_gone(mut cmd: std::process::Command) -> (Option<i32>, String) {
+    use std::os::fd::{FromRawFd, OwnedFd};
     use std::process::Stdio;
-    let (reader, writer) = std::io::pipe().unwrap();
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two new descriptors into `fds`, close-on-exec so that no other
+    // test's child inherits them.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    // SAFETY: both descriptors were just made and belong to nothing else.
+    let (reader, writer) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     drop(reader);
     let out = cmd
-        .stdout(writer)
+        .stdout(Stdio::from(writer))
         .stderr(Stdio::piped())
         .output()
         .unwrap();

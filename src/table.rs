@@ -107,6 +107,12 @@ impl Tags {
     }
 }
 
+/// `s` as a code span in kembench's text (`` `s` ``): a backtick inside it, which would end
+/// the span early, is shown as `'`.
+pub fn code(s: &str) -> String {
+    format!("`{}`", s.replace('`', "'"))
+}
+
 /// How a NIST level is written: its number, or `classical` for none.
 pub fn level_text(level: Option<u8>) -> String {
     level.map_or("classical".into(), |l| l.to_string())

@@ -1,5 +1,5 @@
 //! Unit formatting for people: ns/µs/ms/s, bytes/KiB/MiB, counts with SI prefixes or
-//! thousands separators.
+//! thousands separators; and text from a record shown with its control characters visible.
 
 /// A duration in ns, scaled for reading: `850 ns`, `12.3 µs`, `4.56 ms`, `1.23 s`.
 pub fn ns(v: f64) -> String {
@@ -80,6 +80,25 @@ pub fn thousands(n: u64) -> String {
 /// `v` as text, or nothing when there is none (an empty CSV field).
 pub fn or_empty<T: ToString>(v: Option<T>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+/// `s` with every control character (an escape sequence's ESC, a carriage return, a line
+/// break) shown as an escape (`\u{1b}`, `\n`) instead of acting on a terminal or breaking a
+/// line: for text from a record (a host name, a command line, an implementation's name),
+/// which an imported file may have crafted.
+pub fn visible(s: &str) -> String {
+    if !s.chars().any(char::is_control) {
+        return s.to_string();
+    }
+    s.chars()
+        .flat_map(|c| {
+            if c.is_control() {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -14,17 +14,32 @@ use std::fmt::Write as _;
 /// GitHub-flavoured Markdown.
 pub struct Markdown;
 
-/// Escapes what Markdown tables and HTML would interpret.
+/// Escapes what Markdown tables and HTML would interpret, and shows every control character
+/// but a line break as an escape (an imported host name's ESC sequences never reach a
+/// terminal that prints the file).
 pub fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
+    let shown: String = s
+        .split('\n')
+        .map(crate::units::visible)
+        .collect::<Vec<_>>()
+        .join("\n");
+    shown
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('|', "\\|")
 }
 
+/// [`escape`] for one table cell or title, which is one line: a line break is shown as `\n`
+/// (it would end the table row). Backticks are kembench's code spans (made with
+/// [`crate::table::code`], which keeps data from ending them early).
+pub fn escape_cell(s: &str) -> String {
+    escape(&crate::units::visible(s))
+}
+
 /// A table's header and alignment lines.
 fn header(d: &Drawn) -> String {
-    let names: Vec<String> = d.columns.iter().map(|c| escape(&c.text)).collect();
+    let names: Vec<String> = d.columns.iter().map(|c| escape_cell(&c.text)).collect();
     let align: Vec<&str> = d
         .columns
         .iter()
@@ -44,7 +59,7 @@ fn rows(d: &Drawn) -> String {
                 if c.verbatim {
                     c.text.clone()
                 } else {
-                    escape(&c.text)
+                    escape_cell(&c.text)
                 }
             })
             .collect();
@@ -69,7 +84,7 @@ fn streamed(t: &Tables) -> Option<Drawn> {
 impl<K: Kind> Layout<K> for Markdown {
     fn head(&self, r: &Record<K>) -> anyhow::Result<Vec<u8>> {
         let t = r.tables(&[]);
-        let mut s = format!("# {}\n\n", escape(&t.title));
+        let mut s = format!("# {}\n\n", escape_cell(&t.title));
         for p in Tables::said(&t.intro, Target::Markdown) {
             writeln!(s, "{}\n", escape(p))?;
         }
@@ -132,6 +147,35 @@ mod tests {
 
     fn markdown() -> Format {
         Format::by_name("markdown").unwrap()
+    }
+
+    /// Names and a host from an imported file, crafted: a line break, a pipe, a backtick and
+    /// terminal escape sequences (colour, OSC title, bell) never break a table row or reach the
+    /// terminal that prints the file.
+    #[test]
+    fn data_never_breaks_a_row_or_acts_on_a_terminal() {
+        let mut r = super::super::fixture::run();
+        r.environment.hostname = "evil\u{1b}[31mhost\u{1b}]0;title\u{7}`x".into();
+        r.results[0].algorithm = "Mock\nKEM|x".into();
+        r.results[0].implementation = "mock/\r`correct`".into();
+        let text = String::from_utf8(markdown().serialize(&r).unwrap()).unwrap();
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{text:?}"
+        );
+        for line in text.lines().filter(|l| l.starts_with('|')) {
+            assert!(line.ends_with('|'), "a row cut short: {line:?}");
+        }
+        let rows: Vec<&str> = text.lines().filter(|l| l.contains("mock/\\r")).collect();
+        assert!(!rows.is_empty(), "{text}");
+        for row in rows {
+            assert!(row.contains("Mock\\nKEM\\|x"), "{row}");
+            assert!(row.contains("mock/\\r`correct`"), "{row}");
+        }
+        assert!(
+            text.contains("Host `evil\\u{1b}[31mhost\\u{1b}]0;title\\u{7}'x`"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -321,22 +321,10 @@ pub fn environment(e: &crate::env::Environment, layout: Width) -> String {
         .collect()
 }
 
-/// `s` with every control character (an escape sequence's ESC, a carriage return, a line
-/// break) shown as an escape (`\u{1b}`) instead of acting on the terminal: for text from a
-/// record (a host name, a command line), which an imported file may have crafted.
+/// `s` with every control character shown as an escape ([`crate::units::visible`]): for text
+/// from a record, which an imported file may have crafted.
 pub fn clean(s: &str) -> String {
-    if !s.chars().any(char::is_control) {
-        return s.to_string();
-    }
-    s.chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
+    crate::units::visible(s)
 }
 
 /// One line of prose: wrapped to [`WIDTH`] in [`Width::Fit`], whole in [`Width::Wide`].

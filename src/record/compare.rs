@@ -110,8 +110,8 @@ pub fn environment_differences(ea: &Environment, eb: &Environment) -> Vec<EnvDif
     diff(
         &mut d,
         "hypervisor",
-        format!("{:?}", ea.hypervisor),
-        format!("{:?}", eb.hypervisor),
+        ea.hypervisor.as_deref().unwrap_or("none"),
+        eb.hypervisor.as_deref().unwrap_or("none"),
     );
     diff(
         &mut d,
@@ -187,5 +187,23 @@ pub fn console(tables: Vec<Table>, said: &str) -> Tables {
         tables,
         outro: vec![(CONSOLE, said.to_string())],
         rest_elsewhere: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::fixture;
+
+    #[test]
+    fn differences_are_said_as_values_not_as_rust_debug_text() {
+        let a = fixture::run().environment;
+        let mut b = a.clone();
+        b.hypervisor = Some("KVM".into());
+        let mut c = a.clone();
+        c.hypervisor = None;
+        let d = environment_differences(&c, &b);
+        let h = d.iter().find(|x| x.what == "hypervisor").unwrap();
+        assert_eq!((h.old.as_str(), h.new.as_str()), ("none", "KVM"));
     }
 }

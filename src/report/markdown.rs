@@ -3,7 +3,7 @@
 //! escapes them ([`crate::export::markdown::escape`]).
 
 use super::doc::{Block, Document, Mark, Para, Span};
-use crate::export::markdown::escape;
+use crate::export::markdown::{escape, escape_cell};
 use std::fmt::Write as _;
 
 /// The Markdown text and the chart files it refers to: (file name, SVG).
@@ -17,7 +17,7 @@ pub struct Rendered {
 
 /// Literal text in a code span: escaped, and without backticks that would end the span.
 fn code(s: &str) -> String {
-    format!("`{}`", escape(s).replace('`', "'"))
+    format!("`{}`", escape(&crate::units::visible(s)).replace('`', "'"))
 }
 
 fn spans(p: &Para) -> String {
@@ -68,9 +68,9 @@ pub fn render(doc: &Document) -> Rendered {
             }
             Block::Table(t) => {
                 if let Some(title) = &t.title {
-                    let _ = writeln!(s, "**{}**\n", escape(title));
+                    let _ = writeln!(s, "**{}**\n", escape_cell(title));
                 }
-                let head: Vec<String> = t.columns.iter().map(|(c, _)| escape(c)).collect();
+                let head: Vec<String> = t.columns.iter().map(|(c, _)| escape_cell(c)).collect();
                 let _ = writeln!(s, "| {} |", head.join(" | "));
                 let align: Vec<&str> = t
                     .columns
@@ -83,7 +83,7 @@ pub fn render(doc: &Document) -> Rendered {
                         .cells
                         .iter()
                         .map(|c| {
-                            let text = escape(&c.text);
+                            let text = escape_cell(&c.text);
                             match c.mark {
                                 Some(Mark::Bad) if !text.is_empty() => format!("**{text}**"),
                                 _ => text,

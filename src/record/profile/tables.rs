@@ -47,8 +47,8 @@ pub fn tables(record: &ProfileRecord, items: &[ProfileResult]) -> Tables {
         intro: vec![(
             MARKDOWN,
             format!(
-                "Host `{}`: {}; {} under callgrind, {} seed(s) per implementation; cache {}.",
-                e.hostname, e.cpu.model, m.valgrind, c.seeds, c.cache_geometry,
+                "Host {}: {}; {} under callgrind, {} seed(s) per implementation; cache {}.",
+                crate::table::code(&e.hostname), e.cpu.model, m.valgrind, c.seeds, c.cache_geometry,
             ),
         )],
         tables: [
@@ -152,8 +152,8 @@ fn counts(items: &[ProfileResult]) -> Table {
                         .max_by_key(|f| f.self_instructions)
                         .map_or(String::new(), |f| {
                             format!(
-                                "`{}` {:.1}%",
-                                f.name,
+                                "{} {:.1}%",
+                                crate::table::code(&f.name),
                                 100.0 * f.self_instructions as f64 / a.instructions.max(1) as f64
                             )
                         }),

@@ -80,8 +80,8 @@ fn env_differences(a: &RunRecord, b: &RunRecord) -> Vec<EnvDifference> {
     diff(
         &mut d,
         "pinned cpu",
-        format!("{:?}", a.config.pinned_cpu),
-        format!("{:?}", b.config.pinned_cpu),
+        a.config.pinned_cpu.map_or("none".into(), |c| c.to_string()),
+        b.config.pinned_cpu.map_or("none".into(), |c| c.to_string()),
     );
     d
 }

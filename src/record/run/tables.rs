@@ -28,8 +28,8 @@ pub fn tables(record: &RunRecord, items: &[BenchResult]) -> Tables {
         intro: vec![(
             MARKDOWN,
             format!(
-                "Host `{}`: {} ({} logical CPUs), {}; kembench {} ({}), {}.",
-                e.hostname,
+                "Host {}: {} ({} logical CPUs), {}; kembench {} ({}), {}.",
+                crate::table::code(&e.hostname),
                 e.cpu.model,
                 e.cpu.logical_cpus,
                 e.kernel,

@@ -47,8 +47,8 @@ pub fn tables(record: &ThroughputRecord, items: &[ThroughputResult]) -> Tables {
         intro: vec![(
             MARKDOWN,
             format!(
-                "Host `{}`: {} ({} logical CPUs); {} per point, {}{}.",
-                e.hostname,
+                "Host {}: {} ({} logical CPUs); {} per point, {}{}.",
+                crate::table::code(&e.hostname),
                 e.cpu.model,
                 cpus,
                 units::ns(c.duration_s * 1e9),

@@ -94,9 +94,9 @@ pub fn tables(record: &TlsRecord, items: &[TlsResult]) -> Tables {
         intro: vec![(
             MARKDOWN,
             format!(
-                "Host `{}`: {} ({} logical CPUs); real TLS 1.3 handshakes over an in-memory \
+                "Host {}: {} ({} logical CPUs); real TLS 1.3 handshakes over an in-memory \
                  transport, {} of handshakes per kind, one thread doing both sides.",
-                e.hostname,
+                crate::table::code(&e.hostname),
                 e.cpu.model,
                 e.cpu.logical_cpus,
                 units::ns(record.config.duration_s * 1e9),

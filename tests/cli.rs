@@ -257,6 +257,20 @@ fn verify_table_says_why_a_check_did_not_apply() {
             "n/a kept keys: nothing to compare: the library keeps its secret keys inside",
         ))
         .stdout(predicate::str::contains(
-            "n/a known answers: ACVP decapsulation vectors not run",
+            "n/a known answers: ACVP keyGen vectors not run",
+        ));
+    kembench()
+        .args([
+            "verify",
+            "--alg",
+            "ML-KEM-768",
+            "--impl",
+            "rustls",
+            "--wide",
+        ])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "ACVP decapsulation vectors not run: they give secret keys as bytes",
         ));
 }

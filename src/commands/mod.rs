@@ -362,6 +362,10 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Every check's detail in its cell, and every line unwrapped (default: verdicts in the
+        /// table, within 120 columns, and the details below it).
+        #[arg(long)]
+        wide: bool,
         /// Worker threads (default: the logical CPUs).
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
         threads: Option<u16>,
@@ -500,6 +504,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Verify {
             filter,
             json,
+            wide,
             threads,
             min_round_trips,
         } => {
@@ -510,7 +515,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(t) = threads {
                 opts.threads = t as usize;
             }
-            verify::run(&filter.to_filter(), filter.include_mock, &opts, json)
+            let output = if json {
+                verify::Output::Json
+            } else {
+                verify::Output::Table(crate::output::Width::wide_if(wide))
+            };
+            verify::run(&filter.to_filter(), filter.include_mock, &opts, output)
         }
     }
 }

@@ -6,12 +6,20 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// How `verify` prints its report.
+pub enum Output {
+    /// The report as JSON.
+    Json,
+    /// The console table, fitted or wide.
+    Table(crate::output::Width),
+}
+
 /// Runs `verify`.
 pub fn run(
     filter: &Filter,
     include_mock: bool,
     opts: &verify::Options,
-    json: bool,
+    output: Output,
 ) -> anyhow::Result<ExitCode> {
     let registry = Registry::new(include_mock);
     let impls = registry.select(filter)?;
@@ -28,10 +36,9 @@ pub fn run(
     if tty {
         eprint!("\r\x1b[2K");
     }
-    if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        crate::output::verify::print_table(&report);
+    match output {
+        Output::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        Output::Table(layout) => crate::output::verify::print_table(&report, layout),
     }
     Ok(if report.passed() {
         ExitCode::SUCCESS

@@ -532,3 +532,130 @@ impl<'a> dyn Kem + 'a {
         Ok(ss)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A library that must never be called: every entry point panics.
+    struct Untouchable(ImplMeta);
+
+    impl Kem for Untouchable {
+        fn meta(&self) -> &ImplMeta {
+            &self.0
+        }
+        fn keypair_raw(&self, _: &mut [u8], _: &mut [u8]) -> Result<(), KemError> {
+            panic!("keypair reached the library")
+        }
+        fn encaps_raw(&self, _: &[u8], _: &mut [u8], _: &mut [u8]) -> Result<(), KemError> {
+            panic!("encaps reached the library")
+        }
+        fn decaps_raw(&self, _: &[u8], _: &[u8], _: &mut [u8]) -> Result<(), KemError> {
+            panic!("decaps reached the library")
+        }
+        fn keypair_kept_raw(&self, _: &mut [u8]) -> Result<SecretKey, KemError> {
+            panic!("keypair (kept) reached the library")
+        }
+        fn decaps_kept_raw(
+            &self,
+            _: &mut SecretKey,
+            _: &[u8],
+            _: &mut [u8],
+        ) -> Result<(), KemError> {
+            panic!("decaps (kept) reached the library")
+        }
+        fn sk_import_raw(&self, _: &[u8]) -> Result<SecretKey, KemError> {
+            panic!("sk-import reached the library")
+        }
+        fn pk_import_raw(&self, _: &[u8]) -> Result<(), KemError> {
+            panic!("pk-import reached the library")
+        }
+        fn imports(&self) -> Imports {
+            Imports {
+                secret_key: true,
+                public_key: true,
+            }
+        }
+        fn seed_lens(&self) -> SeedLens {
+            SeedLens {
+                keypair: Some(64),
+                encaps: Some(32),
+            }
+        }
+    }
+
+    /// The guard in front of every implementation (what `verify`'s bad-lengths check
+    /// exercises on each real one): a wrong length of any input or buffer, one byte short or
+    /// long, is a length error naming it, and the library is never called.
+    #[test]
+    fn a_wrong_length_never_reaches_the_library() {
+        let a = catalog::find("ML-KEM-768").unwrap();
+        let k = Untouchable(ImplMeta {
+            algorithm: a,
+            implementation: "untouchable".into(),
+            version: String::new(),
+            dispatch: "",
+        });
+        let k: &dyn Kem = &k;
+        for d in [-1isize, 1] {
+            let n = |len: usize| vec![0u8; (len as isize + d) as usize];
+            let (pk, sk, ct, ss) = (a.pk_len, a.sk_len, a.ct_len, a.ss_len);
+            let mut kept = SecretKey::new(());
+            let calls: Vec<(&str, Result<(), KemError>)> = vec![
+                ("public key buffer", k.keypair(&mut n(pk), &mut vec![0; sk])),
+                ("secret key buffer", k.keypair(&mut vec![0; pk], &mut n(sk))),
+                (
+                    "public key",
+                    k.encaps(&n(pk), &mut vec![0; ct], &mut vec![0; ss]),
+                ),
+                (
+                    "ciphertext buffer",
+                    k.encaps(&vec![0; pk], &mut n(ct), &mut vec![0; ss]),
+                ),
+                (
+                    "shared secret buffer",
+                    k.encaps(&vec![0; pk], &mut vec![0; ct], &mut n(ss)),
+                ),
+                (
+                    "secret key",
+                    k.decaps(&n(sk), &vec![0; ct], &mut vec![0; ss]),
+                ),
+                (
+                    "ciphertext",
+                    k.decaps(&vec![0; sk], &n(ct), &mut vec![0; ss]),
+                ),
+                (
+                    "shared secret buffer",
+                    k.decaps(&vec![0; sk], &vec![0; ct], &mut n(ss)),
+                ),
+                ("public key buffer", k.keypair_kept(&mut n(pk)).map(drop)),
+                (
+                    "ciphertext",
+                    k.decaps_kept(&mut kept, &n(ct), &mut vec![0; ss]),
+                ),
+                (
+                    "shared secret buffer",
+                    k.decaps_kept(&mut kept, &vec![0; ct], &mut n(ss)),
+                ),
+                ("secret key", k.sk_import(&n(sk)).map(drop)),
+                ("public key", k.pk_import(&n(pk))),
+                (
+                    "key generation seed",
+                    k.keypair_derand(&n(64), &mut vec![0; pk], &mut vec![0; sk]),
+                ),
+                (
+                    "encapsulation seed",
+                    k.encaps_derand(&vec![0; pk], &n(32), &mut vec![0; ct], &mut vec![0; ss]),
+                ),
+            ];
+            for (what, r) in calls {
+                match r {
+                    Err(KemError::InvalidLength { what: named, .. }) => {
+                        assert_eq!(named, what, "{d:+}")
+                    }
+                    other => panic!("{what} {d:+}: {other:?}"),
+                }
+            }
+        }
+    }
+}

@@ -1,30 +1,58 @@
-//! The console table of `verify`.
+//! The console table of `verify`: within [`super::WIDTH`] columns, each check's verdict in its
+//! cell and every detail below it; with `--wide`, the details in the cells.
 
-use super::table;
-use crate::verify::{Check, Outcome, Report};
+use super::{prose, table, Width};
+use crate::verify::{kat, Check, Outcome, Report};
 use comfy_table::{Cell, Color};
 
-fn cell(o: Option<&Outcome>, check: Check) -> Cell {
-    match o {
-        Some(Outcome::Pass(d)) if matches!(check, Check::KnownAnswers | Check::RoundTrip) => {
-            Cell::new(format!("pass: {d}")).fg(Color::Green)
-        }
-        Some(Outcome::Pass(_)) => Cell::new("pass").fg(Color::Green),
-        Some(Outcome::Fail(_)) => Cell::new("FAIL").fg(Color::Red),
-        Some(Outcome::Skip(_)) => Cell::new("n/a"),
-        None => Cell::new("-"),
+/// A check's title as a fitted table's header: its words on lines of their own.
+fn header(title: &str, layout: Width) -> String {
+    match layout {
+        Width::Fit => title.replace(' ', "\n"),
+        Width::Wide => title.to_string(),
     }
 }
 
-/// The console table of the correctness gate, then every failure and the totals.
-pub fn print_table(report: &Report) {
-    let mut header = vec!["algorithm", "implementation"];
-    header.extend(Check::ALL.iter().map(|c| c.title()));
+fn cell(o: Option<&Outcome>, check: Check, layout: Width) -> Cell {
+    match (o, layout) {
+        (Some(Outcome::Pass(d)), Width::Wide)
+            if matches!(check, Check::KnownAnswers | Check::RoundTrip) =>
+        {
+            Cell::new(format!("pass: {d}")).fg(Color::Green)
+        }
+        (Some(Outcome::Pass(d)), Width::Fit) if check == Check::KnownAnswers => {
+            match kat::ran_and_left_out(d) {
+                (_, Some(_)) => Cell::new("pass, part").fg(Color::Green),
+                (_, None) => Cell::new("pass").fg(Color::Green),
+            }
+        }
+        (Some(Outcome::Pass(_)), _) => Cell::new("pass").fg(Color::Green),
+        (Some(Outcome::Fail(_)), _) => Cell::new("FAIL").fg(Color::Red),
+        (Some(Outcome::Skip(_)), _) => Cell::new("n/a"),
+        (None, _) => Cell::new("-"),
+    }
+}
+
+/// The console table of the correctness gate, then every failure, the totals, why checks did
+/// not apply and which known answers were left out.
+pub fn print_table(report: &Report, layout: Width) {
+    let titles: Vec<String> = Check::ALL
+        .iter()
+        .map(|c| header(c.title(), layout))
+        .collect();
+    let mut header: Vec<&str> = vec!["algorithm", "implementation"];
+    header.extend(titles.iter().map(String::as_str));
     header.push("verdict");
-    let mut t = table(&header);
+    let mut t = match layout {
+        Width::Fit => super::fit_table(&header, 1),
+        Width::Wide => table(&header),
+    };
     for r in &report.implementations {
-        let mut row = vec![Cell::new(&r.algorithm), Cell::new(&r.implementation)];
-        row.extend(Check::ALL.iter().map(|c| cell(r.checks.get(c), *c)));
+        let mut row = vec![
+            Cell::new(super::clean(&r.algorithm)),
+            Cell::new(super::clean(&r.implementation)),
+        ];
+        row.extend(Check::ALL.iter().map(|c| cell(r.checks.get(c), *c, layout)));
         row.push(if r.passed() {
             Cell::new("PASS").fg(Color::Green)
         } else {
@@ -38,15 +66,19 @@ pub fn print_table(report: &Report) {
         .iter()
         .filter(|r| !r.passed())
         .collect();
+    let mut below = String::new();
     for r in &failed {
         for (c, o) in &r.checks {
             if let Outcome::Fail(why) = o {
-                println!(
-                    "FAIL {}@{} {}: {why}",
-                    r.algorithm,
-                    r.implementation,
-                    c.title()
-                );
+                below.push_str(&prose(
+                    layout,
+                    &super::clean(&format!(
+                        "FAIL {}@{} {}: {why}",
+                        r.algorithm,
+                        r.implementation,
+                        c.title()
+                    )),
+                ));
             }
         }
     }
@@ -56,36 +88,37 @@ pub fn print_table(report: &Report) {
         .iter()
         .filter(|p| !p.outcome.failed())
         .count();
-    println!(
-        "{} of {} implementations pass; {pairs_ok} of {pairs} interoperability pairs pass; {:.1} s",
+    below.push_str(&format!(
+        "{} of {} implementations pass; {pairs_ok} of {pairs} interoperability pairs pass; {:.1} s\n",
         report.implementations.len() - failed.len(),
         report.implementations.len(),
         report.seconds
-    );
+    ));
     for line in not_applicable(report) {
-        println!("{line}");
+        below.push_str(&prose(layout, &line));
     }
-}
-
-/// Why checks did not apply ("n/a" in the table): one line per check and reason, naming the
-/// first few implementations it concerns.
-fn not_applicable(report: &Report) -> Vec<String> {
-    const NAMED: usize = 3;
-    let mut groups: Vec<((Check, &str), Vec<String>)> = Vec::new();
-    for r in &report.implementations {
-        for (c, o) in &r.checks {
-            let Outcome::Skip(why) = o else { continue };
-            let label = format!("{}@{}", r.algorithm, r.implementation);
-            match groups.iter_mut().find(|(k, _)| *k == (*c, why.as_str())) {
-                Some((_, labels)) => labels.push(label),
-                None => groups.push(((*c, why), vec![label])),
-            }
+    if layout == Width::Fit {
+        for line in left_out(report) {
+            below.push_str(&prose(layout, &line));
         }
     }
-    groups.sort_by_key(|((c, _), _)| *c);
+    print!("{below}");
+}
+
+/// `(key, label)` pairs grouped by key in first-seen order: each key with its first few labels
+/// named (`a, b, c and 2 more`).
+fn grouped(items: impl Iterator<Item = (String, String)>) -> Vec<(String, String)> {
+    const NAMED: usize = 3;
+    let mut groups: Vec<(String, Vec<String>)> = Vec::new();
+    for (key, label) in items {
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, labels)) => labels.push(label),
+            None => groups.push((key, vec![label])),
+        }
+    }
     groups
         .into_iter()
-        .map(|((c, why), labels)| {
+        .map(|(key, labels)| {
             let more = labels.len().saturating_sub(NAMED);
             let mut named = labels
                 .into_iter()
@@ -95,9 +128,55 @@ fn not_applicable(report: &Report) -> Vec<String> {
             if more > 0 {
                 named.push_str(&format!(" and {more} more"));
             }
-            format!("n/a {}: {why} ({named})", c.title())
+            (key, named)
         })
         .collect()
+}
+
+/// Known answers that passed with some vectors left out ("pass, part" in a fitted table):
+/// one line per reason, naming the implementations.
+fn left_out(report: &Report) -> Vec<String> {
+    let items = report.implementations.iter().filter_map(|r| {
+        let Some(Outcome::Pass(d)) = r.checks.get(&Check::KnownAnswers) else {
+            return None;
+        };
+        let (_, why) = kat::ran_and_left_out(d);
+        Some((
+            why?.to_string(),
+            format!("{}@{}", r.algorithm, r.implementation),
+        ))
+    });
+    grouped(items)
+        .into_iter()
+        .map(|(why, named)| format!("part known answers: {why} ({named})"))
+        .collect()
+}
+
+/// Why checks did not apply ("n/a" in the table): one line per check and reason, naming the
+/// first few implementations it concerns.
+fn not_applicable(report: &Report) -> Vec<String> {
+    let mut items: Vec<(Check, String, String)> = Vec::new();
+    for r in &report.implementations {
+        for (c, o) in &r.checks {
+            if let Outcome::Skip(why) = o {
+                items.push((
+                    *c,
+                    why.clone(),
+                    format!("{}@{}", r.algorithm, r.implementation),
+                ));
+            }
+        }
+    }
+    // Stable: within a check, reasons keep the order they were first seen in.
+    items.sort_by_key(|(c, _, _)| *c);
+    grouped(
+        items
+            .into_iter()
+            .map(|(c, why, label)| (format!("{}: {why}", c.title()), label)),
+    )
+    .into_iter()
+    .map(|(key, named)| format!("n/a {key} ({named})"))
+    .collect()
 }
 
 #[cfg(test)]

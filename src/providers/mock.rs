@@ -14,6 +14,14 @@
 //! `mock/slow-import` is correct but spends [`SLOW_IMPORT`] rebuilding a secret-key object
 //! from bytes, so that a test can see that cost under `sk-import` and not under `decaps`.
 //!
+//! With `KEMBENCH_MOCK_GATE=1`, one more mock per check of the correctness gate breaks exactly
+//! that check's property and nothing else the check of it alone can see (each is meant to be
+//! verified alone: any two mocks that derive their secrets differently fail interoperability):
+//! `mock/wrong-sizes` (sizes), `mock/overflow` (canaries), `mock/accepts-tamper` (tamper),
+//! `mock/export-differs` and `mock/panics` (kept keys), `mock/incompatible` (interop, beside
+//! `mock/correct`), `mock/kat` and `mock/wrong-kat` (known answers); `mock/broken` is the
+//! round trip's. `tests/verify_gate.rs` shows `verify` failing each, naming the check.
+//!
 //! Secret keys are kept as objects that hold the public key beside the secret (as libraries
 //! that recompute the public key on import keep it): importing from bytes hashes the secret,
 //! decapsulating with a kept key does not.
@@ -37,7 +45,30 @@ pub enum Behaviour {
     Slow,
     /// Correct, but importing a secret key from bytes spins for [`SLOW_IMPORT`].
     SlowImport,
+    /// Correct, but declares a ciphertext length one byte longer than it writes.
+    WrongSizes,
+    /// Correct, but writes one byte past the end of the ciphertext buffer, as a C library
+    /// with an off-by-one would.
+    Overflow,
+    /// Self-consistent, but the bytes of the ciphertext that tampering flips do not enter the
+    /// secret: a tampered ciphertext still gives it.
+    AcceptsTamper,
+    /// Correct, but a kept key's exported bytes are not the key (one bit flipped).
+    ExportDiffers,
+    /// Correct, but panics when asked for a kept key's bytes.
+    PanicsOnExport,
+    /// Self-consistent, but masks with another label: it cannot talk to `mock/correct`.
+    Incompatible,
+    /// Correct, with a published known answer ([`KAT_SHA256`]) for its NIST-format transcript.
+    KnownAnswer,
+    /// Self-consistent and claiming [`KAT_SHA256`], but deriving its secrets with another
+    /// label, so its transcript differs from the published one.
+    WrongKnownAnswer,
 }
+
+/// The SHA-256 of the correct mock's one-entry NIST-format KAT transcript: `mock/kat`'s
+/// published figure (computed once from it, and checked by a test here).
+pub const KAT_SHA256: &str = "a87d4194f7d738a6ea4e4325221fe99d03aa93be16ec1ff63a74d4dbb22ea7f0";
 
 /// How long `mock/slow-import` spends on each secret-key import.
 pub const SLOW_IMPORT: std::time::Duration = std::time::Duration::from_micros(300);
@@ -84,6 +115,22 @@ fn xor(a: &[u8; 32], b: &[u8]) -> [u8; 32] {
     std::array::from_fn(|i| a[i] ^ b[i])
 }
 
+thread_local! {
+    /// The NIST DRBG of a known-answer transcript in progress on this thread, which the
+    /// mock's draws come from while it is set.
+    static KAT: std::cell::RefCell<Option<super::drbg::NistDrbg>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// Clears [`KAT`] when a transcript ends, however it ends.
+struct KatOff;
+
+impl Drop for KatOff {
+    fn drop(&mut self) {
+        KAT.set(None);
+    }
+}
+
 impl Mock {
     /// A mock implementation with the given behaviour and implementation id suffix.
     pub fn new(variant: &str, behaviour: Behaviour) -> Self {
@@ -121,6 +168,31 @@ impl Mock {
         key
     }
 
+    /// The mask a message is hidden under: H(label || pk).
+    fn mask(&self, pk: &[u8]) -> [u8; 32] {
+        let label: &[u8] = if self.behaviour == Behaviour::Incompatible {
+            b"mask-other"
+        } else {
+            b"mask"
+        };
+        h(&[label, pk])
+    }
+
+    /// The shared secret of message `m` sent as `ct`: H("ss" || m || ct).
+    fn secret(&self, m: &[u8; 32], ct: &[u8]) -> [u8; 32] {
+        match self.behaviour {
+            Behaviour::AcceptsTamper => {
+                // The first and middle bytes, which the gate's tampering flips, left out.
+                let mut kept = *m;
+                kept[0] = 0;
+                kept[m.len() / 2] = 0;
+                h(&[b"ss", &kept])
+            }
+            Behaviour::WrongKnownAnswer => h(&[b"ss-other", m, ct]),
+            _ => h(&[b"ss", m, ct]),
+        }
+    }
+
     fn decaps_with(&self, key: &MockKey, ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
         if self.behaviour == Behaviour::Hang && fault_due() {
             loop {
@@ -128,8 +200,8 @@ impl Mock {
             }
         }
         self.pause();
-        let m = xor(&h(&[b"mask", &key.pk]), ct);
-        let mut k = h(&[b"ss", &m, ct]);
+        let m = xor(&self.mask(&key.pk), ct);
+        let mut k = self.secret(&m, ct);
         if self.behaviour == Behaviour::WrongSecret {
             k[0] ^= 1;
         }
@@ -139,7 +211,8 @@ impl Mock {
 
     fn next_random(&self, label: &[u8]) -> [u8; 32] {
         let mut seeded = [0; 32];
-        if super::seeded::fill(&mut seeded) {
+        let from_kat = KAT.with_borrow_mut(|k| k.as_mut().map(|d| d.fill(&mut seeded)).is_some());
+        if from_kat || super::seeded::fill(&mut seeded) {
             return seeded;
         }
         // A per-thread counter: throughput threads must not share a written cache line.
@@ -179,7 +252,17 @@ impl Kem for Mock {
         }
         self.pause();
         let m = self.next_random(b"encaps");
-        self.encaps_derand_raw(pk, &m, ct, ss)
+        self.encaps_derand_raw(pk, &m, ct, ss)?;
+        if self.behaviour == Behaviour::Overflow {
+            // SAFETY: none; this is the bug `mock/overflow` exists to have. It writes one byte
+            // past the ciphertext buffer, as a C library with an off-by-one would. The gate
+            // hands out buffers with canaries around them, so the byte lands in a canary and
+            // the gate refuses the mock before anything times it; elsewhere (the gate's own
+            // `Vec`s of 32 bytes) it lands in the allocator's rounding of the allocation. The
+            // mock exists only with `KEMBENCH_MOCK_GATE=1`.
+            unsafe { ct.as_mut_ptr().add(ct.len()).write(0) };
+        }
+        Ok(())
     }
 
     fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
@@ -208,8 +291,61 @@ impl Kem for Mock {
     }
 
     fn sk_export_raw(&self, sk: &SecretKey, out: &mut [u8]) -> Result<(), KemError> {
+        if self.behaviour == Behaviour::PanicsOnExport {
+            panic!("mock/panics: the secret key cannot be exported");
+        }
         out.copy_from_slice(&sk.get::<MockKey>()?.sk);
+        if self.behaviour == Behaviour::ExportDiffers {
+            out[0] ^= 1;
+        }
         Ok(())
+    }
+
+    fn declared_lens(&self) -> Option<[usize; 4]> {
+        let a = &MOCK;
+        (self.behaviour == Behaviour::WrongSizes).then_some([
+            a.pk_len,
+            a.sk_len,
+            a.ct_len + 1,
+            a.ss_len,
+        ])
+    }
+
+    fn known_answer_transcript(&self, entries: usize) -> Option<Result<String, KemError>> {
+        if !matches!(
+            self.behaviour,
+            Behaviour::KnownAnswer | Behaviour::WrongKnownAnswer
+        ) {
+            return None;
+        }
+        let _off = KatOff;
+        let mut reseed = |seed: &[u8; 48]| KAT.set(Some(super::drbg::NistDrbg::new(seed)));
+        let mut draw = |out: &mut [u8]| {
+            KAT.with_borrow_mut(|k| {
+                if let Some(d) = k.as_mut() {
+                    d.fill(out)
+                }
+            })
+        };
+        Some(crate::kem::nist_kat::transcript(
+            self,
+            entries,
+            &mut reseed,
+            &mut draw,
+        ))
+    }
+
+    fn known_answer_digest(&self) -> Option<(String, String)> {
+        matches!(
+            self.behaviour,
+            Behaviour::KnownAnswer | Behaviour::WrongKnownAnswer
+        )
+        .then(|| {
+            (
+                KAT_SHA256.to_string(),
+                "the mock's published figure".to_string(),
+            )
+        })
     }
 
     fn pk_import_raw(&self, pk: &[u8]) -> Result<(), KemError> {
@@ -259,9 +395,14 @@ impl Kem for Mock {
         ct: &mut [u8],
         ss: &mut [u8],
     ) -> Result<(), KemError> {
-        let c = xor(&h(&[b"mask", pk]), seed);
+        let c = xor(&self.mask(pk), seed);
         ct.copy_from_slice(&c);
-        ss.copy_from_slice(&h(&[b"ss", seed, &c]));
+        let m: [u8; 32] = seed.try_into().map_err(|_| KemError::InvalidLength {
+            what: "encapsulation seed",
+            expected: 32,
+            got: seed.len(),
+        })?;
+        ss.copy_from_slice(&self.secret(&m, &c));
         Ok(())
     }
 }
@@ -279,5 +420,46 @@ pub fn implementations() -> Vec<Box<dyn Kem>> {
         v.push(Box::new(Mock::new("slow", Behaviour::Slow)));
         v.push(Box::new(Mock::new("slow-import", Behaviour::SlowImport)));
     }
+    if std::env::var("KEMBENCH_MOCK_GATE").is_ok_and(|v| v == "1") {
+        for (id, b) in GATE_MOCKS {
+            v.push(Box::new(Mock::new(id, b)));
+        }
+    }
     v
+}
+
+/// The mocks of `KEMBENCH_MOCK_GATE=1`: (implementation id suffix, behaviour).
+pub const GATE_MOCKS: [(&str, Behaviour); 8] = [
+    ("wrong-sizes", Behaviour::WrongSizes),
+    ("overflow", Behaviour::Overflow),
+    ("accepts-tamper", Behaviour::AcceptsTamper),
+    ("export-differs", Behaviour::ExportDiffers),
+    ("panics", Behaviour::PanicsOnExport),
+    ("incompatible", Behaviour::Incompatible),
+    ("kat", Behaviour::KnownAnswer),
+    ("wrong-kat", Behaviour::WrongKnownAnswer),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `mock/kat`'s transcript opens with NIST's first seed and has the published digest
+    /// (the check that `mock/wrong-kat` fails can also pass); `mock/wrong-kat`'s has another.
+    #[test]
+    fn the_published_known_answer_is_the_correct_mocks() {
+        use sha2::Digest as _;
+        {
+            let k = Mock::new("kat", Behaviour::KnownAnswer);
+            let t = k.known_answer_transcript(1).unwrap().unwrap();
+            // NIST's first seed, with which every PQCkemKAT file opens.
+            let first = "count = 0\nseed = 061550234D158C5EC95595FE04EF7A25767F2E24CC2BC479\
+                         D09D86DC9ABCFDE7056A8C266F9EF97ED08541DBD2E1FFA1\n";
+            assert!(t.starts_with(first), "{t}");
+            assert_eq!(hex::encode(Sha256::digest(t.as_bytes())), KAT_SHA256);
+        }
+        let wrong = Mock::new("wrong-kat", Behaviour::WrongKnownAnswer);
+        let t = wrong.known_answer_transcript(1).unwrap().unwrap();
+        assert_ne!(hex::encode(Sha256::digest(t.as_bytes())), KAT_SHA256);
+    }
 }

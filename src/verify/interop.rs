@@ -75,11 +75,11 @@ pub fn run(impls: &[Arc<dyn Kem>], own_ok: &[bool], opts: &Options) -> (Vec<Pair
         .collect();
     let summary = (0..impls.len())
         .map(|i| {
-            let mine: Vec<(usize, &Outcome)> = jobs
+            let mine: Vec<(usize, bool, &Outcome)> = jobs
                 .iter()
                 .zip(&outcomes)
                 .filter(|((a, b), _)| *a == i || *b == i)
-                .map(|(&(a, b), o)| (if a == i { b } else { a }, o))
+                .map(|(&(a, b), o)| (if a == i { b } else { a }, a == i, o))
                 .collect();
             if mine.is_empty() {
                 return Outcome::Skip("only implementation of its algorithm here".into());
@@ -87,12 +87,17 @@ pub fn run(impls: &[Arc<dyn Kem>], own_ok: &[bool], opts: &Options) -> (Vec<Pair
             let name = |j: usize| impls[j].meta().implementation.clone();
             let mut blamed = Vec::new();
             let mut excused = std::collections::BTreeSet::new();
-            for (other, o) in &mine {
+            for (other, my_keys, o) in &mine {
                 let Outcome::Fail(detail) = o else { continue };
                 if own_ok[i] && !own_ok[*other] {
                     excused.insert(name(*other));
                 } else {
-                    blamed.push(format!("with {}: {detail}", name(*other)));
+                    let holder = if *my_keys { i } else { *other };
+                    blamed.push(format!(
+                        "with {}, keys by {}: {detail}",
+                        name(*other),
+                        name(holder)
+                    ));
                 }
             }
             let peers = mine.len() / 2;

@@ -109,6 +109,18 @@ fn unhex(s: &str) -> Vec<u8> {
     hex::decode(s).expect("shipped vectors are hex")
 }
 
+/// Between what passed and what was left out, in a pass that left some vectors out.
+const LEFT_OUT: &str = "; ";
+
+/// A pass's detail split into what ran and passed, and what was left out and why (`None` when
+/// every vector that applies ran).
+pub fn ran_and_left_out(detail: &str) -> (&str, Option<&str>) {
+    match detail.split_once(LEFT_OUT) {
+        Some((ran, left_out)) => (ran, Some(left_out)),
+        None => (detail, None),
+    }
+}
+
 /// Runs every known-answer test that applies to `k`.
 pub fn run(k: &dyn Kem, opts: &Options) -> Outcome {
     let (mut done, mut left_out) = (Vec::new(), Vec::new());
@@ -133,11 +145,14 @@ pub fn run(k: &dyn Kem, opts: &Options) -> Outcome {
     }
     if !left_out.is_empty() {
         left_out.dedup();
-        let why = left_out.join("; ");
         return if done.is_empty() {
-            Outcome::Skip(why)
+            Outcome::Skip(left_out.join("; "))
         } else {
-            Outcome::Pass(format!("{}; {why}", done.join(", ")))
+            Outcome::Pass(format!(
+                "{}{LEFT_OUT}{}",
+                done.join(", "),
+                left_out.join("; ")
+            ))
         };
     }
     if done.is_empty() {
@@ -199,8 +214,21 @@ fn acvp_cases<T>(
     Some(Outcome::Pass(format!("{passed} {}", vs.len())))
 }
 
+/// Why ACVP's `which` vectors, of which `cases` has some for `k`'s algorithm, cannot run on an
+/// API without the seeded operation they need; `None` when there are none to run.
+fn no_seeded_api<T>(k: &dyn Kem, cases: &[AcvpCase<T>], which: &str, op: &str) -> Option<Outcome> {
+    let name = k.meta().algorithm.name;
+    cases.iter().any(|v| v.parameter_set == name).then(|| {
+        Outcome::Skip(format!(
+            "ACVP {which} vectors not run: the library offers no {op} from a given seed"
+        ))
+    })
+}
+
 fn acvp_keygen(k: &dyn Kem, _: &Options) -> Option<Outcome> {
-    k.seed_lens().keypair?;
+    if k.seed_lens().keypair.is_none() {
+        return no_seeded_api(k, &acvp().keygen, "keyGen", "key generation");
+    }
     let a = k.meta().algorithm;
     acvp_cases(k, &acvp().keygen, "ACVP keyGen", "ACVP keyGen", |v| {
         let seed = [unhex(&v.d), unhex(&v.z)].concat();
@@ -215,7 +243,9 @@ fn acvp_keygen(k: &dyn Kem, _: &Options) -> Option<Outcome> {
 }
 
 fn acvp_encaps(k: &dyn Kem, _: &Options) -> Option<Outcome> {
-    k.seed_lens().encaps?;
+    if k.seed_lens().encaps.is_none() {
+        return no_seeded_api(k, &acvp().encaps, "encapsulation", "encapsulation");
+    }
     let a = k.meta().algorithm;
     acvp_cases(k, &acvp().encaps, "ACVP encapsulation", "ACVP encap", |v| {
         let (mut ct, mut ss) = (vec![0; a.ct_len], vec![0; a.ss_len]);
@@ -403,3 +433,218 @@ fn x25519_rfc7748(k: &dyn Kem, _: &Options) -> Option<Outcome> {
 }
 
 use sha2::Digest as _;
+
+#[cfg(test)]
+mod tests {
+    //! Each family of known answers fails on an implementation that is wrong in exactly what
+    //! that family sees: a real implementation, wrapped to corrupt one output.
+
+    use super::*;
+    use crate::kem::{ImplMeta, Imports, SecretKey, SeedLens};
+    use crate::providers::Registry;
+    use std::path::PathBuf;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    /// What the wrapper corrupts.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Corrupt {
+        /// A seeded key pair's public key, from the `n`th call on (0: every call).
+        KeygenAfter(usize),
+        /// A seeded encapsulation's ciphertext.
+        Encaps,
+        /// A decapsulation's secret from secret-key bytes.
+        Decaps,
+        /// One hex digit of the NIST-format transcript's first shared secret.
+        Transcript,
+    }
+
+    struct Wrapped {
+        inner: Arc<dyn Kem>,
+        corrupt: Corrupt,
+        calls: AtomicUsize,
+        rsp: Option<PathBuf>,
+    }
+
+    fn wrap(label: &str, corrupt: Corrupt) -> Wrapped {
+        let inner = Registry::new(false)
+            .get(label)
+            .unwrap_or_else(|| panic!("{label} is not registered"));
+        Wrapped {
+            inner,
+            corrupt,
+            calls: AtomicUsize::new(0),
+            rsp: None,
+        }
+    }
+
+    impl Kem for Wrapped {
+        fn meta(&self) -> &ImplMeta {
+            self.inner.meta()
+        }
+        fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
+            self.inner.keypair_raw(pk, sk)
+        }
+        fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
+            self.inner.encaps_raw(pk, ct, ss)
+        }
+        fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+            self.inner.decaps_raw(sk, ct, ss)?;
+            if self.corrupt == Corrupt::Decaps {
+                ss[0] ^= 1;
+            }
+            Ok(())
+        }
+        fn keypair_kept_raw(&self, pk: &mut [u8]) -> Result<SecretKey, KemError> {
+            self.inner.keypair_kept_raw(pk)
+        }
+        fn decaps_kept_raw(
+            &self,
+            sk: &mut SecretKey,
+            ct: &[u8],
+            ss: &mut [u8],
+        ) -> Result<(), KemError> {
+            self.inner.decaps_kept_raw(sk, ct, ss)
+        }
+        fn imports(&self) -> Imports {
+            self.inner.imports()
+        }
+        fn seed_lens(&self) -> SeedLens {
+            self.inner.seed_lens()
+        }
+        fn keypair_derand_raw(
+            &self,
+            seed: &[u8],
+            pk: &mut [u8],
+            sk: &mut [u8],
+        ) -> Result<(), KemError> {
+            self.inner.keypair_derand_raw(seed, pk, sk)?;
+            if let Corrupt::KeygenAfter(n) = self.corrupt {
+                if self.calls.fetch_add(1, Ordering::Relaxed) >= n {
+                    pk[0] ^= 1;
+                }
+            }
+            Ok(())
+        }
+        fn encaps_derand_raw(
+            &self,
+            pk: &[u8],
+            seed: &[u8],
+            ct: &mut [u8],
+            ss: &mut [u8],
+        ) -> Result<(), KemError> {
+            self.inner.encaps_derand_raw(pk, seed, ct, ss)?;
+            if self.corrupt == Corrupt::Encaps {
+                ct[0] ^= 1;
+            }
+            Ok(())
+        }
+        fn known_answer_transcript(&self, entries: usize) -> Option<Result<String, KemError>> {
+            let t = self.inner.known_answer_transcript(entries)?;
+            Some(t.map(|t| {
+                if self.corrupt == Corrupt::Transcript {
+                    let at = t.find("ss = ").expect("a shared secret") + 5;
+                    let digit = if &t[at..at + 1] == "0" { "1" } else { "0" };
+                    format!("{}{digit}{}", &t[..at], &t[at + 1..])
+                } else {
+                    t
+                }
+            }))
+        }
+        fn known_answer_file(&self) -> Option<PathBuf> {
+            self.rsp.clone()
+        }
+    }
+
+    fn fails(k: &dyn Kem, says: &str) {
+        match run(k, &Options::default()) {
+            Outcome::Fail(why) => assert!(why.contains(says), "{why}"),
+            other => panic!("{}: {other:?}", k.meta().label()),
+        }
+    }
+
+    #[test]
+    fn a_wrong_seeded_key_pair_fails_acvp_key_generation() {
+        fails(
+            &wrap("ML-KEM-768@rustcrypto", Corrupt::KeygenAfter(0)),
+            "ACVP keyGen tcId",
+        );
+    }
+
+    #[test]
+    fn a_wrong_seeded_ciphertext_fails_acvp_encapsulation() {
+        fails(
+            &wrap("ML-KEM-768@rustcrypto", Corrupt::Encaps),
+            "ACVP encapsulation tcId",
+        );
+    }
+
+    #[test]
+    fn a_wrong_decapsulation_fails_acvp_decapsulation() {
+        // aws-lc has no seeded operations: the decapsulation vectors are its only ACVP check.
+        fails(
+            &wrap("ML-KEM-768@aws-lc", Corrupt::Decaps),
+            "ACVP decapsulation tcId",
+        );
+    }
+
+    #[test]
+    fn a_key_pair_wrong_only_after_the_acvp_cases_fails_the_accumulated_test() {
+        let cases = acvp()
+            .keygen
+            .iter()
+            .filter(|v| v.parameter_set == "ML-KEM-768")
+            .count();
+        let k = wrap("ML-KEM-768@rustcrypto", Corrupt::KeygenAfter(cases));
+        // The public key no longer matches the secret key: the first iteration says so.
+        fails(&k, "accumulated: iteration 0");
+    }
+
+    #[test]
+    fn a_wrong_transcript_fails_the_liboqs_digest() {
+        fails(
+            &wrap("ML-KEM-768@liboqs", Corrupt::Transcript),
+            "liboqs KAT digest",
+        );
+    }
+
+    #[test]
+    fn a_wrong_x25519_secret_fails_rfc_7748() {
+        fails(
+            &wrap("X25519@aws-lc", Corrupt::Decaps),
+            "RFC 7748 vector 1: secret differs",
+        );
+    }
+
+    /// A package's response file is compared entry by entry: the first count and field that
+    /// differ are named, and the file's own entries pass.
+    #[test]
+    fn a_response_file_that_disagrees_names_the_count_and_the_field() {
+        let dir = std::env::temp_dir().join(format!("kembench-kat-rsp-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let rsp = dir.join("PQCkemKAT_2400.rsp");
+        let mut k = wrap("ML-KEM-768@liboqs", Corrupt::KeygenAfter(usize::MAX));
+        let transcript = k.known_answer_transcript(3).unwrap().unwrap();
+        std::fs::write(&rsp, format!("# ML-KEM-768\n\n{transcript}\n")).unwrap();
+        k.rsp = Some(rsp.clone());
+        assert_eq!(
+            package_rsp(&k, &Options::default()),
+            Some(Outcome::Pass("PQCkemKAT_2400.rsp, 3 entries".into()))
+        );
+        // The second entry's ciphertext, one digit changed in the file.
+        let second = transcript.find("count = 1").unwrap();
+        let ct = second + transcript[second..].find("ct = ").unwrap() + 5;
+        let mut edited = transcript.clone();
+        let digit = if &edited[ct..ct + 1] == "0" { "1" } else { "0" };
+        edited.replace_range(ct..ct + 1, digit);
+        std::fs::write(&rsp, format!("# ML-KEM-768\n\n{edited}\n")).unwrap();
+        match package_rsp(&k, &Options::default()) {
+            Some(Outcome::Fail(why)) => {
+                assert!(why.starts_with("PQCkemKAT_2400.rsp: count = 1"), "{why}");
+                assert!(why.contains("ct differs"), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

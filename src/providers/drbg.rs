@@ -5,6 +5,43 @@
 use aes::cipher::{generic_array::GenericArray, BlockEncrypt, KeyInit};
 use aes::Aes256;
 
+thread_local! {
+    /// The known-answer generator of the thread making a transcript ([`kat_transcript`]). A
+    /// transcript's draws happen on the thread that makes it, so no other thread needs to see
+    /// it: a hook that runs inside every timed keygen and encaps takes no lock.
+    static KAT: std::cell::RefCell<Option<NistDrbg>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Fills `buf` from this thread's known-answer generator while it makes a transcript; false
+/// (and `buf` untouched) otherwise. For an implementation's random draws to call first.
+pub fn kat_fill(buf: &mut [u8]) -> bool {
+    KAT.with_borrow_mut(|k| k.as_mut().map(|d| d.fill(buf)).is_some())
+}
+
+/// Clears this thread's known-answer generator when dropped (also when a transcript fails).
+struct KatOff;
+
+impl Drop for KatOff {
+    fn drop(&mut self) {
+        KAT.set(None);
+    }
+}
+
+/// The NIST-format known-answer transcript of `entries` entries of `k`
+/// ([`crate::kem::nist_kat::transcript`]) over NIST's DRBG, for an implementation whose every
+/// random draw takes [`kat_fill`] first.
+pub fn kat_transcript(
+    k: &dyn crate::kem::Kem,
+    entries: usize,
+) -> Result<String, crate::kem::KemError> {
+    let _off = KatOff;
+    let mut reseed = |seed: &[u8; 48]| KAT.set(Some(NistDrbg::new(seed)));
+    let mut draw = |out: &mut [u8]| {
+        kat_fill(out);
+    };
+    crate::kem::nist_kat::transcript(k, entries, &mut reseed, &mut draw)
+}
+
 /// The generator's state.
 #[derive(Clone)]
 pub struct NistDrbg {

@@ -115,22 +115,6 @@ fn xor(a: &[u8; 32], b: &[u8]) -> [u8; 32] {
     std::array::from_fn(|i| a[i] ^ b[i])
 }
 
-thread_local! {
-    /// The NIST DRBG of a known-answer transcript in progress on this thread, which the
-    /// mock's draws come from while it is set.
-    static KAT: std::cell::RefCell<Option<super::drbg::NistDrbg>> =
-        const { std::cell::RefCell::new(None) };
-}
-
-/// Clears [`KAT`] when a transcript ends, however it ends.
-struct KatOff;
-
-impl Drop for KatOff {
-    fn drop(&mut self) {
-        KAT.set(None);
-    }
-}
-
 impl Mock {
     /// A mock implementation with the given behaviour and implementation id suffix.
     pub fn new(variant: &str, behaviour: Behaviour) -> Self {
@@ -211,8 +195,7 @@ impl Mock {
 
     fn next_random(&self, label: &[u8]) -> [u8; 32] {
         let mut seeded = [0; 32];
-        let from_kat = KAT.with_borrow_mut(|k| k.as_mut().map(|d| d.fill(&mut seeded)).is_some());
-        if from_kat || super::seeded::fill(&mut seeded) {
+        if super::drbg::kat_fill(&mut seeded) || super::seeded::fill(&mut seeded) {
             return seeded;
         }
         // A per-thread counter: throughput threads must not share a written cache line.
@@ -318,21 +301,7 @@ impl Kem for Mock {
         ) {
             return None;
         }
-        let _off = KatOff;
-        let mut reseed = |seed: &[u8; 48]| KAT.set(Some(super::drbg::NistDrbg::new(seed)));
-        let mut draw = |out: &mut [u8]| {
-            KAT.with_borrow_mut(|k| {
-                if let Some(d) = k.as_mut() {
-                    d.fill(out)
-                }
-            })
-        };
-        Some(crate::kem::nist_kat::transcript(
-            self,
-            entries,
-            &mut reseed,
-            &mut draw,
-        ))
+        Some(super::drbg::kat_transcript(self, entries))
     }
 
     fn known_answer_digest(&self) -> Option<(String, String)> {

@@ -15,11 +15,10 @@
 pub mod manifest;
 
 use crate::kem::{BuildFacts, Gate, ImplMeta, Kem, KemError, Randomness, SeedLens};
-use crate::providers::drbg::NistDrbg;
+use crate::providers::drbg;
 use crate::providers::seeded;
 use libloading::os::unix::{Library, RTLD_LOCAL, RTLD_NOW};
 pub use manifest::{CustomAlgorithm, Entry, Symbols};
-use std::cell::RefCell;
 use std::os::raw::c_int;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -60,13 +59,6 @@ pub struct Built {
     fns: OnceLock<Result<Fns, String>>,
 }
 
-thread_local! {
-    /// The known-answer generator of the thread making a transcript. A transcript's draws
-    /// happen on the thread that makes it, so no other thread needs to see it: the hook, which
-    /// runs inside every timed keygen and encaps, takes no lock.
-    static KAT: RefCell<Option<NistDrbg>> = const { RefCell::new(None) };
-}
-
 /// Every build's `randombytes`: this thread's known-answer generator while it makes a
 /// transcript, else `profile`'s seeded stream when installed, else the operating system.
 unsafe extern "C" fn build_randombytes(out: *mut u8, len: usize) {
@@ -75,18 +67,9 @@ unsafe extern "C" fn build_randombytes(out: *mut u8, len: usize) {
     }
     // SAFETY: the shim passes the caller's writable buffer of `len` bytes.
     let buf = unsafe { std::slice::from_raw_parts_mut(out, len) };
-    let from_kat = KAT.with_borrow_mut(|k| k.as_mut().map(|d| d.fill(buf)).is_some());
+    let from_kat = drbg::kat_fill(buf);
     if !from_kat && seeded::fill_or_os(buf).is_err() {
         std::process::abort();
-    }
-}
-
-/// Clears this thread's known-answer generator when dropped (also when a transcript fails).
-struct KatOff;
-
-impl Drop for KatOff {
-    fn drop(&mut self) {
-        KAT.set(None);
     }
 }
 
@@ -276,21 +259,7 @@ impl Kem for Built {
         if let Err(e) = self.fns() {
             return Some(Err(e));
         }
-        let _off = KatOff;
-        let mut reseed = |seed: &[u8; 48]| KAT.set(Some(NistDrbg::new(seed)));
-        let mut draw = |out: &mut [u8]| {
-            KAT.with_borrow_mut(|k| {
-                if let Some(d) = k.as_mut() {
-                    d.fill(out)
-                }
-            })
-        };
-        Some(crate::kem::nist_kat::transcript(
-            self,
-            entries,
-            &mut reseed,
-            &mut draw,
-        ))
+        Some(drbg::kat_transcript(self, entries))
     }
 
     fn known_answer_digest(&self) -> Option<(String, String)> {

@@ -652,3 +652,71 @@ fn a_read_only_store_is_said_to_be_read_only_and_still_reads() {
         .code(3)
         .stderr(predicate::str::contains("read-only"));
 }
+
+#[test]
+fn a_store_in_a_read_only_directory_is_read_and_never_written() {
+    let d = dir("readonly-dir");
+    let ro = d.join("ro");
+    std::fs::create_dir_all(&ro).unwrap();
+    let store = ro.join("s.sqlite");
+    let s = store.to_str().unwrap();
+    in_dir(&d, s).args(mock_run()).args(FAST).assert().success();
+    // A clean close folds SQLite's write-ahead log back in: the store is one file, in WAL mode.
+    assert_eq!(files(&ro), std::slice::from_ref(&store));
+    let before = digest(&store);
+    let report = d.join("report.html");
+    // The directory alone, then the file too, write-protected (for root as well).
+    for also_the_file in [false, true] {
+        let _dir = Immutable::new(&ro);
+        let _file = also_the_file.then(|| Immutable::new(&store));
+        let case = if also_the_file {
+            "file and directory"
+        } else {
+            "directory"
+        };
+        in_dir(&d, s)
+            .arg("runs")
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("complete"));
+        for args in [
+            &["show", "latest"][..],
+            &["export", "latest", "--format", "csv"],
+            &["compare", "latest", "latest"],
+        ] {
+            let out = in_dir(&d, s).args(args).output().unwrap();
+            assert!(
+                out.status.success(),
+                "{case}: {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        in_dir(&d, s)
+            .args(["report", "latest", "-o"])
+            .arg(&report)
+            .assert()
+            .success();
+        assert!(report.is_file());
+        std::fs::remove_file(&report).unwrap();
+        // Recording is refused before anything is measured, and says why.
+        in_dir(&d, s)
+            .args(mock_run())
+            .args(FAST)
+            .assert()
+            .code(3)
+            .stdout(predicate::str::contains("recorded in").not())
+            .stderr(predicate::str::contains("is read-only"))
+            .stderr(predicate::str::contains("Move it away").not());
+        assert_eq!(files(&ro), std::slice::from_ref(&store), "{case}");
+    }
+    assert_eq!(digest(&store), before);
+    assert!(
+        files(&d).iter().all(|p| !p
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("kembench-")),
+        "nothing was measured, so nothing was saved: {:?}",
+        files(&d)
+    );
+}

@@ -12,7 +12,7 @@ use crate::output::{self, Width};
 use crate::record::Kind;
 use crate::record::{Benchmark, Record, ResultStatus};
 use crate::store::records::Storable;
-use crate::store::Recorder;
+use crate::store::{Closed, Holds, Recorder};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -170,9 +170,9 @@ where
     ) -> anyhow::Result<ExitCode> {
         // Benchmarks finish in any order (failures first, parallel ones as they come).
         self.record.sort_as_planned();
-        // Lost: the store failed and no fallback file could be written; the exit code says
-        // so after the tables, which show the results.
-        let lost = self
+        // The store failed: the run is in a fallback file, or lost when none could be
+        // written; the exit code says so after the tables, which show the results.
+        let closed = self
             .recorder
             .close(&mut self.record, interrupted, |r| Format::JSON.serialize(r))?;
         let mut json = None;
@@ -200,7 +200,7 @@ where
                 &output::elsewhere(id, json.as_deref())
             )
         );
-        let (code, said) = self.verdict(lost, interrupted);
+        let (code, said) = self.verdict(&closed, interrupted);
         match said {
             // Standard output's reader is gone: how to resume must still reach the user.
             Some(line) if crate::interrupt::is_reader_gone() => eprintln!("{line}"),
@@ -215,10 +215,27 @@ where
         self.record.run_id.as_deref().unwrap_or("?")
     }
 
-    /// The exit code of the run, and the line that says why when there is one.
-    fn verdict(&self, lost: bool, interrupted: bool) -> (u8, Option<String>) {
-        if lost {
-            return (crate::exit::IO, None);
+    /// The exit code of the run, and the line that says why when there is one: results lost
+    /// with the store, or a store that holds none of the run (it is in `file` alone, and
+    /// cannot be resumed), exit [`crate::exit::IO`] whatever else happened.
+    fn verdict(&self, closed: &Closed, interrupted: bool) -> (u8, Option<String>) {
+        match closed {
+            Closed::Lost => return (crate::exit::IO, None),
+            Closed::Saved {
+                file,
+                holds: Holds::Nothing,
+            } => {
+                return (
+                    crate::exit::IO,
+                    Some(format!(
+                        "Not recorded: the store {} holds none of run {}; it is saved in {}.",
+                        self.recorder.location().unwrap_or_default(),
+                        self.id(),
+                        file.display()
+                    )),
+                )
+            }
+            Closed::Saved { .. } | Closed::Stored => {}
         }
         if interrupted {
             let resume = |command: &str| {
@@ -357,7 +374,10 @@ mod tests {
         let (full, recorder, spec) = profile_run(&dir, true);
         let mut end = Ending::<Profile>::new(full.without_results(), recorder, &[]).unwrap();
         end.put(full.results[0].clone());
-        assert_eq!(end.verdict(false, false), (crate::exit::SUCCESS, None));
+        assert_eq!(
+            end.verdict(&Closed::Stored, false),
+            (crate::exit::SUCCESS, None)
+        );
         let code = end.finish(false, Width::Fit, |_, _| Ok(())).unwrap();
         assert_eq!(code, ExitCode::SUCCESS);
         assert_eq!(stored(&spec).0, RunStatus::Complete.as_str());
@@ -372,7 +392,7 @@ mod tests {
             .unwrap()
             .failed_when(|r| r.error.is_some());
         end.put(full.results[1].clone());
-        let (code, said) = end.verdict(false, false);
+        let (code, said) = end.verdict(&Closed::Stored, false);
         assert_eq!(code, crate::exit::FAILED);
         assert!(said.unwrap().starts_with("Nothing was measured"));
         std::fs::remove_dir_all(&dir).unwrap();
@@ -389,7 +409,7 @@ mod tests {
         // not a failed run, since the other was measured.
         end.put(full.results[1].clone());
         end.put(full.results[0].clone());
-        assert_eq!(end.verdict(false, false).0, crate::exit::SUCCESS);
+        assert_eq!(end.verdict(&Closed::Stored, false).0, crate::exit::SUCCESS);
         let code = end
             .finish(false, Width::Fit, |_, id| {
                 assert_eq!(id, None, "no store, so no id to show the run by");
@@ -429,7 +449,7 @@ mod tests {
         for (on, said) in cases {
             // Interrupted wins over the failed check.
             assert_eq!(
-                end(on).verdict(false, true),
+                end(on).verdict(&Closed::Stored, true),
                 (crate::exit::INTERRUPTED, said),
                 "{on:?}"
             );
@@ -456,7 +476,7 @@ mod tests {
             e.put(full.results[0].clone());
             e
         };
-        let code = |on| end(on).verdict(false, true);
+        let code = |on| end(on).verdict(&Closed::Stored, true);
         assert_eq!(code(OnInterrupt::Resume("throughput")), (130, None));
         assert_eq!(
             code(OnInterrupt::CountAndResume("run")),
@@ -473,8 +493,41 @@ mod tests {
             .unwrap()
             .on_interrupt(OnInterrupt::CountAndResume("run"));
         end.put(full.results[1].clone());
-        assert_eq!(end.verdict(true, true), (crate::exit::IO, None));
-        assert_eq!(end.verdict(true, false), (crate::exit::IO, None));
+        assert_eq!(end.verdict(&Closed::Lost, true), (crate::exit::IO, None));
+        assert_eq!(end.verdict(&Closed::Lost, false), (crate::exit::IO, None));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_store_that_holds_none_of_the_run_exits_3_and_says_where_it_is() {
+        let dir = temp_dir("holds-nothing");
+        let (full, recorder, _) = profile_run(&dir, true);
+        let mut end = Ending::<Profile>::new(full.without_results(), recorder, &[])
+            .unwrap()
+            .on_interrupt(OnInterrupt::CountAndResume("run"));
+        end.put(full.results[0].clone());
+        let file = PathBuf::from("./kembench-x.json");
+        let nothing = Closed::Saved {
+            file: file.clone(),
+            holds: Holds::Nothing,
+        };
+        // Not even an interrupted run says it resumes: the store has nothing to resume.
+        for interrupted in [false, true] {
+            let (code, said) = end.verdict(&nothing, interrupted);
+            assert_eq!(code, crate::exit::IO);
+            let said = said.unwrap();
+            assert!(
+                said.contains(&format!("holds none of run {ID}"))
+                    && said.contains("saved in ./kembench-x.json"),
+                "{said}"
+            );
+        }
+        // A store that holds part of the run: the run ends as it would have.
+        let part = Closed::Saved {
+            file,
+            holds: Holds::Part,
+        };
+        assert_eq!(end.verdict(&part, false), (crate::exit::SUCCESS, None));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -3,7 +3,7 @@
 
 mod common;
 use assert_cmd::Command;
-use common::{kembench_at, FAST};
+use common::{kembench_at, FAST, MOCK_THROUGHPUT};
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -341,7 +341,10 @@ fn a_failed_store_never_loses_the_results_silently() {
     failing_store_run(&d, s, "1")
         .assert()
         .success()
-        .stderr(predicate::str::contains("everything measured is in"));
+        .stderr(predicate::str::contains("holds only part of run"))
+        .stderr(predicate::str::contains(
+            "Everything measured is in ./kembench-",
+        ));
     let saved: Vec<PathBuf> = files(&d)
         .into_iter()
         .filter(|p| {
@@ -352,12 +355,27 @@ fn a_failed_store_never_loses_the_results_silently() {
         })
         .collect();
     assert_eq!(saved.len(), 1, "{:?}", files(&d));
-    // A store that fails at once is never said to record the run.
+    // A store that fails at once is never said to record the run, nor to hold part of it:
+    // exit 3, and where the run is instead.
     failing_store_run(&d, s, "0")
         .assert()
-        .success()
+        .code(3)
         .stdout(predicate::str::contains("recorded in").not())
-        .stdout(predicate::str::contains("is not recorded there"));
+        .stdout(predicate::str::contains("is not recorded there"))
+        .stdout(predicate::str::contains("Not recorded: the store"))
+        .stderr(predicate::str::contains("holds none of run"))
+        .stderr(predicate::str::contains("part").not())
+        .stderr(predicate::str::contains(
+            "Everything measured is in ./kembench-",
+        ));
+    in_dir(&d, s)
+        .args(MOCK_THROUGHPUT)
+        .args(["--threads", "1", "--duration", "0.05", "--repeats", "1"])
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .env("KEMBENCH_MOCK_STORE_FAILS_AFTER", "0")
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains("holds none of run"));
     // Neither the current directory nor the temporary directory takes the file: exit 3.
     failing_store_run(Path::new("/proc"), s, "1")
         .env("TMPDIR", "/proc/kembench-no-such-dir")
@@ -651,4 +669,166 @@ fn a_read_only_store_is_said_to_be_read_only_and_still_reads() {
         .assert()
         .code(3)
         .stderr(predicate::str::contains("read-only"));
+}
+
+#[test]
+fn a_store_in_a_read_only_directory_is_read_and_never_written() {
+    let d = dir("readonly-dir");
+    let ro = d.join("ro");
+    std::fs::create_dir_all(&ro).unwrap();
+    let store = ro.join("s.sqlite");
+    let s = store.to_str().unwrap();
+    in_dir(&d, s).args(mock_run()).args(FAST).assert().success();
+    // A clean close folds SQLite's write-ahead log back in: the store is one file, in WAL mode.
+    assert_eq!(files(&ro), std::slice::from_ref(&store));
+    let before = digest(&store);
+    let report = d.join("report.html");
+    // The directory alone, then the file too, write-protected (for root as well).
+    for also_the_file in [false, true] {
+        let _dir = Immutable::new(&ro);
+        let _file = also_the_file.then(|| Immutable::new(&store));
+        let case = if also_the_file {
+            "file and directory"
+        } else {
+            "directory"
+        };
+        in_dir(&d, s)
+            .arg("runs")
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("complete"));
+        for args in [
+            &["show", "latest"][..],
+            &["export", "latest", "--format", "csv"],
+            &["compare", "latest", "latest"],
+        ] {
+            let out = in_dir(&d, s).args(args).output().unwrap();
+            assert!(
+                out.status.success(),
+                "{case}: {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        in_dir(&d, s)
+            .args(["report", "latest", "-o"])
+            .arg(&report)
+            .assert()
+            .success();
+        assert!(report.is_file());
+        std::fs::remove_file(&report).unwrap();
+        // Recording is refused before anything is measured, and says why.
+        in_dir(&d, s)
+            .args(mock_run())
+            .args(FAST)
+            .assert()
+            .code(3)
+            .stdout(predicate::str::contains("recorded in").not())
+            .stderr(predicate::str::contains("is read-only"))
+            .stderr(predicate::str::contains("Move it away").not());
+        assert_eq!(files(&ro), std::slice::from_ref(&store), "{case}");
+    }
+    assert_eq!(digest(&store), before);
+    assert!(
+        files(&d).iter().all(|p| !p
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("kembench-")),
+        "nothing was measured, so nothing was saved: {:?}",
+        files(&d)
+    );
+}
+
+/// The script [`a_full_disk_is_said_and_nothing_is_lost`] runs in a mount namespace of its
+/// own: a 1 MiB tmpfs holds the store, filled to `$FREE` free pages before the second run.
+const FULL_DISK: &str = r#"
+set -u
+mount -t tmpfs -o size=1m kembench-full "$MNT" || exit 90
+run() { "$KEMBENCH" run --include-mock --impl mock/correct --time-budget 0.05 --warmup 0.01 --min-samples 5 "$@"; }
+run >/dev/null 2>&1 || exit 91
+avail=$(df --output=avail -B4096 "$MNT" | tail -1)
+dd if=/dev/zero of="$MNT/fill" bs=4096 count=$((avail - FREE)) 2>/dev/null
+run >"$OUT/stdout" 2>"$OUT/stderr"
+echo $? >"$OUT/code"
+rm "$MNT/fill"
+"$KEMBENCH" runs --json >"$OUT/runs.json" || exit 92
+for f in kembench-*.json; do "$KEMBENCH" import "$f" >/dev/null || exit 93; done
+"$KEMBENCH" runs --json >"$OUT/runs-after-import.json" || exit 94
+dd if=/dev/zero of="$MNT/fill" bs=4096 2>/dev/null
+"$KEMBENCH" runs >/dev/null 2>"$OUT/full-stderr"
+echo $? >"$OUT/full-code"
+exit 0
+"#;
+
+#[test]
+fn a_full_disk_is_said_and_nothing_is_lost() {
+    let test = "a_full_disk_is_said_and_nothing_is_lost";
+    let can = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !can {
+        kembench::missing::skip(
+            test,
+            "root with mount namespaces (unshare -m)",
+            "run the tests as root where util-linux's unshare may create a mount namespace",
+        );
+        return;
+    }
+    let d = dir("fulldisk");
+    let (mnt, out, cwd) = (d.join("mnt"), d.join("out"), d.join("cwd"));
+    for p in [&mnt, &out, &cwd] {
+        std::fs::create_dir_all(p).unwrap();
+    }
+    let store = mnt.join("s.sqlite");
+    // Nine free pages: SQLite's -shm file takes eight as the store opens, and no write can be
+    // made in the one left, so the store fails at the run's first write.
+    let status = std::process::Command::new("unshare")
+        .args(["-m", "--propagation", "private", "sh", "-c", FULL_DISK])
+        .current_dir(&cwd)
+        .env("KEMBENCH", assert_cmd::cargo::cargo_bin("kembench"))
+        .env("KEMBENCH_STORE", &store)
+        .env("MNT", &mnt)
+        .env("OUT", &out)
+        .env("FREE", "9")
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "the full-disk script failed");
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    let (stdout, stderr) = (read("stdout"), read("stderr"));
+    assert_eq!(read("code").trim(), "3", "{stdout}\n{stderr}");
+    assert!(stderr.contains("database or disk is full"), "{stderr}");
+    let id = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Run ")?.split(':').next())
+        .unwrap_or_else(|| panic!("the run's id is said: {stdout}"));
+    let saved = format!("./kembench-{id}.json");
+    assert!(
+        stderr.contains(&format!("holds none of run {id}"))
+            && stderr.contains(&format!("Everything measured is in {saved}"))
+            && !stderr.contains("part"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.contains(&format!("Not recorded: the store {}", store.display()))
+            && stdout.contains(&format!("saved in {saved}")),
+        "{stdout}"
+    );
+    let ids = |name: &str| -> Vec<String> {
+        let runs: serde_json::Value = serde_json::from_str(&read(name)).unwrap();
+        runs.as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert!(!ids("runs.json").contains(&id.to_string()));
+    assert!(ids("runs-after-import.json").contains(&id.to_string()));
+    // A store on a full file system cannot even be opened: said so, not called damaged.
+    assert_ne!(read("full-code").trim(), "0");
+    let full = read("full-stderr");
+    assert!(
+        full.contains("is its file system full?") && !full.contains("Move it away"),
+        "{full}"
+    );
 }

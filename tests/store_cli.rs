@@ -203,6 +203,47 @@ fn a_malformed_import_file_is_refused_and_the_store_keeps_what_it_had() {
 }
 
 #[test]
+fn an_import_that_is_refused_creates_no_store() {
+    let d = dir("import-refused");
+    let store = d.join("new").join("s.sqlite");
+    let fixture: Value = serde_json::from_str(TLS_FIXTURE).unwrap();
+    let mut bad_id = fixture.clone();
+    bad_id["run_id"] = "not-a-run-id".into();
+    let mut twice = fixture.clone();
+    let first = twice["results"][0].clone();
+    twice["results"].as_array_mut().unwrap().push(first);
+    let cases = [
+        (
+            "not-json.json",
+            "{ this is not json".to_string(),
+            "is not JSON",
+        ),
+        ("run-id.json", bad_id.to_string(), "not of the form"),
+        ("twice.json", twice.to_string(), "appears twice"),
+    ];
+    for (name, body, says) in cases {
+        let p = d.join(name);
+        std::fs::write(&p, body).unwrap();
+        kembench(&store)
+            .arg("import")
+            .arg(&p)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(says))
+            .stderr(predicate::str::contains("Creating a new results store").not());
+        assert!(
+            !d.join("new").exists(),
+            "{name}: refused, yet the store's folder or file was created"
+        );
+    }
+    // The fixture itself imports, and only then is the store created.
+    let good = d.join("good.json");
+    write_tls_fixture(&good);
+    kembench(&store).arg("import").arg(&good).assert().success();
+    assert!(store.is_file());
+}
+
+#[test]
 fn a_corrupt_store_is_a_clear_error_and_stays_as_it_was() {
     let d = dir("corrupt");
     let store = d.join("s.sqlite");

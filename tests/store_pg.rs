@@ -249,6 +249,42 @@ fn a_newer_schema_on_the_server_is_refused() {
 }
 
 #[test]
+fn a_search_path_naming_a_missing_schema_is_said_and_nothing_is_measured() {
+    let missing = format!("kbtest_nosuch_{}", std::process::id());
+    let base = base_url();
+    let sep = if base.contains('?') { '&' } else { '?' };
+    let url = format!("{base}{sep}options=-c%20search_path%3D{missing}");
+    let says = format!("the schema {missing} does not exist");
+    for args in [&["runs"][..], &["show", "latest"], &["export", "latest"]] {
+        kembench_at(&url)
+            .args(args)
+            .assert()
+            .code(3)
+            .stderr(predicate::str::contains(&says))
+            .stderr(predicate::str::contains(format!("CREATE SCHEMA {missing}")))
+            .stderr(predicate::str::contains("no kembench store").not());
+    }
+    let cwd = std::env::temp_dir().join(format!("kembench-pg-nosuch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cwd);
+    std::fs::create_dir_all(&cwd).unwrap();
+    kembench_at(&url)
+        .current_dir(&cwd)
+        .args(["run", "--include-mock", "--impl", "mock/correct"])
+        .args(FAST)
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(&says))
+        .stderr(predicate::str::contains("no schema has been selected").not())
+        .stdout(predicate::str::contains("mock/correct").not());
+    assert_eq!(
+        std::fs::read_dir(&cwd).unwrap().count(),
+        0,
+        "nothing was measured, so nothing was saved"
+    );
+    let _ = std::fs::remove_dir_all(&cwd);
+}
+
+#[test]
 fn connection_errors_never_show_the_password() {
     let base = base_url();
     let bad = base.replacen("kembench:kembench@", "kembench:wrong-secret-123@", 1);

@@ -81,11 +81,13 @@ pub fn export(
 
 /// Runs `import`.
 pub fn import(spec: &str, file: &Path) -> anyhow::Result<ExitCode> {
-    // Validate the whole file before touching the store.
-    let record = crate::record::load(file)?;
+    // Check the whole file, and build every row, before the store is opened (or created).
+    let import = records::prepare(crate::record::load(file)?)
+        .with_context(|| format!("importing {}", file.display()))?;
     let mut s = Store::open(spec)?;
-    let (id, benchmarks) =
-        records::insert(&mut s, record).with_context(|| format!("importing {}", file.display()))?;
+    let (id, benchmarks) = import
+        .insert(&mut s)
+        .with_context(|| format!("importing {}", file.display()))?;
     println!(
         "imported {} as run {id} ({benchmarks} benchmarks) into {}",
         file.display(),

@@ -21,7 +21,7 @@ pub use crate::record::RunStatus;
 use anyhow::{bail, Context};
 use db::{Backend, Val};
 pub use load::{load, load_kind};
-pub use recorder::Recorder;
+pub use recorder::{Closed, Holds, Recorder};
 pub use spec::{redact, Spec};
 use std::path::PathBuf;
 

@@ -214,8 +214,53 @@ impl Pg {
             anyhow::Error::new(e)
                 .context(format!("cannot connect to the PostgreSQL store {location}"))
         })?;
-        Ok(Pg { client, location })
+        let mut pg = Pg { client, location };
+        pg.check_schema()?;
+        Ok(pg)
     }
+
+    /// Refuses a connection whose `search_path` names no schema that exists: PostgreSQL
+    /// would find no kembench tables there and create none ("no schema has been selected to
+    /// create in"), so the store would seem empty to a reader and fail a run.
+    fn check_schema(&mut self) -> anyhow::Result<()> {
+        let row = self.client.query_one(
+            "SELECT current_schema()::text, current_setting('search_path'), current_database()::text",
+            &[],
+        )?;
+        if row.get::<_, Option<String>>(0).is_some() {
+            return Ok(());
+        }
+        let path: String = row.get(1);
+        let db: String = row.get(2);
+        let names = search_path_names(&path);
+        let missing = match names.as_slice() {
+            [one] => format!("the schema {one} does not exist in database {db}"),
+            _ => format!(
+                "none of the schemas of its search_path ({}) exists in database {db}",
+                names.join(", ")
+            ),
+        };
+        let create = names
+            .iter()
+            .find(|n| *n != "$user")
+            .map_or("NAME", String::as_str)
+            .to_string();
+        let it = if names.len() == 1 { "it" } else { "one" };
+        bail!(
+            "the PostgreSQL store {}: {missing}, so kembench has nowhere to read or record \
+             runs. Create {it} (`CREATE SCHEMA {create};` as a user allowed to) or name an \
+             existing schema in the URL (?options=-c%20search_path%3DNAME)",
+            self.location
+        )
+    }
+}
+
+/// The schema names of a `search_path` setting (`a, "b c"`), unquoted.
+fn search_path_names(path: &str) -> Vec<String> {
+    path.split(',')
+        .map(|n| n.trim().trim_matches('"').to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
 }
 
 impl Backend for Pg {
@@ -266,6 +311,16 @@ mod tests {
             "postgresql://db/bench?user=bob&password=***&sslmode=disable"
         );
         assert_eq!(redact("postgres://bob@db/x"), "postgres://bob@db/x");
+    }
+
+    #[test]
+    fn search_path_names_are_listed_unquoted() {
+        assert_eq!(search_path_names("nosuch"), ["nosuch"]);
+        assert_eq!(
+            search_path_names("\"$user\", public, \"Odd One\""),
+            ["$user", "public", "Odd One"]
+        );
+        assert!(search_path_names("").is_empty());
     }
 
     #[test]

@@ -14,6 +14,34 @@ pub struct Recorder {
     failed: Option<String>,
     /// Writes that reached the store.
     writes: usize,
+    /// Whether the run was in the store before (resume), so that it holds part of it
+    /// whatever fails now.
+    resumed: bool,
+}
+
+/// What became of a run's results when the recorder closed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Closed {
+    /// The store holds all of it, or there is no store (`--no-store`).
+    Stored,
+    /// The store failed: it holds `holds` of the run, and the whole record is in `file`.
+    Saved {
+        /// The JSON file that holds the whole run, for `kembench import`.
+        file: PathBuf,
+        /// How much of the run the store holds.
+        holds: Holds,
+    },
+    /// The store failed and no file could be written: the results are lost.
+    Lost,
+}
+
+/// How much of a run a store that failed holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holds {
+    /// Nothing: it failed before the run's row was recorded.
+    Nothing,
+    /// The run's row and some of its results (or, on resume, what it held before).
+    Part,
 }
 
 /// A test hook: with `KEMBENCH_MOCK_FAULTS=1`, `KEMBENCH_MOCK_STORE_FAILS_AFTER=N` makes every
@@ -44,6 +72,7 @@ impl Recorder {
             run_id: run_id.to_string(),
             failed: None,
             writes: 0,
+            resumed: false,
         })
     }
 
@@ -54,6 +83,7 @@ impl Recorder {
             run_id: run_id.to_string(),
             failed: None,
             writes: 0,
+            resumed: true,
         }
     }
 
@@ -103,24 +133,40 @@ impl Recorder {
 
     /// Ends `record` (interrupted or finished now) and records its end; when the store failed
     /// on the way, saves `json(record)` for `kembench import` ([`Recorder::rescue`]).
-    /// Returns whether the results are lost (the store failed and no file could be written),
-    /// which the caller reports after printing them.
+    /// Returns where the results are, which the caller reports after printing them.
     pub fn close<K: crate::record::Kind>(
         &mut self,
         record: &mut crate::record::Record<K>,
         interrupted: bool,
         json: impl FnOnce(&crate::record::Record<K>) -> anyhow::Result<Vec<u8>>,
-    ) -> anyhow::Result<bool> {
+    ) -> anyhow::Result<Closed> {
         record.end(interrupted);
         self.finish(
             record.status(),
             record.finished_at.as_deref(),
             record.header_json().map_err(Into::into),
         );
-        Ok(self
-            .rescue(&json(record)?)
-            .map_err(|e| eprintln!("error: {e:#}"))
-            .is_err())
+        Ok(match self.rescue(&json(record)?) {
+            Ok(None) => Closed::Stored,
+            Ok(Some(file)) => Closed::Saved {
+                file,
+                holds: self.holds(),
+            },
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                Closed::Lost
+            }
+        })
+    }
+
+    /// How much of the run the store holds once it failed: nothing when its first write of a
+    /// new run failed.
+    fn holds(&self) -> Holds {
+        if self.writes == 0 && !self.resumed {
+            Holds::Nothing
+        } else {
+            Holds::Part
+        }
     }
 
     /// Whether every write reached the store (true with `--no-store`).
@@ -150,16 +196,26 @@ impl Recorder {
             return Ok(None);
         }
         let name = format!("kembench-{}.json", self.run_id);
+        let location = self.location().unwrap_or_default();
+        let id = &self.run_id;
         let mut tried = Vec::new();
         for dir in [PathBuf::from("."), std::env::temp_dir()] {
             let path = dir.join(&name);
             match write_atomic(&path, json) {
                 Ok(()) => {
-                    eprintln!(
-                        "The store missed part of this run; everything measured is in {}. `kembench import {}` loads it once the store works.",
-                        path.display(),
-                        path.display()
-                    );
+                    let p = path.display();
+                    match self.holds() {
+                        Holds::Nothing => eprintln!(
+                            "The store {location} holds none of run {id}: it failed before \
+                             recording it. Everything measured is in {p}; `kembench import {p}` \
+                             records it once the store works."
+                        ),
+                        Holds::Part => eprintln!(
+                            "The store {location} holds only part of run {id}: it failed \
+                             part-way. Everything measured is in {p} (`kembench compare` and \
+                             `kembench report` read it as it is)."
+                        ),
+                    }
                     return Ok(Some(path));
                 }
                 Err(e) => tried.push(format!("{e:#}")),

@@ -5,7 +5,7 @@
 
 use super::{NewRun, OpRow, Store, StoredResult, StoredRun};
 use crate::record::run::OperationResult;
-use crate::record::{AnyRecord, Benchmark, Kind, Record, VisitMut, VisitOwned};
+use crate::record::{AnyRecord, Benchmark, Kind, Record, RunStatus, VisitMut, VisitOwned};
 use anyhow::Context;
 
 /// A result as the store keeps it: its JSON and the rows for SQL. Every kind's result is one.
@@ -108,34 +108,62 @@ impl VisitMut for Fill<'_> {
     }
 }
 
-/// Inserts a whole record (an imported file) as a new run: its id, or a fresh one when it has
-/// none; refused when the store already has that id. Returns the id and the benchmarks stored.
-pub fn insert(s: &mut Store, r: AnyRecord) -> anyhow::Result<(String, usize)> {
-    r.into_visit(Insert(s))
+/// A record from outside (an imported file), checked and turned into store rows: nothing of
+/// it can be refused any more but a run id the store already has ([`Import::insert`]).
+pub struct Import {
+    id: String,
+    row: NewRun,
+    results: Vec<StoredResult>,
+    status: RunStatus,
+    finished_at: Option<String>,
 }
 
-/// [`insert`] of a record of a known kind.
-struct Insert<'a>(&'a mut Store);
+/// Checks a whole record (an imported file) and builds its rows, before any store is opened,
+/// so that a file that is refused never creates or touches one. Its id is kept, or a fresh one
+/// given when it has none.
+pub fn prepare(r: AnyRecord) -> anyhow::Result<Import> {
+    r.into_visit(Prepare)
+}
 
-impl VisitOwned for Insert<'_> {
-    type Out = anyhow::Result<(String, usize)>;
+/// Inserts a whole record (an imported file) as a new run ([`prepare`], then
+/// [`Import::insert`]). Returns the id and the benchmarks stored.
+pub fn insert(s: &mut Store, r: AnyRecord) -> anyhow::Result<(String, usize)> {
+    prepare(r)?.insert(s)
+}
+
+/// [`prepare`] of a record of a known kind.
+struct Prepare;
+
+impl VisitOwned for Prepare {
+    type Out = anyhow::Result<Import>;
     fn visit<K: Kind>(self, mut r: Record<K>) -> Self::Out {
-        let s = self.0;
-        // Every record from outside is checked, and every row built, before the store is touched.
         r.check()
             .map_err(|e| crate::usage::Usage(format!("not imported: {e}")))?;
         let id = r.run_id.clone().unwrap_or_else(super::new_run_id);
         r.run_id = Some(id.clone());
-        let row = run_row(&r)?;
-        let results = result_rows(&r)?;
+        Ok(Import {
+            row: run_row(&r)?,
+            results: result_rows(&r)?,
+            status: r.status(),
+            finished_at: r.finished_at.clone(),
+            id,
+        })
+    }
+}
+
+impl Import {
+    /// Stores the run; refused when the store already has its id. Returns the id and the
+    /// benchmarks stored.
+    pub fn insert(self, s: &mut Store) -> anyhow::Result<(String, usize)> {
+        let id = self.id;
         if s.contains(&id)? {
             crate::bail_usage!("run {id} is already in {}; nothing imported", s.location());
         }
-        s.begin(&row)?;
-        for stored in &results {
+        s.begin(&self.row)?;
+        for stored in &self.results {
             s.put_result(&id, stored)?;
         }
-        s.finish(&id, r.status(), r.finished_at.as_deref(), None)?;
-        Ok((id, results.len()))
+        s.finish(&id, self.status, self.finished_at.as_deref(), None)?;
+        Ok((id, self.results.len()))
     }
 }

@@ -76,7 +76,8 @@ impl Db for Tx<'_> {
 impl Sqlite {
     /// Opens the store at `path`, creating the file (and its directory) when it does not
     /// exist. A file that is not an SQLite database, or an SQLite database that is not a
-    /// kembench store, is refused and left untouched.
+    /// kembench store, is refused and left untouched. A store SQLite cannot write (a
+    /// write-protected file or directory) is opened for reading only.
     pub fn open(path: &Path) -> anyhow::Result<Sqlite> {
         let exists = path.exists();
         if !exists {
@@ -111,21 +112,21 @@ impl Sqlite {
             }
         })?;
         conn.busy_timeout(BUSY)?;
-        let s = Sqlite {
-            conn,
-            path: path.to_path_buf(),
-        };
         // Read before writing anything: a damaged or foreign file must stay as it is.
-        let tables: Vec<String> = match query(&s.conn, "SELECT name FROM sqlite_master", &[]) {
-            Ok(rows) => rows
-                .iter()
-                .filter_map(|r| r.first().and_then(Val::as_opt_text))
-                .collect(),
-            Err(e) => bail!(
-                "store {} is not a readable SQLite database ({e}); it was left untouched. \
-                 Move it away or give another path with --store",
-                path.display()
-            ),
+        let (conn, tables) = match tables(&conn) {
+            Ok(tables) => (conn, tables),
+            // A store SQLite cannot open for writing (a WAL store in a write-protected
+            // directory cannot have its -shm file created) is read as it is.
+            Err(e) if exists && cannot_write(&e) => {
+                drop(conn);
+                read_only(path).map_err(|why| {
+                    anyhow::anyhow!(
+                        "the store {} cannot be opened ({e}), not even for reading: {why}",
+                        path.display()
+                    )
+                })?
+            }
+            Err(e) => return Err(unreadable(path, &e)),
         };
         if exists && !tables.is_empty() && !tables.iter().any(|t| t == "kembench_schema") {
             bail!(
@@ -134,9 +135,105 @@ impl Sqlite {
                 path.display()
             );
         }
-        s.conn.pragma_update(None, "foreign_keys", "ON")?;
-        Ok(s)
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        Ok(Sqlite {
+            conn,
+            path: path.to_path_buf(),
+        })
     }
+}
+
+/// The names in the database's schema: the first read, which fails on a file that is not an
+/// SQLite database, or that SQLite cannot open as asked.
+fn tables(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT name FROM sqlite_master")?;
+    let names = stmt.query_map([], |r| r.get::<_, String>(0))?;
+    names.collect()
+}
+
+/// SQLite's result code of `e`, when it is one of SQLite's errors.
+fn code(e: &rusqlite::Error) -> Option<rusqlite::ErrorCode> {
+    match e {
+        rusqlite::Error::SqliteFailure(f, _) => Some(f.code),
+        _ => None,
+    }
+}
+
+/// Whether `e` says the file could not be opened as asked (for writing, or with its journal
+/// files), rather than that it is not a database.
+fn cannot_write(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode::{CannotOpen, ReadOnly};
+    matches!(code(e), Some(CannotOpen | ReadOnly))
+}
+
+/// The error for a store whose first read failed with `e`: a file that is not a database is
+/// left for the user to move away; a full or failing file system, or anything else, is said
+/// as it is.
+fn unreadable(path: &Path, e: &rusqlite::Error) -> anyhow::Error {
+    use rusqlite::ErrorCode::{DatabaseCorrupt, DiskFull, NotADatabase, SystemIoFailure};
+    let path = path.display();
+    match code(e) {
+        Some(NotADatabase | DatabaseCorrupt) => anyhow::anyhow!(
+            "store {path} is not a readable SQLite database ({e}); it was left untouched. \
+             Move it away or give another path with --store"
+        ),
+        Some(DiskFull | SystemIoFailure) => anyhow::anyhow!(
+            "the store {path} cannot be opened: {e} (is its file system full? SQLite needs room \
+             beside the store for its -wal and -shm files); it was left untouched. Free space \
+             there or give another path with --store"
+        ),
+        _ => anyhow::anyhow!("the store {path} cannot be opened ({e}); it was left untouched"),
+    }
+}
+
+/// Opens the store at `path` for reading only, as SQLite allows in a write-protected
+/// directory: first as usual (a WAL store whose -shm file exists), then, when its
+/// write-ahead log is empty or gone (so that the file alone holds every row), as an
+/// immutable file, which SQLite reads without any -shm file or lock.
+fn read_only(path: &Path) -> Result<(Connection, Vec<String>), String> {
+    let open = |name: &Path, flags: OpenFlags| -> rusqlite::Result<(Connection, Vec<String>)> {
+        let conn = Connection::open_with_flags(name, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+        conn.busy_timeout(BUSY)?;
+        let tables = tables(&conn)?;
+        Ok((conn, tables))
+    };
+    let first = match open(path, OpenFlags::SQLITE_OPEN_READ_ONLY) {
+        Ok(opened) => return Ok(opened),
+        Err(e) => e,
+    };
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let wal = PathBuf::from(wal);
+    if std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+        return Err(format!(
+            "{first}; its write-ahead log {} holds rows that SQLite reads only with a -shm file \
+             beside it, which cannot be created there. Make the directory writable for one \
+             `kembench runs`, or copy the store's three files elsewhere",
+            wal.display()
+        ));
+    }
+    open(
+        Path::new(&immutable_uri(path)),
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .map_err(|e| format!("{first}; opened as an immutable file: {e}"))
+}
+
+/// The SQLite URI that opens `path` as an immutable file (no locks, no journal files): every
+/// byte but unreserved ones and `/` percent-encoded, so that `?`, `#` or `%` in a file name
+/// stay part of it.
+fn immutable_uri(path: &Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    let mut uri = String::from("file:");
+    for &b in path.as_os_str().as_bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            uri.push(char::from(b));
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    uri.push_str("?immutable=1");
+    uri
 }
 
 impl Backend for Sqlite {
@@ -200,4 +297,21 @@ impl Backend for Sqlite {
 /// Whether `e` is SQLite's "database is locked" (another connection holds the lock).
 fn is_busy(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == rusqlite::ErrorCode::DatabaseBusy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_immutable_uri_keeps_every_byte_of_the_path() {
+        assert_eq!(
+            immutable_uri(Path::new("/data/a b?#%é.sqlite")),
+            "file:/data/a%20b%3F%23%25%C3%A9.sqlite?immutable=1"
+        );
+        assert_eq!(
+            immutable_uri(Path::new("rel/s.sqlite")),
+            "file:rel/s.sqlite?immutable=1"
+        );
+    }
 }

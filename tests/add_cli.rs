@@ -371,3 +371,88 @@ fn a_hanging_package_is_killed_after_the_gate_timeout_and_reported_with_its_step
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
     let _ = std::fs::remove_dir_all(cache.parent().unwrap());
 }
+
+/// Every PQClean KEM package kembench carries, each added exactly as PQClean ships it: the
+/// `pqclean/crypto_kem/<scheme>/clean` and `opt` directories of the pqcrypto-mlkem and
+/// pqcrypto-ntru crates in the cargo registry (the ones `builds` compiles from), with their
+/// `api.h` as written (Classic McEliece declares `crypto_kem_keypair` with its parenthesis on
+/// the next line) and PQClean's common headers (`compat.h`, `crypto_declassify.h`, ...)
+/// supplied by kembench. The AVX2 variants need `-mavx2`-style flags and are not added here.
+///
+/// Classic McEliece: only mceliece348864 and mceliece348864f, from each crate (the issue's
+/// package and its sibling). The other eight parameter sets of each crate are read and built
+/// the same way but take 11 to 55 s each here (measured on this 2-core machine: key
+/// generation in the gate dominates), about 9 minutes together: they are left out for time,
+/// not because they fail (all sixteen passed when measured by hand).
+///
+/// HQC from pqcrypto-mlkem (hqc-128/192/256) compiles and passes every check but the known
+/// answers: liboqs 0.13's KAT digest for HQC is made with HQC's own seed expander, which a
+/// package's `randombytes` does not reproduce (`builds` leaves liboqs's HQC out for the same
+/// reason). The test holds them to exactly that: built, and no failed check but
+/// `known-answers`.
+#[test]
+fn every_pqclean_kem_package_kembench_carries_is_added_as_shipped() {
+    let crates = [
+        env!("KEMBENCH_SRC_PQCRYPTO_MLKEM"),
+        env!("KEMBENCH_SRC_PQCRYPTO_NTRU"),
+    ];
+    let cache = std::env::temp_dir().join(format!("kembench-add-pqclean-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let mut packages = Vec::new();
+    for krate in crates {
+        assert_ne!(krate, "absent", "the kembench build found no PQClean crate");
+        let kems = Path::new(krate).join("pqclean/crypto_kem");
+        let mut schemes: Vec<PathBuf> = std::fs::read_dir(&kems)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        schemes.sort();
+        for scheme in schemes {
+            let name = scheme.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with("mceliece") && !name.starts_with("mceliece348864") {
+                continue; // for time, see above
+            }
+            for variant in ["clean", "opt"] {
+                // pqcrypto-mlkem keeps object files of Kyber without sources: not a package.
+                if scheme.join(variant).join("api.h").is_file() {
+                    packages.push(scheme.join(variant));
+                }
+            }
+        }
+    }
+    assert!(packages.len() >= 40, "{packages:?}");
+    assert!(packages.iter().any(|p| p.ends_with("mceliece348864/clean")));
+    let mut failures = Vec::new();
+    for (i, dir) in packages.iter().enumerate() {
+        let started = std::time::Instant::now();
+        let name = format!("pqclean-{i}");
+        let (code, v, err) = add(&cache, &[dir.to_str().unwrap(), "--name", &name]);
+        let hqc =
+            dir.to_string_lossy().contains("/hqc-") && !dir.to_string_lossy().contains("rmrs");
+        let b = v["builds"].get(0).cloned().unwrap_or(Value::Null);
+        let gate = &b["facts"]["gate"];
+        let failed_checks: Vec<&str> = gate["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .split("; ")
+            .filter_map(|c| c.split(':').next())
+            .collect();
+        let ok = b["compiled"]["status"] == "built"
+            && if hqc {
+                code == 1 && gate["gate"] == "failed" && failed_checks == ["known-answers"]
+            } else {
+                code == 0 && gate["gate"] == "passed"
+            };
+        eprintln!(
+            "{}: exit {code} in {:.1} s",
+            dir.display(),
+            started.elapsed().as_secs_f64()
+        );
+        if !ok {
+            failures.push(format!("{}: exit {code}: {err}\n{b:#}", dir.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let _ = std::fs::remove_dir_all(&cache);
+}

@@ -290,3 +290,46 @@ fn clang_and_liboqs_cmake_builds_pass_their_known_answers_and_reverify_gates_aga
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--flags` are split into words as a shell splits them: `-DKEMBENCH_MSG='a b'` is one flag
+/// (the compiler gets `-DKEMBENCH_MSG=a b`; split at the space, `b'` went to the linker as a
+/// file), and a `;` inside quotes does not end the flag set. An unbalanced quote is a usage
+/// error.
+#[test]
+fn flags_are_split_as_a_shell_splits_them() {
+    let dir = cache("shell-flags");
+    let (code, v, err) = builds(
+        &dir,
+        &[
+            "--alg",
+            "ML-KEM-512",
+            "--impl",
+            "pqclean/clean",
+            "--cc",
+            "gcc",
+            "--flags",
+            "-O2 -DKEMBENCH_MSG='a b' -DKEMBENCH_SEP='c;d'",
+        ],
+    );
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let all = v["builds"].as_array().unwrap();
+    assert_eq!(all.len(), 1, "one flag set: {v:#}");
+    let b = &all[0];
+    assert_eq!(b["compiled"]["status"], "built", "{b:#}");
+    assert_eq!(b["facts"]["gate"]["gate"], "passed", "{b:#}");
+    assert_eq!(
+        b["facts"]["flags"],
+        "-O2 '-DKEMBENCH_MSG=a b' '-DKEMBENCH_SEP=c;d'"
+    );
+
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args(["builds", "--alg", "ML-KEM-512", "--impl", "pqclean/clean"])
+        .args(["--cc", "gcc", "--flags", "-O2 -DKEMBENCH_MSG='a b"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("unbalanced quote"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

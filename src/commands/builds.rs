@@ -126,13 +126,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
             "the filters together select no source (try `kembench builds --alg ML-KEM-768`)"
         );
     }
-    let mut flags: Vec<FlagSet> = Vec::new();
-    for f in &a.compile.flags {
-        let f = FlagSet::parse(f);
-        if !flags.contains(&f) {
-            flags.push(f);
-        }
-    }
+    let flags = FlagSet::parse_all(&a.compile.flags).map_err(crate::usage::Usage)?;
     let mut cc: Vec<String> = Vec::new();
     for c in &a.compile.cc {
         let c = c.trim().to_string();
@@ -250,7 +244,7 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
         package,
     )
     .map_err(crate::usage::Usage)?;
-    let flags: Vec<FlagSet> = a.compile.flags.iter().map(|f| FlagSet::parse(f)).collect();
+    let flags = FlagSet::parse_all(&a.compile.flags).map_err(crate::usage::Usage)?;
     let req = builds::Request {
         sources: vec![source],
         compilers: a.compile.cc.clone(),

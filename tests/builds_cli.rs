@@ -333,3 +333,56 @@ fn flags_are_split_as_a_shell_splits_them() {
     assert!(err.contains("unbalanced quote"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A build id is matched literally by its own gate and by `--impl`: flags with glob
+/// characters (`-DKEMBENCH_A=[1]`, a character class as a glob, which matched no id) and with
+/// commas (`-Wl,-O1`, which cut the gate's `--impl` in two) make builds that pass their gate,
+/// and naming the `[1]` build selects it alone, not its `=1` sibling too.
+#[test]
+fn a_build_id_with_glob_characters_or_commas_passes_its_own_gate() {
+    let dir = cache("literal-ids");
+    let (code, v, err) = builds(
+        &dir,
+        &[
+            "--alg",
+            "ML-KEM-512",
+            "--impl",
+            "pqclean/clean",
+            "--cc",
+            "gcc",
+            "--flags",
+            "-O2 -DKEMBENCH_A=[1];-O2 -DKEMBENCH_A=1;-O2 -Wl,-O1",
+        ],
+    );
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let all = v["builds"].as_array().unwrap();
+    assert_eq!(all.len(), 3, "{v:#}");
+    for b in all {
+        assert_eq!(b["facts"]["gate"]["gate"], "passed", "{b:#}");
+    }
+    let id = all
+        .iter()
+        .map(|b| b["facts"]["implementation"].as_str().unwrap())
+        .find(|id| id.ends_with(":O2+DKEMBENCH_A=[1]"))
+        .unwrap()
+        .to_string();
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args(["verify", "--json", "--alg", "ML-KEM-512", "--impl", &id])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = report["implementations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["implementation"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [id.as_str()]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,10 +4,9 @@ use crate::builds::compile::FlagSet;
 use crate::builds::{self, sources};
 use crate::output::builds as out;
 use crate::providers::built::manifest;
-use crate::providers::registry::matcher;
+use crate::providers::registry::{matcher, Pattern};
 use crate::providers::Filter;
 use crate::suggest::hint;
-use globset::GlobMatcher;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -39,22 +38,34 @@ pub struct Compile {
     pub json: bool,
 }
 
-/// Globs over names (case-insensitive); none given matches everything.
-struct Patterns(Vec<GlobMatcher>);
+/// Names or globs (case-insensitive; a name matched literally, see [`Pattern`]); none given
+/// matches everything.
+struct Patterns(Vec<Pattern>);
 
 impl Patterns {
-    /// Compiles `patterns` (a malformed one is a usage error).
-    fn compile(patterns: &[String]) -> anyhow::Result<Patterns> {
-        let v: Result<Vec<GlobMatcher>, _> = patterns.iter().map(|p| matcher(p)).collect();
-        Ok(Patterns(v.map_err(|e| crate::usage::Usage(e.to_string()))?))
+    /// Reads `patterns` against `names`: one that is a name matches it literally; one that is
+    /// a malformed glob and no name is a usage error.
+    fn compile(patterns: &[String], names: &[String]) -> anyhow::Result<Patterns> {
+        let mut v = Vec::new();
+        for p in patterns {
+            let m = matcher(p).exact_where_named(names);
+            if let Some(bad) = m
+                .malformed()
+                .filter(|_| !names.iter().any(|n| m.is_match(n)))
+            {
+                return Err(crate::usage::Usage(bad.to_string()).into());
+            }
+            v.push(m);
+        }
+        Ok(Patterns(v))
     }
 
     /// Compiles `patterns`; each must match one of `names` (else a usage error naming the
     /// nearest, `what` saying what kind of name).
     fn new(what: &str, patterns: &[String], names: &[String]) -> anyhow::Result<Patterns> {
-        let compiled = Patterns::compile(patterns)?;
+        let compiled = Patterns::compile(patterns, names)?;
         for (p, m) in patterns.iter().zip(&compiled.0) {
-            if !names.iter().any(|n| m.is_match(n.to_ascii_lowercase())) {
+            if !names.iter().any(|n| m.is_match(n)) {
                 let hint = match hint(p, names) {
                     h if h.is_empty() => format!("; kembench can build: {}", names.join(", ")),
                     h => h,
@@ -66,7 +77,7 @@ impl Patterns {
     }
 
     fn matches(&self, name: &str) -> bool {
-        self.0.is_empty() || self.0.iter().any(|m| m.is_match(name.to_ascii_lowercase()))
+        self.0.is_empty() || self.0.iter().any(|m| m.is_match(name))
     }
 }
 
@@ -338,8 +349,13 @@ fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
 pub fn list(filter: &Filter, json: bool) -> anyhow::Result<ExitCode> {
     let root = manifest::dir();
     let mut entries = manifest::all(&root);
-    let algs = Patterns::compile(&filter.algorithms)?;
-    let ids = Patterns::compile(&filter.implementations)?;
+    let alg_names: Vec<String> = entries.iter().map(|e| e.algorithm.clone()).collect();
+    let id_names: Vec<String> = entries
+        .iter()
+        .map(|e| e.facts.implementation.clone())
+        .collect();
+    let algs = Patterns::compile(&filter.algorithms, &alg_names)?;
+    let ids = Patterns::compile(&filter.implementations, &id_names)?;
     entries.retain(|e| algs.matches(&e.algorithm) && ids.matches(&e.facts.implementation));
     if json {
         println!("{}", serde_json::to_string_pretty(&entries)?);

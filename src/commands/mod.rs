@@ -368,6 +368,14 @@ pub enum Command {
         /// Fewest round trips per implementation, however slow it is.
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
         min_round_trips: u32,
+        /// An algorithm name taken whole (never cut at commas): the gate of `builds` and
+        /// `add` names its builds' algorithm with it.
+        #[arg(long, hide = true)]
+        exact_alg: Vec<String>,
+        /// An implementation id taken whole (never cut at commas, a build made with
+        /// `-Wl,-O1`): the gate of `builds` and `add` names its builds with it.
+        #[arg(long, hide = true)]
+        exact_impl: Vec<String>,
     },
 }
 
@@ -502,6 +510,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             threads,
             min_round_trips,
+            exact_alg,
+            exact_impl,
         } => {
             let mut opts = crate::verify::Options {
                 min_round_trips: min_round_trips as usize,
@@ -510,7 +520,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(t) = threads {
                 opts.threads = t as usize;
             }
-            verify::run(&filter.to_filter(), filter.include_mock, &opts, json)
+            let mut selected = filter.to_filter();
+            selected.algorithms.extend(exact_alg);
+            selected.implementations.extend(exact_impl);
+            verify::run(&selected, filter.include_mock, &opts, json)
         }
     }
 }

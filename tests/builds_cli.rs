@@ -386,3 +386,29 @@ fn a_build_id_with_glob_characters_or_commas_passes_its_own_gate() {
     assert_eq!(ids, [id.as_str()]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A long flag set makes a long build id; the table keeps the result column readable within
+/// 120 columns (the id wraps) instead of squeezing it to one character (the error printed one
+/// letter per line).
+#[test]
+fn a_long_flag_set_leaves_the_result_column_readable() {
+    let dir = cache("long-flags");
+    let defines: String = (0..12)
+        .map(|i| format!(" -DKEMBENCH_LONG_FLAG_{i}=1"))
+        .collect();
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args(["builds", "--alg", "ML-KEM-512", "--impl", "pqclean/clean"])
+        .args(["--cc", "gcc", "--flags"])
+        .arg(format!("-O2{defines} -mno-such-flag"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    for line in stdout.lines() {
+        assert!(line.chars().count() <= 120, "{line}\n{stdout}");
+    }
+    // The result column's words are whole: at least "compile failed" on one line.
+    assert!(stdout.contains("compile failed"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

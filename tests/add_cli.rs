@@ -456,3 +456,125 @@ fn every_pqclean_kem_package_kembench_carries_is_added_as_shipped() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+/// Two packages with the same `CRYPTO_ALGNAME` get the same id: the second is refused while
+/// the first's build is verified (it silently replaced it, a failing build included), named
+/// with `--name` it is a build of its own, and `--replace` replaces the first, saying so.
+#[test]
+fn a_verified_build_is_never_replaced_by_another_package_of_the_same_name() {
+    let (first, cache) = copy("same-name");
+    let (code, v, err) = add(&cache, &[first.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let id = only(&v)["facts"]["implementation"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Another package, the same CRYPTO_ALGNAME, whose keys differ from the KAT file's.
+    let (second, _) = copy("same-name-2");
+    edit(
+        &second.join("kem.c"),
+        "    crypto_kem_keypair_derand(pk, sk, coins);\n    return 0;",
+        "    crypto_kem_keypair_derand(pk, sk, coins);\n    sk[CRYPTO_SECRETKEYBYTES - 1] ^= 1;\n    return 0;",
+    );
+    let listed = || -> Vec<Value> {
+        let out = kembench()
+            .env("KEMBENCH_BUILD_DIR", &cache)
+            .args(["list", "--builds", "--json"])
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let (code, _, err) = add(&cache, &[second.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("already the name of another package")
+            && err.contains(first.to_str().unwrap())
+            && err.contains("--name"),
+        "{err}"
+    );
+    let builds = listed();
+    assert_eq!(builds.len(), 1, "{builds:#?}");
+    assert_eq!(builds[0]["facts"]["implementation"], id.as_str());
+    assert_eq!(builds[0]["facts"]["gate"]["gate"], "passed");
+
+    // Named, it is a build of its own beside the first.
+    let (code, v, err) = add(&cache, &[second.to_str().unwrap(), "--name", "second"]);
+    assert_eq!(code, 1, "{err}\n{v:#}");
+    let builds = listed();
+    assert_eq!(builds.len(), 2, "{builds:#?}");
+    let first_build = builds
+        .iter()
+        .find(|b| b["facts"]["implementation"] == id.as_str())
+        .unwrap();
+    assert_eq!(first_build["facts"]["gate"]["gate"], "passed");
+
+    // --replace replaces it, and says so.
+    let (code, _, err) = add(&cache, &[second.to_str().unwrap(), "--replace"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("replacing")
+            && err.contains("(verified)")
+            && err.contains(first.to_str().unwrap()),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+    let _ = std::fs::remove_dir_all(second.ancestors().nth(3).unwrap());
+}
+
+/// `--name` that is a catalog algorithm claims it as `--implements` does: its sizes are
+/// checked (`--name ML-KEM-768` on an ML-KEM-512 package was a build called ML-KEM-768 of
+/// ML-KEM-512); a name with a control character is refused; a prebuilt library's `--sizes`
+/// must be four sizes a KEM could have (`0,0,0,0` was accepted and crashed in the gate).
+#[test]
+fn names_and_sizes_are_checked_before_anything_is_built() {
+    let (dir, cache) = copy("claims");
+    let (code, v, err) = add(&cache, &[dir.to_str().unwrap(), "--name", "ML-KEM-768"]);
+    assert_eq!(code, 1, "{err}\n{v:#}");
+    let b = only(&v);
+    assert_eq!(b["compiled"]["status"], "failed", "{b:#}");
+    let why = b["compiled"]["detail"].as_str().unwrap();
+    assert!(why.contains("but ML-KEM-768 has"), "{why}");
+    let (code, _, err) = add(
+        &cache,
+        &[
+            dir.to_str().unwrap(),
+            "--name",
+            "ML-KEM-768",
+            "--implements",
+            "ML-KEM-512",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+
+    let (code, _, err) = add(&cache, &[dir.to_str().unwrap(), "--name", "my\nkem"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("control character"), "{err}");
+
+    // A library exporting the NIST API that does nothing.
+    let c = cache.parent().unwrap().join("nothing.c");
+    std::fs::write(
+        &c,
+        "int crypto_kem_keypair(unsigned char *pk, unsigned char *sk) { return 0; }\n\
+         int crypto_kem_enc(unsigned char *c, unsigned char *k, const unsigned char *pk) { return 0; }\n\
+         int crypto_kem_dec(unsigned char *k, const unsigned char *c, const unsigned char *sk) { return 0; }\n",
+    )
+    .unwrap();
+    let lib = cache.parent().unwrap().join("libnothing.so");
+    let ok = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&c)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    for sizes in ["0,0,0,0", "1,2,3", "800,1632,768,99999999999"] {
+        let (code, _, err) = add(&cache, &[lib.to_str().unwrap(), "--sizes", sizes]);
+        assert_eq!(code, 2, "--sizes {sizes}: {err}");
+        assert!(err.contains("--sizes"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+}

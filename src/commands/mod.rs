@@ -158,6 +158,10 @@ pub enum Command {
         /// pseudo-random secret for a tampered ciphertext (a scheme of its own).
         #[arg(long)]
         implicit_rejection: bool,
+        /// Replace the builds another package or library registered under the same name
+        /// (without it, a name that holds a verified build of another package is refused).
+        #[arg(long)]
+        replace: bool,
     },
     /// Compile the C sources kembench carries (PQClean clean, AVX2, opt) with every compiler and
     /// flag set into separate shared objects, check each with the correctness gate, and register
@@ -402,6 +406,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             compile,
             level,
             implicit_rejection,
+            replace,
         } => builds::add(&builds::AddArgs {
             path,
             sizes,
@@ -410,6 +415,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             compile: compiling(compile.or(&["gcc"], &["-O3"])),
             level,
             implicit_rejection,
+            replace,
         }),
         Command::Builds {
             algorithms,

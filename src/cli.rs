@@ -91,9 +91,10 @@ pub struct CompileArgs {
     /// Compilers, by name on PATH or path (default: gcc,clang for `builds`, gcc for `add`).
     #[arg(long, value_delimiter = ',')]
     pub cc: Vec<String>,
-    /// Flag sets, separated by ';' (each may hold several flags; default: `-O2;-O3;-O3
-    /// -march=native` for `builds`, `-O3` for `add`).
-    #[arg(long, value_delimiter = ';', allow_hyphen_values = true)]
+    /// Flag sets, separated by ';' (each may hold several flags, split into words as a shell
+    /// splits them: `-DMSG='a b'` is one flag; default: `-O2;-O3;-O3 -march=native` for
+    /// `builds`, `-O3` for `add`).
+    #[arg(long, allow_hyphen_values = true)]
     pub flags: Vec<String>,
     /// Seconds one correctness gate may take before a hanging build or package is killed.
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]

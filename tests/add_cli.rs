@@ -371,3 +371,210 @@ fn a_hanging_package_is_killed_after_the_gate_timeout_and_reported_with_its_step
     assert!(started.elapsed() < std::time::Duration::from_secs(30));
     let _ = std::fs::remove_dir_all(cache.parent().unwrap());
 }
+
+/// Every PQClean KEM package kembench carries, each added exactly as PQClean ships it: the
+/// `pqclean/crypto_kem/<scheme>/clean` and `opt` directories of the pqcrypto-mlkem and
+/// pqcrypto-ntru crates in the cargo registry (the ones `builds` compiles from), with their
+/// `api.h` as written (Classic McEliece declares `crypto_kem_keypair` with its parenthesis on
+/// the next line) and PQClean's common headers (`compat.h`, `crypto_declassify.h`, ...)
+/// supplied by kembench. The AVX2 variants need `-mavx2`-style flags and are not added here.
+///
+/// Classic McEliece: only mceliece348864 and mceliece348864f, from each crate (the issue's
+/// package and its sibling). The other eight parameter sets of each crate are read and built
+/// the same way but take 11 to 55 s each here (measured on this 2-core machine: key
+/// generation in the gate dominates), about 9 minutes together: they are left out for time,
+/// not because they fail (all sixteen passed when measured by hand).
+///
+/// HQC from pqcrypto-mlkem (hqc-128/192/256) compiles and passes every check but the known
+/// answers: liboqs 0.13's KAT digest for HQC is made with HQC's own seed expander, which a
+/// package's `randombytes` does not reproduce (`builds` leaves liboqs's HQC out for the same
+/// reason). The test holds them to exactly that: built, and no failed check but
+/// `known-answers`.
+#[test]
+fn every_pqclean_kem_package_kembench_carries_is_added_as_shipped() {
+    let crates = [
+        env!("KEMBENCH_SRC_PQCRYPTO_MLKEM"),
+        env!("KEMBENCH_SRC_PQCRYPTO_NTRU"),
+    ];
+    let cache = std::env::temp_dir().join(format!("kembench-add-pqclean-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
+    let mut packages = Vec::new();
+    for krate in crates {
+        assert_ne!(krate, "absent", "the kembench build found no PQClean crate");
+        let kems = Path::new(krate).join("pqclean/crypto_kem");
+        let mut schemes: Vec<PathBuf> = std::fs::read_dir(&kems)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .collect();
+        schemes.sort();
+        for scheme in schemes {
+            let name = scheme.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with("mceliece") && !name.starts_with("mceliece348864") {
+                continue; // for time, see above
+            }
+            for variant in ["clean", "opt"] {
+                // pqcrypto-mlkem keeps object files of Kyber without sources: not a package.
+                if scheme.join(variant).join("api.h").is_file() {
+                    packages.push(scheme.join(variant));
+                }
+            }
+        }
+    }
+    assert!(packages.len() >= 40, "{packages:?}");
+    assert!(packages.iter().any(|p| p.ends_with("mceliece348864/clean")));
+    let mut failures = Vec::new();
+    for (i, dir) in packages.iter().enumerate() {
+        let started = std::time::Instant::now();
+        let name = format!("pqclean-{i}");
+        let (code, v, err) = add(&cache, &[dir.to_str().unwrap(), "--name", &name]);
+        let hqc =
+            dir.to_string_lossy().contains("/hqc-") && !dir.to_string_lossy().contains("rmrs");
+        let b = v["builds"].get(0).cloned().unwrap_or(Value::Null);
+        let gate = &b["facts"]["gate"];
+        let failed_checks: Vec<&str> = gate["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .split("; ")
+            .filter_map(|c| c.split(':').next())
+            .collect();
+        let ok = b["compiled"]["status"] == "built"
+            && if hqc {
+                code == 1 && gate["gate"] == "failed" && failed_checks == ["known-answers"]
+            } else {
+                code == 0 && gate["gate"] == "passed"
+            };
+        eprintln!(
+            "{}: exit {code} in {:.1} s",
+            dir.display(),
+            started.elapsed().as_secs_f64()
+        );
+        if !ok {
+            failures.push(format!("{}: exit {code}: {err}\n{b:#}", dir.display()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+/// Two packages with the same `CRYPTO_ALGNAME` get the same id: the second is refused while
+/// the first's build is verified (it silently replaced it, a failing build included), named
+/// with `--name` it is a build of its own, and `--replace` replaces the first, saying so.
+#[test]
+fn a_verified_build_is_never_replaced_by_another_package_of_the_same_name() {
+    let (first, cache) = copy("same-name");
+    let (code, v, err) = add(&cache, &[first.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let id = only(&v)["facts"]["implementation"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    // Another package, the same CRYPTO_ALGNAME, whose keys differ from the KAT file's.
+    let (second, _) = copy("same-name-2");
+    edit(
+        &second.join("kem.c"),
+        "    crypto_kem_keypair_derand(pk, sk, coins);\n    return 0;",
+        "    crypto_kem_keypair_derand(pk, sk, coins);\n    sk[CRYPTO_SECRETKEYBYTES - 1] ^= 1;\n    return 0;",
+    );
+    let listed = || -> Vec<Value> {
+        let out = kembench()
+            .env("KEMBENCH_BUILD_DIR", &cache)
+            .args(["list", "--builds", "--json"])
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Value>(&out.stdout)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let (code, _, err) = add(&cache, &[second.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("already the name of another package")
+            && err.contains(first.to_str().unwrap())
+            && err.contains("--name"),
+        "{err}"
+    );
+    let builds = listed();
+    assert_eq!(builds.len(), 1, "{builds:#?}");
+    assert_eq!(builds[0]["facts"]["implementation"], id.as_str());
+    assert_eq!(builds[0]["facts"]["gate"]["gate"], "passed");
+
+    // Named, it is a build of its own beside the first.
+    let (code, v, err) = add(&cache, &[second.to_str().unwrap(), "--name", "second"]);
+    assert_eq!(code, 1, "{err}\n{v:#}");
+    let builds = listed();
+    assert_eq!(builds.len(), 2, "{builds:#?}");
+    let first_build = builds
+        .iter()
+        .find(|b| b["facts"]["implementation"] == id.as_str())
+        .unwrap();
+    assert_eq!(first_build["facts"]["gate"]["gate"], "passed");
+
+    // --replace replaces it, and says so.
+    let (code, _, err) = add(&cache, &[second.to_str().unwrap(), "--replace"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("replacing")
+            && err.contains("(verified)")
+            && err.contains(first.to_str().unwrap()),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+    let _ = std::fs::remove_dir_all(second.ancestors().nth(3).unwrap());
+}
+
+/// `--name` that is a catalog algorithm claims it as `--implements` does: its sizes are
+/// checked (`--name ML-KEM-768` on an ML-KEM-512 package was a build called ML-KEM-768 of
+/// ML-KEM-512); a name with a control character is refused; a prebuilt library's `--sizes`
+/// must be four sizes a KEM could have (`0,0,0,0` was accepted and crashed in the gate).
+#[test]
+fn names_and_sizes_are_checked_before_anything_is_built() {
+    let (dir, cache) = copy("claims");
+    let (code, v, err) = add(&cache, &[dir.to_str().unwrap(), "--name", "ML-KEM-768"]);
+    assert_eq!(code, 1, "{err}\n{v:#}");
+    let b = only(&v);
+    assert_eq!(b["compiled"]["status"], "failed", "{b:#}");
+    let why = b["compiled"]["detail"].as_str().unwrap();
+    assert!(why.contains("but ML-KEM-768 has"), "{why}");
+    let (code, _, err) = add(
+        &cache,
+        &[
+            dir.to_str().unwrap(),
+            "--name",
+            "ML-KEM-768",
+            "--implements",
+            "ML-KEM-512",
+        ],
+    );
+    assert_eq!(code, 2, "{err}");
+
+    let (code, _, err) = add(&cache, &[dir.to_str().unwrap(), "--name", "my\nkem"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("control character"), "{err}");
+
+    // A library exporting the NIST API that does nothing.
+    let c = cache.parent().unwrap().join("nothing.c");
+    std::fs::write(
+        &c,
+        "int crypto_kem_keypair(unsigned char *pk, unsigned char *sk) { return 0; }\n\
+         int crypto_kem_enc(unsigned char *c, unsigned char *k, const unsigned char *pk) { return 0; }\n\
+         int crypto_kem_dec(unsigned char *k, const unsigned char *c, const unsigned char *sk) { return 0; }\n",
+    )
+    .unwrap();
+    let lib = cache.parent().unwrap().join("libnothing.so");
+    let ok = std::process::Command::new("gcc")
+        .args(["-shared", "-fPIC", "-o"])
+        .arg(&lib)
+        .arg(&c)
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    for sizes in ["0,0,0,0", "1,2,3", "800,1632,768,99999999999"] {
+        let (code, _, err) = add(&cache, &[lib.to_str().unwrap(), "--sizes", sizes]);
+        assert_eq!(code, 2, "--sizes {sizes}: {err}");
+        assert!(err.contains("--sizes"), "{err}");
+    }
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+}

@@ -290,3 +290,125 @@ fn clang_and_liboqs_cmake_builds_pass_their_known_answers_and_reverify_gates_aga
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--flags` are split into words as a shell splits them: `-DKEMBENCH_MSG='a b'` is one flag
+/// (the compiler gets `-DKEMBENCH_MSG=a b`; split at the space, `b'` went to the linker as a
+/// file), and a `;` inside quotes does not end the flag set. An unbalanced quote is a usage
+/// error.
+#[test]
+fn flags_are_split_as_a_shell_splits_them() {
+    let dir = cache("shell-flags");
+    let (code, v, err) = builds(
+        &dir,
+        &[
+            "--alg",
+            "ML-KEM-512",
+            "--impl",
+            "pqclean/clean",
+            "--cc",
+            "gcc",
+            "--flags",
+            "-O2 -DKEMBENCH_MSG='a b' -DKEMBENCH_SEP='c;d'",
+        ],
+    );
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let all = v["builds"].as_array().unwrap();
+    assert_eq!(all.len(), 1, "one flag set: {v:#}");
+    let b = &all[0];
+    assert_eq!(b["compiled"]["status"], "built", "{b:#}");
+    assert_eq!(b["facts"]["gate"]["gate"], "passed", "{b:#}");
+    assert_eq!(
+        b["facts"]["flags"],
+        "-O2 '-DKEMBENCH_MSG=a b' '-DKEMBENCH_SEP=c;d'"
+    );
+
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args(["builds", "--alg", "ML-KEM-512", "--impl", "pqclean/clean"])
+        .args(["--cc", "gcc", "--flags", "-O2 -DKEMBENCH_MSG='a b"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("unbalanced quote"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A build id is matched literally by its own gate and by `--impl`: flags with glob
+/// characters (`-DKEMBENCH_A=[1]`, a character class as a glob, which matched no id) and with
+/// commas (`-Wl,-O1`, which cut the gate's `--impl` in two) make builds that pass their gate,
+/// and naming the `[1]` build selects it alone, not its `=1` sibling too.
+#[test]
+fn a_build_id_with_glob_characters_or_commas_passes_its_own_gate() {
+    let dir = cache("literal-ids");
+    let (code, v, err) = builds(
+        &dir,
+        &[
+            "--alg",
+            "ML-KEM-512",
+            "--impl",
+            "pqclean/clean",
+            "--cc",
+            "gcc",
+            "--flags",
+            "-O2 -DKEMBENCH_A=[1];-O2 -DKEMBENCH_A=1;-O2 -Wl,-O1",
+        ],
+    );
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let all = v["builds"].as_array().unwrap();
+    assert_eq!(all.len(), 3, "{v:#}");
+    for b in all {
+        assert_eq!(b["facts"]["gate"]["gate"], "passed", "{b:#}");
+    }
+    let id = all
+        .iter()
+        .map(|b| b["facts"]["implementation"].as_str().unwrap())
+        .find(|id| id.ends_with(":O2+DKEMBENCH_A=[1]"))
+        .unwrap()
+        .to_string();
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args(["verify", "--json", "--alg", "ML-KEM-512", "--impl", &id])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = report["implementations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["implementation"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [id.as_str()]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A long flag set makes a long build id; the table keeps the result column readable within
+/// 120 columns (the id wraps) instead of squeezing it to one character (the error printed one
+/// letter per line).
+#[test]
+fn a_long_flag_set_leaves_the_result_column_readable() {
+    let dir = cache("long-flags");
+    let defines: String = (0..12)
+        .map(|i| format!(" -DKEMBENCH_LONG_FLAG_{i}=1"))
+        .collect();
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args(["builds", "--alg", "ML-KEM-512", "--impl", "pqclean/clean"])
+        .args(["--cc", "gcc", "--flags"])
+        .arg(format!("-O2{defines} -mno-such-flag"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    for line in stdout.lines() {
+        assert!(line.chars().count() <= 120, "{line}\n{stdout}");
+    }
+    // The result column's words are whole: at least "compile failed" on one line.
+    assert!(stdout.contains("compile failed"), "{stdout}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

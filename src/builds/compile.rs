@@ -22,13 +22,38 @@ pub struct FlagSet {
 }
 
 impl FlagSet {
-    /// Parses one flag set.
-    pub fn parse(text: &str) -> FlagSet {
-        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        FlagSet {
-            words: text.split_whitespace().map(str::to_string).collect(),
-            text,
+    /// Parses one flag set into words as a shell would (`-DMSG='a b'` is one word,
+    /// `-DMSG=a b`), or says why it cannot (an unbalanced quote).
+    pub fn parse(text: &str) -> Result<FlagSet, String> {
+        let words = shlex::split(text).ok_or_else(|| {
+            format!(
+                "--flags '{text}': an unbalanced quote (flags are split into words as a shell \
+                 splits them: quote a flag that holds spaces, e.g. -DMSG='a b')"
+            )
+        })?;
+        Ok(FlagSet {
+            text: words
+                .iter()
+                .map(|w| shell_word(w))
+                .collect::<Vec<_>>()
+                .join(" "),
+            words,
+        })
+    }
+
+    /// Every flag set of `--flags` values: each value holds flag sets separated by `;`
+    /// outside quotes (`-O2;-O3 -DSEP='a;b'` is two sets).
+    pub fn parse_all(values: &[String]) -> Result<Vec<FlagSet>, String> {
+        let mut sets: Vec<FlagSet> = Vec::new();
+        for v in values {
+            for text in split_sets(v) {
+                let f = FlagSet::parse(&text)?;
+                if !sets.contains(&f) {
+                    sets.push(f);
+                }
+            }
         }
+        Ok(sets)
     }
 
     /// The flag set as an id part: each flag without its leading dashes, joined by `+`
@@ -43,6 +68,47 @@ impl FlagSet {
             .collect::<Vec<_>>()
             .join("+")
     }
+}
+
+/// A word as it reads in a shell: as it is, or quoted when it holds a space, a quote or
+/// another character the shell would take for itself.
+fn shell_word(w: &str) -> String {
+    let plain = !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_=+.,:/@%^".contains(c));
+    if plain {
+        w.to_string()
+    } else {
+        shlex::try_quote(w).map_or_else(|_| format!("{w:?}"), |q| q.into_owned())
+    }
+}
+
+/// `text` cut at each `;` that is not inside quotes or escaped by a backslash.
+fn split_sets(text: &str) -> Vec<String> {
+    let (mut sets, mut cur) = (Vec::new(), String::new());
+    let mut quote: Option<char> = None;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, ';') => {
+                sets.push(std::mem::take(&mut cur));
+                continue;
+            }
+            (None, '\\') | (Some('"'), '\\') => {
+                cur.push(c);
+                if let Some(n) = chars.next() {
+                    cur.push(n);
+                }
+                continue;
+            }
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            _ => {}
+        }
+        cur.push(c);
+    }
+    sets.push(cur);
+    sets
 }
 
 /// The build id: `pqclean/clean@gcc-12:O3+march=native` (`compiler_short` is the compiler's
@@ -257,14 +323,37 @@ mod tests {
 
     #[test]
     fn flag_sets_read_and_name_themselves() {
-        let f = FlagSet::parse("  -O3   -march=native ");
+        let f = FlagSet::parse("  -O3   -march=native ").unwrap();
         assert_eq!(f.text, "-O3 -march=native");
         assert_eq!(f.slug(), "O3+march=native");
-        assert_eq!(FlagSet::parse("").slug(), "none");
+        assert_eq!(FlagSet::parse("").unwrap().slug(), "none");
         // What counts as unoptimised (labelled, never the matrix's baseline).
         use crate::kem::flags_unoptimised as unoptimised;
         assert!(!unoptimised(&f.text));
         assert!(unoptimised("-O0") && unoptimised("") && unoptimised("-O2 -O0"));
         assert!(!unoptimised("-Os") && !unoptimised("-O0 -O2"));
+    }
+
+    #[test]
+    fn flags_are_split_as_a_shell_splits_them() {
+        let f = FlagSet::parse(r#"-O2 -DMSG='a b' -DQ="c \"d\"" -DE=e\ f"#).unwrap();
+        assert_eq!(f.words, ["-O2", "-DMSG=a b", r#"-DQ=c "d""#, "-DE=e f"]);
+        // The text reads back into the same words.
+        assert_eq!(FlagSet::parse(&f.text).unwrap(), f);
+        assert_eq!(f.text.split(' ').next(), Some("-O2"));
+        let e = FlagSet::parse("-O2 -DMSG='a b").unwrap_err();
+        assert!(e.contains("unbalanced quote"), "{e}");
+        // Sets are cut at `;` outside quotes only.
+        let sets = FlagSet::parse_all(&["-O2;-O3 -DSEP='a;b';-O2".into(), "-Os".into()]).unwrap();
+        let words: Vec<&[String]> = sets.iter().map(|s| &s.words[..]).collect();
+        assert_eq!(
+            words,
+            [
+                &["-O2".to_string()][..],
+                &["-O3".into(), "-DSEP=a;b".into()],
+                &["-Os".into()]
+            ]
+        );
+        assert!(FlagSet::parse_all(&["-O2;-DX='y".into()]).is_err());
     }
 }

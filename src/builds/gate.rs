@@ -60,9 +60,11 @@ fn child(
 ) -> Result<BTreeMap<String, Gate>, String> {
     let exe = std::env::current_exe().map_err(|e| format!("kembench itself: {e}"))?;
     let mut cmd = Command::new(exe);
-    cmd.args(["verify", "--json", "--alg", algorithm, "--impl", "*"]);
+    // The names go whole (`--exact-*` are never cut at commas) and match literally (an id
+    // made from `-DA=[1]` names that build, not a glob).
+    cmd.args(["verify", "--json", "--exact-alg", algorithm, "--impl", "*"]);
     for id in ids {
-        cmd.args(["--impl", id]);
+        cmd.args(["--exact-impl", id]);
     }
     cmd.env(manifest::DIR_VAR, root)
         .env(crate::verify::TRACE_VAR, "1")

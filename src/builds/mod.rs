@@ -4,6 +4,7 @@
 //! second invocation finds every build in the cache by its key (sources, compiler, flags) and
 //! invokes no compiler.
 
+mod c_text;
 pub mod compile;
 pub mod compiler;
 mod gate;

@@ -11,7 +11,7 @@
 //! A shim compiled beside it calls the API through `api.h` (so namespacing macros expand as in
 //! the package) and exports the sizes.
 
-use super::sources::{api_prefix, files_in as files, Package, Recipe, Source};
+use super::sources::{api_prefix, common_code, files_in as files, Package, Recipe, Source};
 use crate::providers::built::{Symbols, API_SIZES_SYMBOL, SET_HOOK_SYMBOL};
 use std::path::{Path, PathBuf};
 
@@ -32,8 +32,7 @@ fn left_out(path: &Path, text: &str) -> bool {
     name == "rng.c"
         || name == "randombytes.c"
         || name.starts_with("pqcgenkat")
-        || text.contains("int main(")
-        || text.contains("int main (")
+        || super::c_text::read(text).defines_main()
 }
 
 /// The C of the shim for an `api.h` whose names carry `prefix`.
@@ -50,28 +49,25 @@ const uint64_t {API_SIZES_SYMBOL}[4] = {{ {prefix}CRYPTO_PUBLICKEYBYTES, {prefix
     )
 }
 
-/// Where kembench's copy of PQClean's common code is (from the crates the build fetched).
-fn pqclean_common() -> Option<PathBuf> {
+/// PQClean's common code for a package in `dir`: the `common` directory of the PQClean tree
+/// the package sits in (`<tree>/crypto_kem/<scheme>/<variant>`, so that it gets the common
+/// code of its own PQClean version), else kembench's copy (from the crates the build fetched).
+fn pqclean_common(dir: &Path) -> Option<PathBuf> {
+    let tree = dir
+        .parent()
+        .and_then(Path::parent)
+        .filter(|d| d.file_name().is_some_and(|n| n == "crypto_kem"))
+        .and_then(Path::parent)
+        .map(|t| t.join("common"))
+        .filter(|c| c.is_dir());
     let d = env!("KEMBENCH_SRC_PQCRYPTO_MLKEM");
-    (d != "absent").then(|| Path::new(d).join("pqclean").join("common"))
+    tree.or_else(|| (d != "absent").then(|| Path::new(d).join("pqclean").join("common")))
 }
 
 /// `CRYPTO_ALGNAME` when `api.h` defines it as a string literal (with or without a namespace
-/// prefix).
+/// prefix), however the directive is spaced or commented.
 pub fn algname(api_h: &str) -> Option<String> {
-    api_h.lines().find_map(|l| {
-        let rest = l.trim().strip_prefix("#define")?.trim();
-        let (name, value) = rest.split_once(char::is_whitespace)?;
-        if !name.ends_with("CRYPTO_ALGNAME") {
-            return None;
-        }
-        value
-            .trim()
-            .strip_prefix('"')?
-            .split('"')
-            .next()
-            .map(str::to_string)
-    })
+    super::c_text::read(api_h).defined_string("CRYPTO_ALGNAME")
 }
 
 /// The NIST KAT response file of a package: `PQCkemKAT_*.rsp` in its directory, or in a `KAT`
@@ -138,36 +134,23 @@ pub fn from_dir(
         ));
     }
     let mut includes = vec![dir.to_path_buf()];
-    // The common symmetric code a package includes without shipping it.
+    // PQClean's common code (every header of its `common` directory: `fips202.h`,
+    // `compat.h`, ...) that the package includes without shipping it.
     let mut required_flags = Vec::new();
     let all_text: String = hashed
         .iter()
         .filter_map(|f| std::fs::read_to_string(f).ok())
         .collect();
-    if let Some(common) = pqclean_common() {
-        let mut used = false;
-        for h in [
-            "fips202",
-            "sha2",
-            "aes",
-            "sp800-185",
-            "nistseedexpander",
-            "randombytes",
-        ] {
-            let header = format!("{h}.h");
-            if all_text.contains(&format!("\"{header}\"")) && !dir.join(&header).is_file() {
-                used = true;
-                hashed.push(common.join(&header));
-                let c = common.join(format!("{h}.c"));
-                if h != "randombytes" && c.is_file() {
-                    hashed.push(c.clone());
-                    compile.push(c);
-                }
-            }
-        }
-        if used {
-            includes.push(common);
-        }
+    if let Some(common) = pqclean_common(dir) {
+        let shipped: Vec<String> = hashed
+            .iter()
+            .filter_map(|f| f.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .collect();
+        let found = common_code(&common, &hashed, &shipped);
+        hashed.extend(found.hashed);
+        compile.extend(found.compile);
+        includes.extend(found.includes);
     }
     if all_text.contains("<openssl/") {
         required_flags.push("-lcrypto".to_string());
@@ -321,6 +304,65 @@ mod tests {
         let e = explain("/usr/bin/ld: shim.c:(.text+0x1): undefined reference to `crypto_kem_enc'");
         assert!(e.contains("no .c file of the package defines it"), "{e}");
         assert_eq!(explain("something else"), "something else");
+    }
+
+    /// A package's files, with the common headers kembench supplies.
+    fn supplied(dir: &Path) -> (Vec<String>, Vec<PathBuf>) {
+        let p = Package {
+            kat_file: None,
+            implements: false,
+            level: None,
+            implicit_rejection: false,
+        };
+        let s = from_dir(dir, "local/x", "X", p).unwrap();
+        let Recipe::Files { includes, .. } = &s.recipe else {
+            panic!("a package compiles files")
+        };
+        let names = s
+            .hashed
+            .iter()
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        (names, includes.clone())
+    }
+
+    #[test]
+    fn every_common_header_is_supplied_and_api_h_is_read_as_c() {
+        // A package whose only common header is compat.h, declaring its API over lines.
+        let dir = std::env::temp_dir().join(format!("kembench-compat-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("api.h"),
+            "#define CRYPTO_BYTES 32\nint crypto_kem_keypair\n(\n unsigned char *pk,\n unsigned char *sk\n);\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("kem.c"),
+            "#include \"api.h\"\n#include \"compat.h\"\nint crypto_kem_keypair(unsigned char *pk, unsigned char *sk) { return 0; }\n",
+        )
+        .unwrap();
+        let (names, includes) = supplied(&dir);
+        assert!(names.contains(&"compat.h".to_string()), "{names:?}");
+        assert!(
+            includes.iter().any(|i| i.join("compat.h").is_file()),
+            "{includes:?}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+
+        // PQClean's Classic McEliece, as it ships: the API's parenthesis on the next line,
+        // compat.h and crypto_declassify.h from common.
+        let mceliece = Path::new(env!("KEMBENCH_SRC_PQCRYPTO_MLKEM"))
+            .join("pqclean/crypto_kem/mceliece348864/clean");
+        let (names, _) = supplied(&mceliece);
+        for h in ["compat.h", "crypto_declassify.h", "fips202.h"] {
+            assert!(names.contains(&h.to_string()), "{h}: {names:?}");
+        }
+        // HQC-RMRS includes nistseedexpander.h, whose C file needs aes.c.
+        let hqc = Path::new(env!("KEMBENCH_SRC_PQCRYPTO_NTRU"))
+            .join("pqclean/crypto_kem/hqc-rmrs-128/clean");
+        let (names, _) = supplied(&hqc);
+        assert!(names.contains(&"aes.c".to_string()), "{names:?}");
     }
 
     #[test]

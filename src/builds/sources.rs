@@ -337,36 +337,100 @@ pub(super) fn files_in(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
     v
 }
 
-/// The quoted includes of `files`.
+/// The quoted includes of `files` (`#include "..."`, however the directive is spaced).
 fn quoted_includes(files: &[PathBuf]) -> Vec<String> {
-    let mut v = Vec::new();
+    let mut v: Vec<String> = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(f).unwrap_or_default();
-        for line in text.lines() {
-            let Some(rest) = line.trim_start().strip_prefix("#include") else {
-                continue;
-            };
-            if let Some(name) = rest
-                .trim()
-                .strip_prefix('"')
-                .and_then(|r| r.split('"').next())
-            {
-                if !v.iter().any(|x| x == name) {
-                    v.push(name.to_string());
-                }
+        for name in super::c_text::read(&text).quoted_includes() {
+            if !v.contains(&name) {
+                v.push(name);
             }
         }
     }
     v
 }
 
-/// The NIST API's symbol prefix, read off `api.h` (`int <prefix>crypto_kem_keypair(`).
+/// The NIST API's symbol prefix, read off `api.h` as C reads it: the function declared as
+/// `<prefix>crypto_kem_keypair (`, whatever whitespace or comments lie between the name and
+/// its parenthesis (PQClean's Classic McEliece puts it on the next line).
 pub fn api_prefix(api_h: &str) -> Option<String> {
-    let at = api_h.find("crypto_kem_keypair(")?;
-    let start = api_h[..at]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .map_or(0, |i| i + 1);
-    Some(api_h[start..at].to_string())
+    super::c_text::read(api_h).function_prefix("crypto_kem_keypair")
+}
+
+/// PQClean's common code that a scheme's or package's files use.
+#[derive(Debug, Default)]
+pub(super) struct Common {
+    /// Common headers and C files, for the cache key.
+    pub hashed: Vec<PathBuf>,
+    /// Common C files to compile (PQClean's `randombytes.c` never: kembench's is used).
+    pub compile: Vec<PathBuf>,
+    /// `-I` directories: `common` and any of its subdirectories (`keccak4x`) a header came from.
+    pub includes: Vec<PathBuf>,
+}
+
+/// Every header of PQClean's `common` directory (and its subdirectories, such as `keccak4x`)
+/// that `files` include, directly or through another common header, and the C files beside
+/// them. Names in `shipped` (the package's own files) are the package's, not common code.
+/// Nothing is chosen by a list of names: whatever PQClean keeps in `common` is supplied
+/// (`compat.h`, `crypto_declassify.h`, `fips202.h`, ...).
+pub(super) fn common_code(common: &Path, files: &[PathBuf], shipped: &[String]) -> Common {
+    let mut subdirs: Vec<PathBuf> = std::fs::read_dir(common)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    subdirs.sort();
+    let mut found = Common::default();
+    let mut wanted = quoted_includes(files);
+    let mut i = 0;
+    while i < wanted.len() {
+        let name = wanted[i].clone();
+        i += 1;
+        if shipped.contains(&name) {
+            continue;
+        }
+        for d in std::iter::once(common.to_path_buf()).chain(subdirs.iter().cloned()) {
+            let h = d.join(&name);
+            if !h.is_file() || found.hashed.contains(&h) {
+                continue;
+            }
+            found.hashed.push(h.clone());
+            for n in quoted_includes(std::slice::from_ref(&h)) {
+                if !wanted.contains(&n) {
+                    wanted.push(n);
+                }
+            }
+            if !found.includes.contains(&d) {
+                found.includes.push(d.clone());
+            }
+            if name == "randombytes.h" {
+                continue;
+            }
+            let cs = if d == common {
+                vec![h.with_extension("c")]
+            } else {
+                files_in(&d, &["c"])
+            };
+            for c in cs {
+                if !c.is_file() || found.compile.contains(&c) {
+                    continue;
+                }
+                // What the common C file itself includes is needed too (`nistseedexpander.c`
+                // uses `aes.h` and `aes.c`).
+                for n in quoted_includes(std::slice::from_ref(&c)) {
+                    if !wanted.contains(&n) {
+                        wanted.push(n);
+                    }
+                }
+                found.hashed.push(c.clone());
+                found.compile.push(c);
+            }
+        }
+    }
+    found
 }
 
 fn source(
@@ -381,12 +445,16 @@ fn source(
         .map_err(|e| format!("{}: {e}", dir.join("api.h").display()))?;
     let prefix = api_prefix(&api).ok_or("api.h declares no crypto_kem_keypair")?;
     // PQClean declares the derandomized ML-KEM entry points in kem.h, not api.h.
-    let headers: String = files_in(&dir, &["h"])
+    let headers: Vec<super::c_text::CText> = files_in(&dir, &["h"])
         .iter()
         .filter_map(|h| std::fs::read_to_string(h).ok())
+        .map(|t| super::c_text::read(&t))
         .collect();
-    let derand = headers.contains(&format!("{prefix}crypto_kem_keypair_derand("))
-        && headers.contains(&format!("{prefix}crypto_kem_enc_derand("));
+    let declared = |f: &str| {
+        let name = format!("{prefix}{f}");
+        headers.iter().any(|h| h.has_function(&name))
+    };
+    let derand = declared("crypto_kem_keypair_derand") && declared("crypto_kem_enc_derand");
     let own = files_in(&dir, &["c", "s", "S"]);
     let mut hashed = files_in(&dir, &[]);
     let mut compile = own.clone();
@@ -394,47 +462,12 @@ fn source(
     let mut includes = vec![dir.clone(), common.clone()];
     // The common files the scheme includes (fips202, sha2, aes, keccak4x), and their C files;
     // randombytes is kembench's own.
-    let mut wanted = quoted_includes(&hashed);
-    let mut i = 0;
-    while i < wanted.len() {
-        let name = wanted[i].clone();
-        i += 1;
-        for sub in ["", "keccak4x"] {
-            let d = if sub.is_empty() {
-                common.clone()
-            } else {
-                common.join(sub)
-            };
-            let h = d.join(&name);
-            if !h.is_file() || hashed.contains(&h) {
-                continue;
-            }
-            hashed.push(h.clone());
-            for n in quoted_includes(std::slice::from_ref(&h)) {
-                if !wanted.contains(&n) {
-                    wanted.push(n);
-                }
-            }
-            if name == "randombytes.h" {
-                continue;
-            }
-            if sub.is_empty() {
-                let c = h.with_extension("c");
-                if c.is_file() && !compile.contains(&c) {
-                    hashed.push(c.clone());
-                    compile.push(c);
-                }
-            } else {
-                if !includes.contains(&d) {
-                    includes.push(d.clone());
-                }
-                for c in files_in(&d, &["c"]) {
-                    if !compile.contains(&c) {
-                        hashed.push(c.clone());
-                        compile.push(c);
-                    }
-                }
-            }
+    let found = common_code(&common, &hashed, &[]);
+    hashed.extend(found.hashed);
+    compile.extend(found.compile);
+    for d in found.includes {
+        if !includes.contains(&d) {
+            includes.push(d);
         }
     }
     let meta = std::fs::read_to_string(scheme_dir.join("META.yml")).unwrap_or_default();

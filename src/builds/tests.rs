@@ -23,7 +23,7 @@ fn two_builds_of_one_source_coexist_in_one_process_and_agree() {
     let sha = src.sha256().unwrap();
     let mut loaded = Vec::new();
     for flags in ["-O1", "-O2"] {
-        let f = FlagSet::parse(flags);
+        let f = FlagSet::parse(flags).unwrap();
         let key = compile::key(&src, &sha, &gcc, &f);
         compile::compile(&src, &gcc, &f, &root.join(&key)).expect("compiles");
         let entry = Entry {

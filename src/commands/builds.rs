@@ -4,10 +4,9 @@ use crate::builds::compile::FlagSet;
 use crate::builds::{self, sources};
 use crate::output::builds as out;
 use crate::providers::built::manifest;
-use crate::providers::registry::matcher;
+use crate::providers::registry::{matcher, Pattern};
 use crate::providers::Filter;
 use crate::suggest::hint;
-use globset::GlobMatcher;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
@@ -39,22 +38,34 @@ pub struct Compile {
     pub json: bool,
 }
 
-/// Globs over names (case-insensitive); none given matches everything.
-struct Patterns(Vec<GlobMatcher>);
+/// Names or globs (case-insensitive; a name matched literally, see [`Pattern`]); none given
+/// matches everything.
+struct Patterns(Vec<Pattern>);
 
 impl Patterns {
-    /// Compiles `patterns` (a malformed one is a usage error).
-    fn compile(patterns: &[String]) -> anyhow::Result<Patterns> {
-        let v: Result<Vec<GlobMatcher>, _> = patterns.iter().map(|p| matcher(p)).collect();
-        Ok(Patterns(v.map_err(|e| crate::usage::Usage(e.to_string()))?))
+    /// Reads `patterns` against `names`: one that is a name matches it literally; one that is
+    /// a malformed glob and no name is a usage error.
+    fn compile(patterns: &[String], names: &[String]) -> anyhow::Result<Patterns> {
+        let mut v = Vec::new();
+        for p in patterns {
+            let m = matcher(p).exact_where_named(names);
+            if let Some(bad) = m
+                .malformed()
+                .filter(|_| !names.iter().any(|n| m.is_match(n)))
+            {
+                return Err(crate::usage::Usage(bad.to_string()).into());
+            }
+            v.push(m);
+        }
+        Ok(Patterns(v))
     }
 
     /// Compiles `patterns`; each must match one of `names` (else a usage error naming the
     /// nearest, `what` saying what kind of name).
     fn new(what: &str, patterns: &[String], names: &[String]) -> anyhow::Result<Patterns> {
-        let compiled = Patterns::compile(patterns)?;
+        let compiled = Patterns::compile(patterns, names)?;
         for (p, m) in patterns.iter().zip(&compiled.0) {
-            if !names.iter().any(|n| m.is_match(n.to_ascii_lowercase())) {
+            if !names.iter().any(|n| m.is_match(n)) {
                 let hint = match hint(p, names) {
                     h if h.is_empty() => format!("; kembench can build: {}", names.join(", ")),
                     h => h,
@@ -66,7 +77,7 @@ impl Patterns {
     }
 
     fn matches(&self, name: &str) -> bool {
-        self.0.is_empty() || self.0.iter().any(|m| m.is_match(name.to_ascii_lowercase()))
+        self.0.is_empty() || self.0.iter().any(|m| m.is_match(name))
     }
 }
 
@@ -126,13 +137,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
             "the filters together select no source (try `kembench builds --alg ML-KEM-768`)"
         );
     }
-    let mut flags: Vec<FlagSet> = Vec::new();
-    for f in &a.compile.flags {
-        let f = FlagSet::parse(f);
-        if !flags.contains(&f) {
-            flags.push(f);
-        }
-    }
+    let flags = FlagSet::parse_all(&a.compile.flags).map_err(crate::usage::Usage)?;
     let mut cc: Vec<String> = Vec::new();
     for c in &a.compile.cc {
         let c = c.trim().to_string();
@@ -188,6 +193,131 @@ pub struct AddArgs {
     pub level: Option<u8>,
     /// Claims implicit rejection.
     pub implicit_rejection: bool,
+    /// Replace another package's builds of the same name.
+    pub replace: bool,
+}
+
+/// A name (`--name`, `CRYPTO_ALGNAME`, a directory's or library's) that can name an
+/// implementation: not empty, one line of printable text.
+fn check_name(name: &str, what: &str) -> anyhow::Result<()> {
+    if name.trim().is_empty() {
+        crate::bail_usage!("{what} is empty: name the package with --name NAME");
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        crate::bail_usage!(
+            "{what} {name:?} holds a control character ({c:?}): a name is one line of \
+             printable text (give one with --name NAME)"
+        );
+    }
+    Ok(())
+}
+
+/// `--sizes` of a prebuilt library: four sizes, each one a KEM could have.
+fn check_sizes(sizes: &[usize]) -> anyhow::Result<()> {
+    /// Larger than any KEM's (Classic McEliece's largest public key is 1.3 MB).
+    const MAX: usize = 64 << 20;
+    if sizes.is_empty() {
+        return Ok(());
+    }
+    if sizes.len() != 4 {
+        crate::bail_usage!(
+            "--sizes takes four sizes, PK,SK,CT,SS (api.h's CRYPTO_PUBLICKEYBYTES, \
+             CRYPTO_SECRETKEYBYTES, CRYPTO_CIPHERTEXTBYTES, CRYPTO_BYTES), not {}",
+            sizes.len()
+        );
+    }
+    for (what, &n) in ["public key", "secret key", "ciphertext", "shared secret"]
+        .iter()
+        .zip(sizes)
+    {
+        if n == 0 || n > MAX {
+            crate::bail_usage!(
+                "--sizes: a {what} of {n} bytes is no KEM's (each size is 1 byte to 64 MiB)"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The catalog algorithm a package claims: `--implements`, else `--name` when it is a
+/// catalog algorithm (a claim like `--implements`, its sizes checked), else `api.h`'s
+/// `CRYPTO_ALGNAME` when it is one.
+fn claimed(a: &AddArgs, declared: Option<&str>) -> anyhow::Result<Option<&'static str>> {
+    let named = a.name.as_deref().and_then(crate::kem::catalog::find);
+    Ok(match (&a.implements, named) {
+        (Some(i), Some(n)) if !i.eq_ignore_ascii_case(n.name) => crate::bail_usage!(
+            "--name {} is the catalog algorithm {}, but --implements says {i}: name the \
+             package otherwise, or drop one of them",
+            n.name,
+            n.name
+        ),
+        (Some(i), _) => Some(catalog_algorithm(i)?.name),
+        (None, Some(n)) => Some(n.name),
+        (None, None) => declared.and_then(crate::kem::catalog::find).map(|x| x.name),
+    })
+}
+
+/// Whether a build's gate passed.
+fn verified(e: &manifest::Entry) -> bool {
+    matches!(e.facts.gate, crate::kem::Gate::Passed(_))
+}
+
+/// Makes room for the builds of `source` (`local/NAME`) from `origin` (`local package DIR`,
+/// `prebuilt library PATH`): another package's builds under that name are refused when one of
+/// them passed the gate (unless `replace`), and removed otherwise, each said on stderr. A
+/// verified build is never replaced silently.
+fn claim_name(source: &str, origin: &str, replace: bool) -> anyhow::Result<()> {
+    let root = manifest::dir();
+    let others: Vec<manifest::Entry> = manifest::every(&root)
+        .into_iter()
+        .filter(|e| e.facts.source == source && e.facts.source_version != origin)
+        .collect();
+    if let Some(v) = others.iter().find(|e| verified(e)).filter(|_| !replace) {
+        crate::bail_usage!(
+            "{source} is already the name of another package: {} ({}, verified); give this \
+             one its own name with --name NAME, or replace that one with --replace",
+            v.facts.source_version,
+            v.label()
+        );
+    }
+    for e in &others {
+        eprintln!(
+            "kembench add: replacing {} of {} ({})",
+            e.label(),
+            e.facts.source_version,
+            if verified(e) {
+                "verified"
+            } else {
+                "not verified"
+            }
+        );
+        let _ = std::fs::remove_dir_all(root.join(&e.key));
+    }
+    Ok(())
+}
+
+/// Says on stderr which earlier builds of the same package (same label, an older record) a
+/// verified build was replaced by: a changed package re-added under its name.
+fn say_replaced(before: &[manifest::Entry], summary: &builds::Summary) {
+    for o in &summary.outcomes {
+        let label = o.entry.label();
+        for old in before
+            .iter()
+            .filter(|e| e.label() == label && e.key != o.entry.key && verified(e))
+        {
+            eprintln!(
+                "kembench add: {label} now names this build of {} ({}); it replaces an \
+                 earlier, verified build of the same package (cache key {})",
+                o.entry.facts.source_version,
+                if out::failed(&o.entry) {
+                    "which did NOT pass"
+                } else {
+                    "verified"
+                },
+                old.key
+            );
+        }
+    }
 }
 
 /// An id part from a name: no spaces, `@`, `,` or `/`.
@@ -216,20 +346,19 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
     let dir = std::fs::canonicalize(dir)?;
     let api = std::fs::read_to_string(dir.join("api.h")).unwrap_or_default();
     let declared = builds::package::algname(&api);
-    let implements = match &a.implements {
-        Some(i) => Some(catalog_algorithm(i)?.name),
-        None => declared
-            .as_deref()
-            .or(a.name.as_deref())
-            .and_then(crate::kem::catalog::find)
-            .map(|x| x.name),
+    let implements = claimed(a, declared.as_deref())?;
+    let (name, what) = match (&a.name, declared) {
+        (Some(n), _) => (n.clone(), "--name"),
+        (None, Some(d)) => (d, "api.h's CRYPTO_ALGNAME"),
+        (None, None) => (
+            dir.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+            "the package directory's name",
+        ),
     };
-    let name = a.name.clone().or(declared).unwrap_or_else(|| {
-        dir.file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned()
-    });
+    check_name(&name, what)?;
     let algorithm: &'static str = match implements {
         Some(n) => n,
         None => Box::leak(name.clone().into_boxed_str()),
@@ -250,7 +379,9 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
         package,
     )
     .map_err(crate::usage::Usage)?;
-    let flags: Vec<FlagSet> = a.compile.flags.iter().map(|f| FlagSet::parse(f)).collect();
+    let flags = FlagSet::parse_all(&a.compile.flags).map_err(crate::usage::Usage)?;
+    claim_name(&source.id, &source.version, a.replace)?;
+    let before = manifest::every(&manifest::dir());
     let req = builds::Request {
         sources: vec![source],
         compilers: a.compile.cc.clone(),
@@ -261,6 +392,7 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
     };
     let summary = builds::run(&req, &|_| {})
         .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;
+    say_replaced(&before, &summary);
     let kats = match &kat_file {
         Some(f) => format!("Known answers: {} (regenerated and compared).", f.display()),
         None => "No PQCkemKAT_*.rsp beside the package (looked in it, and in KAT/ up to four \
@@ -287,12 +419,21 @@ fn catalog_algorithm(name: &str) -> anyhow::Result<&'static crate::kem::Algorith
 /// `add` of a prebuilt shared library: its exported NIST API, the sizes given, the gate.
 fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
     let path = std::fs::canonicalize(&a.path)?;
+    check_sizes(&a.sizes)?;
     let symbols = builds::package::library_symbols(&path).map_err(crate::usage::Usage)?;
     let name = a.name.clone().unwrap_or_else(|| {
         let stem = path.file_stem().unwrap_or_default().to_string_lossy();
         stem.strip_prefix("lib").unwrap_or(&stem).to_string()
     });
-    let (algorithm, custom) = match &a.implements {
+    check_name(
+        &name,
+        if a.name.is_some() {
+            "--name"
+        } else {
+            "the library's name"
+        },
+    )?;
+    let (algorithm, custom) = match claimed(a, None)? {
         Some(i) => {
             let alg = catalog_algorithm(i)?;
             let want = [alg.pk_len, alg.sk_len, alg.ct_len, alg.ss_len];
@@ -328,6 +469,9 @@ fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
         }
     };
     let id = format!("local/{}@prebuilt", id_part(&name));
+    let origin = format!("prebuilt library {}", path.display());
+    claim_name(&format!("local/{}", id_part(&name)), &origin, a.replace)?;
+    let before = manifest::every(&manifest::dir());
     let summary = builds::prebuilt(
         &path,
         &id,
@@ -337,6 +481,7 @@ fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
         a.compile.gate_timeout,
     )
     .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;
+    say_replaced(&before, &summary);
     finish(&summary, a.compile.json, &[], None)
 }
 
@@ -344,8 +489,13 @@ fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
 pub fn list(filter: &Filter, json: bool) -> anyhow::Result<ExitCode> {
     let root = manifest::dir();
     let mut entries = manifest::all(&root);
-    let algs = Patterns::compile(&filter.algorithms)?;
-    let ids = Patterns::compile(&filter.implementations)?;
+    let alg_names: Vec<String> = entries.iter().map(|e| e.algorithm.clone()).collect();
+    let id_names: Vec<String> = entries
+        .iter()
+        .map(|e| e.facts.implementation.clone())
+        .collect();
+    let algs = Patterns::compile(&filter.algorithms, &alg_names)?;
+    let ids = Patterns::compile(&filter.implementations, &id_names)?;
     entries.retain(|e| algs.matches(&e.algorithm) && ids.matches(&e.facts.implementation));
     if json {
         println!("{}", serde_json::to_string_pretty(&entries)?);

@@ -158,6 +158,10 @@ pub enum Command {
         /// pseudo-random secret for a tampered ciphertext (a scheme of its own).
         #[arg(long)]
         implicit_rejection: bool,
+        /// Replace the builds another package or library registered under the same name
+        /// (without it, a name that holds a verified build of another package is refused).
+        #[arg(long)]
+        replace: bool,
     },
     /// Compile the C sources kembench carries (PQClean clean, AVX2, opt) with every compiler and
     /// flag set into separate shared objects, check each with the correctness gate, and register
@@ -372,6 +376,14 @@ pub enum Command {
         /// Fewest round trips per implementation, however slow it is.
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
         min_round_trips: u32,
+        /// An algorithm name taken whole (never cut at commas): the gate of `builds` and
+        /// `add` names its builds' algorithm with it.
+        #[arg(long, hide = true)]
+        exact_alg: Vec<String>,
+        /// An implementation id taken whole (never cut at commas, a build made with
+        /// `-Wl,-O1`): the gate of `builds` and `add` names its builds with it.
+        #[arg(long, hide = true)]
+        exact_impl: Vec<String>,
     },
 }
 
@@ -398,6 +410,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             compile,
             level,
             implicit_rejection,
+            replace,
         } => builds::add(&builds::AddArgs {
             path,
             sizes,
@@ -406,6 +419,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             compile: compiling(compile.or(&["gcc"], &["-O3"])),
             level,
             implicit_rejection,
+            replace,
         }),
         Command::Builds {
             algorithms,
@@ -507,6 +521,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             wide,
             threads,
             min_round_trips,
+            exact_alg,
+            exact_impl,
         } => {
             let mut opts = crate::verify::Options {
                 min_round_trips: min_round_trips as usize,
@@ -520,7 +536,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 verify::Output::Table(crate::output::Width::wide_if(wide))
             };
-            verify::run(&filter.to_filter(), filter.include_mock, &opts, output)
+            let mut selected = filter.to_filter();
+            selected.algorithms.extend(exact_alg);
+            selected.implementations.extend(exact_impl);
+            verify::run(&selected, filter.include_mock, &opts, output)
         }
     }
 }

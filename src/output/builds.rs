@@ -1,6 +1,6 @@
 //! The console (and JSON) of `kembench builds` and `kembench list --builds`.
 
-use super::{fit_table, num, wrap};
+use super::{fit_columns, fit_table, num, wrap};
 use crate::builds::sources::Missing;
 use crate::builds::Summary;
 use crate::kem::Gate;
@@ -109,6 +109,7 @@ pub fn print_summary(s: &Summary, unavailable: &[&Missing]) {
             Cell::new(status(e)),
         ]);
     }
+    fit_columns(&mut t, 4);
     println!("{t}");
     let n = s.outcomes.len();
     let cached = s.outcomes.iter().filter(|o| o.cached).count();
@@ -177,6 +178,7 @@ pub fn print_list(entries: &[Entry], root: &Path) {
             Cell::new(status(e)),
         ]);
     }
+    fit_columns(&mut t, 4);
     println!("{t}");
     print!(
         "{}",

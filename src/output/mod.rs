@@ -16,7 +16,7 @@ pub mod verify;
 use crate::table::{Drawn, Mark, Tables, Target};
 use comfy_table::{
     presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Color, ColumnConstraint, ContentArrangement,
-    Table,
+    Table, Width as ColumnWidth,
 };
 
 /// The terminal width the default tables and notes fit in.
@@ -72,6 +72,51 @@ pub fn fit_table(header: &[&str], flexible: usize) -> Table {
         }
     }
     t
+}
+
+/// The fewest columns the wrapping column of a [`fit_table`] keeps (a message stays readable).
+pub const FLEXIBLE_MIN: usize = 32;
+
+/// Keeps a [`fit_table`] within [`WIDTH`] once its rows are in, and its wrapping column
+/// `flexible` at least [`FLEXIBLE_MIN`] wide (or as wide as its content, if less): columns
+/// wider than their share (a build id with a long flag set) wrap at the width that leaves that
+/// room, instead of squeezing the wrapping column to one character (an error printed one
+/// letter per line).
+pub fn fit_columns(t: &mut Table, flexible: usize) {
+    let widths: Vec<usize> = t
+        .column_max_content_widths()
+        .into_iter()
+        .map(usize::from)
+        .collect();
+    let n = widths.len();
+    if flexible >= n {
+        return;
+    }
+    // Borders (n + 1) and one space of padding on each side of every column.
+    let chrome = n + 1 + 2 * n;
+    let keep = widths[flexible].min(FLEXIBLE_MIN);
+    let budget = WIDTH.saturating_sub(chrome + keep);
+    let others: Vec<usize> = (0..n).filter(|&i| i != flexible).collect();
+    if others.iter().map(|&i| widths[i]).sum::<usize>() <= budget {
+        return;
+    }
+    // The widest cap at which the other columns fit the budget.
+    let mut cap = budget;
+    while cap > 1 && others.iter().map(|&i| widths[i].min(cap)).sum::<usize>() > budget {
+        cap -= 1;
+    }
+    for &i in &others {
+        if widths[i] > cap {
+            if let Some(c) = t.column_mut(i) {
+                c.set_constraint(ColumnConstraint::Absolute(ColumnWidth::Fixed(cap as u16)));
+            }
+        }
+    }
+    if let Some(c) = t.column_mut(flexible) {
+        c.set_constraint(ColumnConstraint::LowerBoundary(ColumnWidth::Fixed(
+            keep as u16,
+        )));
+    }
 }
 
 /// A right-aligned cell, for numbers.
@@ -245,6 +290,9 @@ fn drawn(d: &Drawn, layout: Width) -> Table {
         }
         t.add_row(row);
     }
+    if let (Width::Fit, Some(w)) = (layout, wraps) {
+        fit_columns(&mut t, w);
+    }
     t
 }
 
@@ -337,6 +385,39 @@ pub fn prose(layout: Width, text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_long_column_leaves_the_wrapping_column_readable() {
+        use super::*;
+        let message =
+            "compile failed: gcc: error: unrecognized command-line option '-mno-such-flag'";
+        let mut t = fit_table(&["build", "targets", "compile s", "cache", "result"], 4);
+        t.add_row(vec![
+            Cell::new(format!(
+                "pqclean/clean@gcc-12:O2{}",
+                "+DKEMBENCH_LONG_FLAG=1".repeat(10)
+            )),
+            Cell::new("x86-64 baseline"),
+            num("–"),
+            Cell::new("new"),
+            Cell::new(message),
+        ]);
+        fit_columns(&mut t, 4);
+        let drawn = t.to_string();
+        for line in drawn.lines() {
+            assert!(line.chars().count() <= WIDTH, "{line}\n{drawn}");
+        }
+        assert!(drawn.contains("compile failed: gcc: error:"), "{drawn}");
+        // A table that fits is left as it is.
+        let mut t = fit_table(&["build", "result"], 1);
+        t.add_row(vec![
+            Cell::new("pqclean/clean@gcc-12:O2"),
+            Cell::new("verified"),
+        ]);
+        let before = t.to_string();
+        fit_columns(&mut t, 1);
+        assert_eq!(t.to_string(), before);
+    }
+
     #[test]
     fn clean_defuses_escape_sequences() {
         assert_eq!(super::clean("host\u{1b}[2Jx\r"), "host\\u{1b}[2Jx\\r");

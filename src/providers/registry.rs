@@ -99,14 +99,60 @@ pub fn addresses_builds(pattern: &str) -> bool {
     pattern.contains('@') || pattern.to_ascii_lowercase().starts_with("local")
 }
 
-/// A case-insensitive glob over names, as every filter of kembench reads one.
-pub fn matcher(pattern: &str) -> Result<GlobMatcher, SelectError> {
-    Glob::new(&pattern.to_ascii_lowercase())
-        .map(|g| g.compile_matcher())
-        .map_err(|e| SelectError::BadPattern {
-            pattern: pattern.to_string(),
-            reason: e.kind().to_string(),
-        })
+/// A name or glob as every filter of kembench reads one, case-insensitive. A name equal to the
+/// pattern matches it literally, whatever glob characters it holds: a build id made from
+/// `-DA=[1]` (`...:DA=[1]`) or `-DA={1,2}` names that build, not a character class or a
+/// choice, and a malformed glob that is a name still names it.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    /// As given.
+    text: String,
+    /// Lowercased, for the literal comparison.
+    lower: String,
+    /// Matched only literally: it is one of the names it is matched against.
+    exact: bool,
+    /// The glob, or why it is malformed.
+    glob: Result<GlobMatcher, String>,
+}
+
+impl Pattern {
+    /// Whether `name` is the pattern itself or matches it as a glob.
+    pub fn is_match(&self, name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        name == self.lower || (!self.exact && self.glob.as_ref().is_ok_and(|g| g.is_match(&name)))
+    }
+
+    /// The pattern matched literally only, when it is one of `names` (the id of a build made
+    /// with `-DA=[1]` selects that build, never one made with `-DA=1` as well).
+    pub fn exact_where_named(mut self, names: &[String]) -> Pattern {
+        self.exact = names.iter().any(|n| n.eq_ignore_ascii_case(&self.text));
+        self
+    }
+
+    /// Why the pattern is no glob, when it is malformed (`[` unclosed): an error only where
+    /// it names nothing literally either.
+    pub fn malformed(&self) -> Option<SelectError> {
+        self.glob
+            .as_ref()
+            .err()
+            .map(|reason| SelectError::BadPattern {
+                pattern: self.text.clone(),
+                reason: reason.clone(),
+            })
+    }
+}
+
+/// Reads a pattern (see [`Pattern`]).
+pub fn matcher(pattern: &str) -> Pattern {
+    let lower = pattern.to_ascii_lowercase();
+    Pattern {
+        glob: Glob::new(&lower)
+            .map(|g| g.compile_matcher())
+            .map_err(|e| e.kind().to_string()),
+        text: pattern.to_string(),
+        lower,
+        exact: false,
+    }
 }
 
 impl Registry {
@@ -199,35 +245,32 @@ impl Registry {
         let impl_names = self.implementation_names();
         let mut alg_matchers = Vec::new();
         for p in &f.algorithms {
-            let m = matcher(p)?;
-            if !alg_names.iter().any(|n| m.is_match(n.to_ascii_lowercase())) {
-                return Err(SelectError::UnknownAlgorithm {
+            let m = matcher(p);
+            if !alg_names.iter().any(|n| m.is_match(n)) {
+                return Err(m.malformed().unwrap_or(SelectError::UnknownAlgorithm {
                     pattern: p.clone(),
                     suggestions: nearest(p, &alg_names),
-                });
+                }));
             }
-            alg_matchers.push(m);
+            alg_matchers.push(m.exact_where_named(&alg_names));
         }
         let mut impl_matchers = Vec::new();
         for p in &f.implementations {
-            let m = matcher(p)?;
-            if !impl_names
-                .iter()
-                .any(|n| m.is_match(n.to_ascii_lowercase()))
-            {
-                return Err(SelectError::UnknownImplementation {
+            let m = matcher(p);
+            if !impl_names.iter().any(|n| m.is_match(n)) {
+                return Err(m.malformed().unwrap_or(SelectError::UnknownImplementation {
                     pattern: p.clone(),
                     suggestions: nearest(p, &impl_names),
-                });
+                }));
             }
-            impl_matchers.push(m);
+            impl_matchers.push(m.exact_where_named(&impl_names));
         }
         // Patterns with `@` (or `local/`) address builds, the others what kembench links.
         let (build_matchers, linked_matchers): (Vec<_>, Vec<_>) = impl_matchers
             .into_iter()
             .zip(&f.implementations)
             .partition(|(_, p)| addresses_builds(p));
-        let strip = |v: Vec<(GlobMatcher, &String)>| -> Vec<GlobMatcher> {
+        let strip = |v: Vec<(Pattern, &String)>| -> Vec<Pattern> {
             v.into_iter().map(|(g, _)| g).collect()
         };
         let (build_matchers, linked_matchers) = (strip(build_matchers), strip(linked_matchers));
@@ -271,6 +314,31 @@ mod tests {
     use super::*;
     use crate::kem::KemError;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn a_name_with_glob_characters_matches_itself_literally() {
+        let names: Vec<String> = [
+            "pqclean/clean@gcc-12:DA=[1]",
+            "pqclean/clean@gcc-12:DA=1",
+            "pqclean/clean@gcc-12:DA=[1",
+            "pqclean/clean@gcc-12:DA={1,2}",
+        ]
+        .map(String::from)
+        .to_vec();
+        for (i, n) in names.iter().enumerate() {
+            let m = matcher(n).exact_where_named(&names);
+            for (j, other) in names.iter().enumerate() {
+                assert_eq!(m.is_match(other), i == j, "{n} against {other}");
+            }
+        }
+        // Case-insensitive, like every filter; a malformed glob that names nothing is an error.
+        assert!(matcher("PQCLEAN/clean@GCC-12:da=[1]").is_match(&names[0]));
+        assert!(matcher(&names[2]).malformed().is_some());
+        assert!(matcher("pqclean/*").malformed().is_none());
+        // A pattern that is no name stays a glob.
+        let glob = matcher("pqclean/clean@*").exact_where_named(&names);
+        assert!(names.iter().all(|n| glob.is_match(n)));
+    }
 
     #[test]
     fn real_outputs_have_the_catalog_lengths() {

@@ -162,17 +162,22 @@ pub fn write(root: &Path, e: &Entry) -> std::io::Result<()> {
     std::fs::rename(&tmp, dir.join(RECORD))
 }
 
-/// Every build recorded under `root`, one per label (the most recently registered), sorted by
-/// label. Unreadable records are skipped.
-pub fn all(root: &Path) -> Vec<Entry> {
+/// Every build record under `root`, two of the same label included. Unreadable records are
+/// skipped.
+pub fn every(root: &Path) -> Vec<Entry> {
     let Ok(dirs) = std::fs::read_dir(root) else {
         return Vec::new();
     };
+    dirs.flatten()
+        .filter_map(|d| read(root, &d.file_name().to_string_lossy()))
+        .collect()
+}
+
+/// Every build recorded under `root`, one per label (the most recently registered), sorted by
+/// label. Unreadable records are skipped.
+pub fn all(root: &Path) -> Vec<Entry> {
     let mut by_label: std::collections::BTreeMap<String, Entry> = Default::default();
-    for d in dirs.flatten() {
-        let Some(e) = read(root, &d.file_name().to_string_lossy()) else {
-            continue;
-        };
+    for e in every(root) {
         let label = e.label();
         match by_label.get(&label) {
             Some(old) if old.registered_unix > e.registered_unix => {}

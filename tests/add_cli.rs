@@ -578,3 +578,76 @@ fn names_and_sizes_are_checked_before_anything_is_built() {
     }
     let _ = std::fs::remove_dir_all(cache.parent().unwrap());
 }
+
+/// The exact-count regression gate on a real change: a package profiled, then its source
+/// changed as a maintainer's commit might (key generation does extra work in a function of its
+/// own, its outputs unchanged), re-added under the same id and profiled again. `compare
+/// --fail-on-regression 5` of the two profiles exits 1, says what regressed by how much, and
+/// names the function whose self count grew; the other way round it passes.
+#[test]
+fn a_slower_build_of_the_same_package_fails_the_regression_gate_naming_the_function() {
+    let (dir, cache) = copy("regression");
+    let store = cache.parent().unwrap().join("store.sqlite");
+    let profile = || {
+        let out = kembench()
+            .env("KEMBENCH_BUILD_DIR", &cache)
+            .env("KEMBENCH_STORE", &store)
+            .args(["profile", "--alg", "ML-KEM-512", "--impl", "local/*"])
+            .args(["--ops", "keygen", "--seeds", "1"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let (code, v, err) = add(&cache, &[dir.to_str().unwrap(), "--name", "gated"]);
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    profile();
+    edit(
+        &dir.join("kem.c"),
+        "int crypto_kem_keypair(",
+        "__attribute__((noinline)) static void kembench_extra_work(void) {\n    \
+         for (volatile int i = 0; i < 200000; i++) {\n    }\n}\n\n\
+         int crypto_kem_keypair(",
+    );
+    edit(
+        &dir.join("kem.c"),
+        "    crypto_kem_keypair_derand(pk, sk, coins);\n    return 0;",
+        "    crypto_kem_keypair_derand(pk, sk, coins);\n    kembench_extra_work();\n    return 0;",
+    );
+    let (code, v, err) = add(&cache, &[dir.to_str().unwrap(), "--name", "gated"]);
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    profile();
+    let compare = |old: &str, new: &str| {
+        kembench()
+            .env("KEMBENCH_STORE", &store)
+            .args(["compare", old, new, "--fail-on-regression", "5"])
+            .output()
+            .unwrap()
+    };
+    let out = compare("latest~1", "latest");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stderr.contains(
+            "1 operation executes more than 5% more instructions: ML-KEM-512@local/gated"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("keygen ×"), "{stderr}");
+    assert!(stdout.contains("kembench_extra_work"), "{stdout}");
+    let back = compare("latest", "latest~1");
+    assert_eq!(
+        back.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
+    let _ = std::fs::remove_dir_all(cache.parent().unwrap());
+}

@@ -72,12 +72,35 @@ fn bad_arguments_and_names_are_2() {
         ])
         .assert()
         .code(2);
-    kembench()
-        .args(["compare", "a.json", "b.json", "--noise", "400"])
-        .assert()
-        .code(2);
     let d = dir("usage");
     let store = d.join("s.sqlite");
+    // A noise threshold out of range, between two files that exist and compare: refused for
+    // the threshold, not for the files.
+    let a = d.join("a.json");
+    kembench()
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--no-store",
+        ])
+        .args(FAST)
+        .arg("--json")
+        .arg(&a)
+        .assert()
+        .success();
+    kembench().arg("compare").arg(&a).arg(&a).assert().success();
+    kembench()
+        .arg("compare")
+        .arg(&a)
+        .arg(&a)
+        .args(["--noise", "400"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains(
+            "--noise is a percentage between 0 and 100, got 400",
+        ));
     kembench_at(&store)
         .args(["run", "--include-mock", "--impl", "mock/correct"])
         .args(FAST)

@@ -8,6 +8,7 @@ mod common;
 
 use common::{kembench, kembench_at, write_tls_fixture, FAST, MOCK_THROUGHPUT};
 use predicates::prelude::*;
+use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -554,4 +555,158 @@ fn console_error_lines_are_recognised() {
                   [1:2:INFO:CONSOLE:5] \"Loading the image 'data:x' violates the following Content Security Policy directive: \\\"default-src 'none'\\\". The action has been blocked.\", source: file:///r.html (5)\n\
                   [1:2:ERROR:gpu_init.cc(1)] not a console line";
     assert_eq!(console_errors(sample).len(), 2);
+}
+
+/// Real data through the CLI, no mock: two latency runs of real ML-KEM-768 and X25519
+/// implementations compared, a throughput run and real TLS handshakes, reported together.
+/// Checked independently of the code under test: each stored median is the median of the run's
+/// own raw samples, recomputed here; the sizes the report prints are FIPS 203's and RFC 7748's.
+#[test]
+fn real_runs_a_comparison_throughput_and_tls_make_one_report() {
+    let dir = tempdir("real");
+    let run = |name: &str| {
+        let file = dir.join(name);
+        kembench()
+            .args([
+                "run",
+                "--alg",
+                "ML-KEM-768,X25519",
+                "--impl",
+                "aws-lc,rustcrypto",
+            ])
+            .args([
+                "--time-budget",
+                "0.05",
+                "--rounds",
+                "1",
+                "--no-store",
+                "--json",
+            ])
+            .arg(&file)
+            .assert()
+            .success();
+        file
+    };
+    let (a, b) = (run("a.json"), run("b.json"));
+    let v: Value = serde_json::from_slice(&std::fs::read(&a).unwrap()).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert!(results.len() >= 3, "{v}");
+    for r in results {
+        for o in r["operations"].as_array().unwrap() {
+            let mut raw: Vec<f64> = o["raw_samples_ns"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap())
+                .collect();
+            raw.sort_by(f64::total_cmp);
+            let n = raw.len();
+            assert_eq!(n as u64, o["samples"].as_u64().unwrap());
+            let median = if n % 2 == 1 {
+                raw[n / 2]
+            } else {
+                (raw[n / 2 - 1] + raw[n / 2]) / 2.0
+            };
+            let stored = o["median_ns"].as_f64().unwrap();
+            assert!(
+                (median - stored).abs() <= 1e-9 * stored,
+                "{median} vs {stored}: {o}"
+            );
+        }
+    }
+    let out = kembench().arg("compare").arg(&a).arg(&b).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(
+        text.contains("ML-KEM-768") && text.contains("aws-lc"),
+        "{text}"
+    );
+
+    let tp = dir.join("tp.json");
+    kembench()
+        .args([
+            "throughput",
+            "--alg",
+            "X25519",
+            "--impl",
+            "aws-lc",
+            "--threads",
+            "1,2",
+        ])
+        .args([
+            "--duration",
+            "0.1",
+            "--repeats",
+            "1",
+            "--ops",
+            "encaps",
+            "--no-store",
+            "--json",
+        ])
+        .arg(&tp)
+        .assert()
+        .success();
+    let tls = dir.join("tls.json");
+    kembench()
+        .args([
+            "tls",
+            "--groups",
+            "X25519,X25519MLKEM768",
+            "--duration",
+            "0.2",
+        ])
+        .args([
+            "--threads",
+            "1",
+            "--scaling-duration",
+            "0.1",
+            "--no-store",
+            "--json",
+        ])
+        .arg(&tls)
+        .assert()
+        .success();
+
+    let html = dir.join("real.html");
+    kembench()
+        .arg("report")
+        .args([&a, &b, &tp, &tls])
+        .arg("-o")
+        .arg(&html)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Report from 2 latency runs, 1 throughput run and 1 tls run:",
+        ));
+    let page = std::fs::read_to_string(&html).unwrap();
+    for needle in [
+        "ML-KEM-768",
+        "aws-lc",
+        "rustcrypto",
+        "X25519MLKEM768",
+        "href=\"#tls\"",
+        "id=\"chart-throughput\"",
+        "id=\"chart-compare-2\"",
+    ] {
+        assert!(page.contains(needle), "{needle} missing from the report");
+    }
+    // FIPS 203: ML-KEM-768's encapsulation key is 1,184 bytes, its ciphertext 1,088; RFC 7748:
+    // an X25519 public key is 32 bytes.
+    let md = dir.join("md");
+    kembench()
+        .arg("report")
+        .args([&a, &tp, &tls])
+        .args(["--format", "markdown", "-o"])
+        .arg(&md)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(md.join("report.md")).unwrap();
+    let sizes = format!(
+        "| ML-KEM-768 | module-lattice | 3 | {:.2} KiB | {:.2} KiB |",
+        1184.0 / 1024.0,
+        1088.0 / 1024.0
+    );
+    assert!(text.contains(&sizes), "{sizes} not in {text}");
+    let x25519 = "| X25519 | elliptic-curve | classical | 32 B | 32 B |";
+    assert!(text.contains(x25519), "{x25519} not in {text}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

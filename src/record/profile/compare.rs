@@ -320,8 +320,30 @@ impl shared::Comparison for Compared<'_> {
     }
 
     fn regressions(&self, pct: f64) -> Option<String> {
-        let n = self.report.regressions(pct).len();
-        (n > 0).then(|| format!("{n} operations execute more than {pct}% more instructions"))
+        let rows = self.report.regressions(pct);
+        if rows.is_empty() {
+            return None;
+        }
+        let named: Vec<String> = rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}@{} {} ×{:.3}",
+                    r.algorithm,
+                    r.implementation,
+                    r.operation.as_str(),
+                    r.ratio
+                )
+            })
+            .collect();
+        let (n, executes) = match rows.len() {
+            1 => ("1 operation".to_string(), "executes"),
+            n => (format!("{n} operations"), "execute"),
+        };
+        Some(format!(
+            "{n} {executes} more than {pct}% more instructions: {}",
+            named.join(", ")
+        ))
     }
 
     fn flame_graphs(&self) -> anyhow::Result<Vec<(String, String)>> {

@@ -270,7 +270,12 @@ impl shared::Comparison for Compared<'_> {
 
     fn regressions(&self, pct: f64) -> Option<String> {
         let n = self.report.regressions(pct).len();
-        (n > 0).then(|| format!("{n} operations regressed by more than {pct}% with significance"))
+        let n = match n {
+            0 => return None,
+            1 => "1 operation".to_string(),
+            n => format!("{n} operations"),
+        };
+        Some(format!("{n} regressed by more than {pct}% with significance"))
     }
 }
 

@@ -116,6 +116,29 @@ fn list_json_joins_catalog_and_registry() {
     assert!(r768["implementations"].as_array().unwrap().len() >= 7);
 }
 
+/// `list` fits 120 columns (the headline columns, implementations wrapped) and says where the
+/// rest is; `--wide` has every column.
+#[test]
+fn list_fits_120_columns_and_wide_has_every_column() {
+    let out = |args: &[&str]| {
+        let o = kembench().arg("list").args(args).output().unwrap();
+        assert!(o.status.success());
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let fit = out(&[]);
+    for line in fit.lines() {
+        assert!(line.chars().count() <= 120, "{line}");
+    }
+    assert!(fit.contains("`kembench list --wide`"), "{fit}");
+    assert!(!fit.contains("IND-CCA ┆"), "{fit}");
+    let wide = out(&["--wide"]);
+    assert!(
+        wide.contains("IND-CCA") && wide.contains("classical bits"),
+        "{wide}"
+    );
+    assert!(wide.lines().any(|l| l.chars().count() > 120));
+}
+
 #[test]
 fn list_table_counts_pairs_and_providers() {
     kembench()

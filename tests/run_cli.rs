@@ -8,7 +8,7 @@ use serde_json::Value;
 
 #[test]
 fn run_writes_json_csv_and_markdown_with_raw_samples_and_environment() {
-    let dir = tempdir();
+    let dir = tempdir("run_writes_json_csv_and_markdown_with_raw_samples_and_environment");
     let json = dir.join("r.json");
     let csv = dir.join("r.csv");
     let md = dir.join("r.md");
@@ -124,7 +124,7 @@ fn widest_line(text: &str) -> usize {
 
 #[test]
 fn the_default_table_fits_120_columns_with_failures_under_it() {
-    let dir = tempdir();
+    let dir = tempdir("the_default_table_fits_120_columns_with_failures_under_it");
     let json = dir.join("fit.json");
     let out = kembench()
         .env("KEMBENCH_MOCK_FAULTS", "1")
@@ -219,8 +219,11 @@ fn notes_summarise_by_default_and_list_everything_with_wide() {
     assert!(!wide.contains("Every column and the full lists"), "{wide}");
 }
 
-fn tempdir() -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("kembench-test-{}-{}", std::process::id(), line!()));
+/// A fresh directory of the test's own: tests run in parallel, and two that wrote the same
+/// `r.json` would read each other's files.
+fn tempdir(test: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("kembench-run-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
 }
@@ -229,7 +232,7 @@ fn tempdir() -> std::path::PathBuf {
 fn a_slow_secret_key_import_is_charged_to_sk_import_and_not_to_decaps() {
     // mock/slow-import spins 300 µs in every import; its decapsulation with a kept key costs
     // well under a microsecond. Decapsulating from bytes would pay the import every time.
-    let dir = tempdir();
+    let dir = tempdir("a_slow_secret_key_import_is_charged_to_sk_import_and_not_to_decaps");
     let json = dir.join("r.json");
     kembench()
         .env("KEMBENCH_MOCK_FAULTS", "1")

@@ -63,6 +63,21 @@ fn runs_are_recorded_listed_shown_exported_and_imported() {
     assert_eq!(r["selection"], "--impl mock/correct,mock/broken");
     let id = r["id"].as_str().unwrap();
 
+    // The table fits 120 columns and says where the rest is; --wide has the CPU.
+    let table = |wide: bool| {
+        let mut cmd = kembench(&store);
+        cmd.arg("runs");
+        if wide {
+            cmd.arg("--wide");
+        }
+        String::from_utf8(cmd.output().unwrap().stdout).unwrap()
+    };
+    let fit = table(false);
+    assert!(fit.lines().all(|l| l.chars().count() <= 120), "{fit}");
+    assert!(fit.contains(id) && fit.contains("2, 1 not ok"), "{fit}");
+    assert!(fit.contains("`kembench runs --wide`"), "{fit}");
+    assert!(table(true).contains(" cpu "), "{}", table(true));
+
     // The stored run is the file, raw samples included.
     let stored = export_json(&store, "latest");
     let written: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();

@@ -555,6 +555,53 @@ mod tests {
             .find(|s| s.algorithm == "ML-KEM-768" && s.id == "liboqs/generic")
             .expect("liboqs sources");
         assert_eq!(oqs.symbols.enc, "OQS_KEM_ml_kem_768_encaps");
-        assert_eq!(ntru.sha256().unwrap(), ntru.sha256().unwrap());
+    }
+
+    /// The cache key is the sources' names and contents, wherever they lie: a copy of the
+    /// files keys the same, one changed byte or one renamed file keys otherwise, and two
+    /// variants of one scheme key apart.
+    #[test]
+    fn the_cache_key_follows_the_sources_contents_and_names() {
+        let (found, _) = all();
+        let pick = |id: &str| {
+            found
+                .iter()
+                .find(|s| s.algorithm == "ntruhrss701" && s.id == id)
+                .unwrap_or_else(|| panic!("ntruhrss701 {id}"))
+                .clone()
+        };
+        let clean = pick("pqclean/clean");
+        let key = clean.sha256().unwrap();
+        assert_eq!(key.len(), 64);
+        assert_ne!(key, pick("pqclean/avx2").sha256().unwrap());
+
+        let dir = std::env::temp_dir().join(format!("kembench-key-{}", std::process::id()));
+        let mut copy = clean.clone();
+        copy.hashed = clean
+            .hashed
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                // One folder per file: names may repeat across the scheme's and common folders.
+                let to = dir.join(i.to_string()).join(f.file_name().unwrap());
+                std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+                std::fs::copy(f, &to).unwrap();
+                to
+            })
+            .collect();
+        assert_eq!(copy.sha256().unwrap(), key, "a copy keys the same");
+        let first = copy.hashed[0].clone();
+        let mut bytes = std::fs::read(&first).unwrap();
+        bytes[0] ^= 1;
+        std::fs::write(&first, &bytes).unwrap();
+        assert_ne!(copy.sha256().unwrap(), key, "one changed byte");
+        bytes[0] ^= 1;
+        std::fs::write(&first, &bytes).unwrap();
+        assert_eq!(copy.sha256().unwrap(), key);
+        let renamed = first.with_file_name("renamed.c");
+        std::fs::rename(&first, &renamed).unwrap();
+        copy.hashed[0] = renamed;
+        assert_ne!(copy.sha256().unwrap(), key, "one renamed file");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

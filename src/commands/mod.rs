@@ -128,6 +128,10 @@ pub enum Command {
         /// List the builds `kembench builds` registered (and those that failed) instead.
         #[arg(long)]
         builds: bool,
+        /// Every column (standard, classical bits, IND-CCA) and every line unwrapped (default:
+        /// the headline columns within 120 columns).
+        #[arg(long)]
+        wide: bool,
     },
     /// Add your own KEM: a directory of C sources implementing the NIST KEM API (api.h with
     /// CRYPTO_* sizes and crypto_kem_keypair/enc/dec, as in NIST submission packages and PQClean),
@@ -248,6 +252,10 @@ pub enum Command {
         /// Show at most this many runs (1 or more).
         #[arg(long, default_value_t = 50, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         limit: usize,
+        /// Every column (the CPU, the start to the second) and no wrapping (default: a table
+        /// within 120 columns).
+        #[arg(long)]
+        wide: bool,
     },
     /// Show one stored run: its environment, configuration and table.
     Show {
@@ -395,11 +403,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             filter,
             json,
             builds,
+            wide,
         } => {
             if builds {
                 builds::list(&filter.to_filter(), json)
             } else {
-                list::run(&filter.to_filter(), filter.include_mock, json)
+                let layout = crate::output::Width::wide_if(wide);
+                list::run(&filter.to_filter(), filter.include_mock, json, layout)
             }
         }
         Command::Add {
@@ -477,7 +487,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             json,
             flamegraphs.as_deref(),
         ),
-        Command::Runs { json, limit } => store::runs(&spec, json, limit),
+        Command::Runs { json, limit, wide } => {
+            store::runs(&spec, json, limit, crate::output::Width::wide_if(wide))
+        }
         Command::Show { run, wide } => {
             store::show(&spec, &run, crate::output::Width::wide_if(wide))
         }

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// Runs `runs`.
-pub fn runs(spec: &str, json: bool, limit: usize) -> anyhow::Result<ExitCode> {
+pub fn runs(spec: &str, json: bool, limit: usize, layout: Width) -> anyhow::Result<ExitCode> {
     let mut s = Store::open_existing(spec)?;
     let mut all = s.runs()?;
     let total = all.len();
@@ -19,7 +19,7 @@ pub fn runs(spec: &str, json: bool, limit: usize) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&all)?);
         return Ok(ExitCode::SUCCESS);
     }
-    crate::output::runs::print(&all, total, &s.location());
+    crate::output::runs::print(&all, total, &s.location(), layout);
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,6 +1,6 @@
 //! The console table of `list`: the catalog joined with the selected implementations.
 
-use super::{num, table};
+use super::{num, table, Width};
 use crate::kem::{Algorithm, Kem};
 use crate::providers::Unavailable;
 use serde::Serialize;
@@ -60,48 +60,71 @@ pub fn rows(impls: &[Arc<dyn Kem>]) -> Vec<Row> {
     rows
 }
 
-/// The table of `rows`, the providers and versions of `impls`, and what is `unavailable`.
-pub fn print(rows: &[Row], impls: &[Arc<dyn Kem>], unavailable: &[Unavailable]) {
-    let mut t = table(&[
-        "algorithm",
-        "family",
-        "standard",
-        "NIST level",
-        "classical bits",
-        "IND-CCA",
-        "pk",
-        "sk",
-        "ct",
-        "ss",
-        "wire",
-        "implementations",
-    ]);
+/// The table of `rows`, the providers and versions of `impls`, and what is `unavailable`: in
+/// [`Width::Fit`], the headline columns within [`super::WIDTH`] (the implementations wrapped),
+/// in [`Width::Wide`] every column, each row on one line.
+pub fn print(rows: &[Row], impls: &[Arc<dyn Kem>], unavailable: &[Unavailable], layout: Width) {
+    let wide = layout == Width::Wide;
+    let mut header = vec!["algorithm", "family"];
+    if wide {
+        header.push("standard");
+    }
+    header.push(if wide { "NIST level" } else { "level" });
+    if wide {
+        header.extend(["classical bits", "IND-CCA"]);
+    }
+    if wide {
+        header.extend(["pk", "sk", "ct", "ss", "wire", "implementations"]);
+    } else {
+        header.extend(["pk", "ct", "wire", "implementations"]);
+    }
+    let mut t = if wide {
+        table(&header)
+    } else {
+        super::fit_table(&header, header.len() - 1)
+    };
     for r in rows {
         let a = r.algorithm;
         let ids: Vec<&str> = r.implementations.iter().map(|i| i.id.as_str()).collect();
-        t.add_row(vec![
+        let mut row = vec![
             comfy_table::Cell::new(a.name),
             comfy_table::Cell::new(a.family),
-            comfy_table::Cell::new(a.standard),
-            num(a.nist_level.map_or("-".to_string(), |l| l.to_string())),
-            num(a.classical_bits),
-            comfy_table::Cell::new(if a.ind_cca { "yes" } else { "no" }),
-            num(a.pk_len),
-            num(a.sk_len),
-            num(a.ct_len),
-            num(a.ss_len),
-            num(r.wire_bytes),
-            comfy_table::Cell::new(ids.join(", ")),
-        ]);
+        ];
+        if wide {
+            row.push(comfy_table::Cell::new(a.standard));
+        }
+        row.push(num(a.nist_level.map_or("-".to_string(), |l| l.to_string())));
+        if wide {
+            row.extend([
+                num(a.classical_bits),
+                comfy_table::Cell::new(if a.ind_cca { "yes" } else { "no" }),
+            ]);
+        }
+        row.push(num(a.pk_len));
+        if wide {
+            row.push(num(a.sk_len));
+        }
+        row.push(num(a.ct_len));
+        if wide {
+            row.push(num(a.ss_len));
+        }
+        row.extend([num(r.wire_bytes), comfy_table::Cell::new(ids.join(", "))]);
+        t.add_row(row);
     }
     println!("{t}");
     let providers: BTreeSet<&str> = impls.iter().map(|k| k.meta().provider()).collect();
-    println!(
-        "{} (algorithm, implementation) pairs, {} algorithms, {} providers: {}",
-        impls.len(),
-        rows.len(),
-        providers.len(),
-        providers.into_iter().collect::<Vec<_>>().join(", ")
+    print!(
+        "{}",
+        super::prose(
+            layout,
+            &format!(
+                "{} (algorithm, implementation) pairs, {} algorithms, {} providers: {}",
+                impls.len(),
+                rows.len(),
+                providers.len(),
+                providers.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        )
     );
     let mut versions: Vec<(String, String)> = impls
         .iter()
@@ -113,7 +136,26 @@ pub fn print(rows: &[Row], impls: &[Arc<dyn Kem>], unavailable: &[Unavailable]) 
         println!("  {id:<18} {v}");
     }
     for u in unavailable {
-        println!("not available here: {} ({})", u.label, u.reason);
+        print!(
+            "{}",
+            super::prose(
+                layout,
+                &format!("not available here: {} ({})", u.label, u.reason)
+            )
+        );
     }
-    println!("Key exchange is measured as a KEM (DHKEM roles): pk = receiver's public value, ct = ephemeral public value, ss = raw DH output; wire = pk + ct.");
+    print!(
+        "{}",
+        super::prose(
+            layout,
+            "Key exchange is measured as a KEM (DHKEM roles): pk = receiver's public value, ct = \
+             ephemeral public value, ss = raw DH output; wire = pk + ct."
+        )
+    );
+    if !wide {
+        println!(
+            "Secret-key and shared-secret bytes, standard, classical bits and IND-CCA: `kembench \
+             list --wide` (or --json)."
+        );
+    }
 }

@@ -1,47 +1,67 @@
-//! The console table of `runs`.
+//! The console table of `runs`: within [`super::WIDTH`] columns (the selection wrapped, the CPU
+//! left out), or every column with `--wide`.
 
-use super::table;
+use super::{table, Width};
 use crate::store::RunSummary;
 
 /// The newest `all` of `total` runs in the store at `location`.
-pub fn print(all: &[RunSummary], total: usize, location: &str) {
-    println!("Store: {} ({total} runs)", location);
+pub fn print(all: &[RunSummary], total: usize, location: &str, layout: Width) {
+    println!("Store: {} ({total} runs)", super::clean(location));
     if all.is_empty() {
         println!("No runs yet: `kembench run` records one.");
         return;
     }
-    let mut t = table(&[
-        "id",
-        "kind",
-        "status",
-        "started (UTC)",
-        "host",
-        "cpu",
-        "selection",
-        "benchmarks",
-        "not ok",
-    ]);
+    let wide = layout == Width::Wide;
+    let mut header = vec!["id", "kind", "status", "started (UTC)", "host"];
+    if wide {
+        header.push("cpu");
+    }
+    header.extend(["selection", "results"]);
+    let selection = header.len() - 2;
+    let mut t = if wide {
+        table(&header)
+    } else {
+        super::fit_table(&header, selection)
+    };
     for r in all {
-        t.add_row(vec![
+        let started = r.started_at.replace('T', " ");
+        let started = started.trim_end_matches('Z');
+        let mut row = vec![
             super::clean(&r.id),
             super::clean(&r.kind),
             super::clean(&r.status),
-            r.started_at
-                .replace('T', " ")
-                .trim_end_matches('Z')
-                .to_string(),
+            if wide {
+                started.to_string()
+            } else {
+                // To the minute: the id holds the second.
+                started.get(..16).unwrap_or(started).to_string()
+            },
             super::clean(&r.host),
-            super::clean(&r.cpu),
-            super::clean(&r.selection),
-            r.results.to_string(),
-            r.not_ok.to_string(),
-        ]);
+        ];
+        if wide {
+            row.push(super::clean(&r.cpu));
+        }
+        row.push(super::clean(&r.selection));
+        row.push(if r.not_ok == 0 {
+            r.results.to_string()
+        } else {
+            format!("{}, {} not ok", r.results, r.not_ok)
+        });
+        t.add_row(row);
+    }
+    if !wide {
+        super::fit_columns(&mut t, selection);
     }
     println!("{t}");
     if total > all.len() {
         println!(
             "({} older runs not shown; --limit raises the count)",
             total - all.len()
+        );
+    }
+    if !wide {
+        println!(
+            "The CPU of each run and every line unwrapped: `kembench runs --wide` (or --json)."
         );
     }
 }

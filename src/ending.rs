@@ -19,10 +19,10 @@ use std::process::ExitCode;
 /// What an interrupted run says after its tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnInterrupt {
-    /// Nothing: the command has no `--resume` (`profile`, `tls`).
+    /// Nothing: the command has no `--resume` (`tls`).
     Silent,
     /// When the run is stored, that `kembench COMMAND --resume ID` completes it
-    /// (`throughput`).
+    /// (`throughput`, `profile`).
     Resume(&'static str),
     /// How many benchmarks finished and, when the run is stored, that
     /// `kembench COMMAND --resume ID` completes it (`run`).

@@ -335,3 +335,87 @@ fn an_output_folder_that_cannot_be_made_stops_profile_before_it_measures() {
         assert!(!store.exists(), "no run recorded: {stderr}");
     }
 }
+
+/// `profile --resume`: a profile stopped by Ctrl-C is kept, interrupted, and says how to
+/// resume; resuming profiles what it had not finished, with the run's own configuration (one
+/// seed, keygen alone, whatever the resuming command line says), and completes it.
+#[test]
+fn an_interrupted_profile_is_resumed_and_completed_with_its_own_configuration() {
+    let store = temp("resume.sqlite");
+    let mut child = common::spawn(
+        &store,
+        &[
+            "profile",
+            "--include-mock",
+            "--impl",
+            "mock/correct,mock/slow",
+            "--ops",
+            "keygen",
+            "--seeds",
+            "1",
+            "--jobs",
+            "1",
+        ],
+    );
+    let id = common::wait_for_run(&store, &mut child);
+    common::signal(&child, libc::SIGINT);
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(130), "{said}");
+    assert!(
+        said.contains(&format!("kembench profile --resume {id}")),
+        "{said}"
+    );
+    let listed = common::runs(&store);
+    assert_eq!(listed[0]["status"], "interrupted", "{listed:?}");
+    assert!(listed[0]["results"].as_u64().unwrap() < 2, "{listed:?}");
+
+    let file = temp("resumed.json");
+    let out = kembench_at(&store)
+        .env("KEMBENCH_MOCK_FAULTS", "1")
+        .args(["profile", "--resume", "latest", "--seeds", "3", "--json"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&format!("Resuming profile {id}")));
+    let listed = common::runs(&store);
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["status"], "complete", "{listed:?}");
+    assert_eq!(listed[0]["results"], 2, "{listed:?}");
+    let v: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    assert_eq!(v["run_id"], id.as_str());
+    assert_eq!(v["config"]["seeds"], 1, "the run's own seeds");
+    assert_eq!(v["resumed_at"].as_array().unwrap().len(), 1, "{v}");
+    for r in v["results"].as_array().unwrap() {
+        let ops: Vec<&str> = r["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["operation"].as_str().unwrap())
+            .collect();
+        assert_eq!(ops, ["keygen"], "{r}");
+    }
+    // A complete profile has nothing to resume; a latency run is not a profile.
+    kembench_at(&store)
+        .args(["profile", "--resume", &id])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "is complete; there is nothing to resume",
+        ));
+    kembench_at(&store)
+        .args(["profile", "--resume", "latest", "--no-store"])
+        .assert()
+        .code(2);
+    let _ = std::fs::remove_file(&store);
+}

@@ -2,7 +2,7 @@
 //! graphs, print the tables.
 
 use crate::cli::{non_negative_pct, positive_seconds, FilterArgs, OutputArgs};
-use crate::ending::Ending;
+use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
 use crate::export::Outputs;
 use crate::measure::sampler::Op;
@@ -11,9 +11,9 @@ use crate::profile::{self, valgrind, Plan};
 use crate::providers::Filter;
 use crate::providers::Registry;
 use crate::record::profile::{ProfileConfig, ProfileMeasured, ProfileRecord, ProfileResult};
-use crate::record::Benchmark;
+use crate::record::{AnyRecord, Benchmark, RecordKind, RunStatus};
 use crate::store::records;
-use crate::store::{self, Recorder};
+use crate::store::{self, Recorder, Store};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -61,6 +61,11 @@ pub struct Args {
     /// Do not record the profile in the results store.
     #[arg(long)]
     pub no_store: bool,
+    /// Complete an interrupted profile from the store: profile, with the run's own
+    /// configuration (operations, seeds, tree), the planned implementations it has no final
+    /// result for. Filters and profile options given with it are ignored.
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
     /// Every column, and every operation's hot-path tree, hottest functions and lines.
     #[arg(long)]
     pub wide: bool,
@@ -80,6 +85,12 @@ impl Args {
             );
         }
         self.output.check_dirs()?;
+        if self.resume.is_some() && self.no_store {
+            crate::bail_usage!(
+                "--resume continues a profile from the results store; it cannot be used with \
+                 --no-store"
+            );
+        }
         for (flag, dir) in [
             ("--flamegraphs", &self.flamegraphs),
             ("--callgrind-out", &self.callgrind_out),
@@ -108,6 +119,7 @@ impl Args {
             callgrind_out: self.callgrind_out.clone(),
             sha3_probe: self.sha3_probe,
             store: !self.no_store,
+            resume: self.resume.clone(),
             outputs: self.output.files(),
             layout: Width::wide_if(self.wide),
         })
@@ -143,6 +155,8 @@ pub struct Options {
     pub sha3_probe: bool,
     /// Record the profile in the results store.
     pub store: bool,
+    /// The profile to resume, if any.
+    pub resume: Option<String>,
     /// Result files.
     pub outputs: Outputs,
     /// How much the console tables show.
@@ -162,6 +176,9 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
             std::fs::create_dir_all(d)
                 .map_err(|e| anyhow::anyhow!("{flag}: cannot create {}: {e}", d.display()))?;
         }
+    }
+    if let Some(sel) = &o.resume {
+        return resume(sel, o, store_spec);
     }
     let valgrind = valgrind::locate()?;
     let version = valgrind::version(&valgrind)?;
@@ -201,22 +218,101 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     let record = ProfileRecord::new(
         Some(run_id.clone()),
         store::recorded_command_line(),
-        config.clone(),
+        config,
         Environment::for_implementations(&impls),
         measured,
     );
     recorder.begin(records::run_row(&record));
     recorder.announce(&run_id);
+    execute(
+        record,
+        impls,
+        o,
+        o.include_mock,
+        valgrind,
+        recorder,
+        store_spec,
+    )
+}
+
+/// `profile --resume RUN`: profiles, with the run's own configuration, the planned
+/// implementations it has no final result for, under the valgrind that made its counts.
+fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
+    let mut st = Store::open_existing(store_spec)?;
+    let id = st.resolve(selector, Some(RecordKind::Profile))?;
+    let stored = st.load(&id)?;
+    if RunStatus::parse(&stored.summary.status) == Some(RunStatus::Complete) {
+        crate::bail_usage!("profile {id} is complete; there is nothing to resume");
+    }
+    let AnyRecord::Profile(mut record) = records::record(&stored)? else {
+        crate::bail_usage!("run {id} is not a `kembench profile` run");
+    };
+    let valgrind = valgrind::locate()?;
+    let version = valgrind::version(&valgrind)?;
+    if version != record.measured.valgrind {
+        crate::bail_usage!(
+            "profile {id} was counted under {}, and this machine has {version}: exact counts \
+             of two valgrind versions are not one profile. The run stays resumable where its \
+             valgrind is.",
+            record.measured.valgrind
+        );
+    }
+    let include_mock = record.config.planned.iter().any(|l| l.contains("@mock/"));
+    let registry = Registry::new(include_mock);
+    let (todo, missing) = record.unfinished(|label| registry.get(label));
+    if !missing.is_empty() {
+        let hint = crate::providers::registry::why_missing(&missing);
+        crate::bail_usage!(
+            "profile {id} cannot be resumed here: not available: {}.{hint} The run stays \
+             resumable.",
+            missing.join(", ")
+        );
+    }
+    println!(
+        "Resuming profile {id}: {} of {} implementations to profile",
+        todo.len(),
+        record.config.planned.len()
+    );
+    // The unfinished results are profiled again from the start.
+    record.results.retain(|r| r.is_final());
+    record.state.interrupted = false;
+    record.state.resumed_at.push(crate::record::now_rfc3339());
+    execute(
+        *record,
+        todo,
+        o,
+        include_mock,
+        valgrind,
+        Recorder::with(st, &id),
+        store_spec,
+    )
+}
+
+/// Profiles `impls` into `record` with the record's configuration, storing each result as
+/// it finishes, then writes the flame graphs and prints the tables. Ctrl-C or SIGTERM kills
+/// the profiles in progress: what finished is kept and the run is interrupted, resumable.
+fn execute(
+    record: ProfileRecord,
+    impls: Vec<std::sync::Arc<dyn crate::kem::Kem>>,
+    o: &Options,
+    include_mock: bool,
+    valgrind: std::path::PathBuf,
+    recorder: Recorder,
+    store_spec: &str,
+) -> anyhow::Result<ExitCode> {
+    let exe = std::env::current_exe()?;
+    let config = record.config.clone();
     let mut end = Ending::start(
         record,
         recorder,
         &o.outputs,
         "killing the profiles in progress",
-    )?;
+    )?
+    .on_interrupt(OnInterrupt::Resume("profile"));
     let plan = Plan {
         impls,
         config,
-        include_mock: o.include_mock,
+        include_mock,
         jobs: o.jobs,
         timeout: Duration::from_secs_f64(o.timeout_s),
         valgrind,
@@ -227,7 +323,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     let total = plan.impls.len();
     eprintln!(
         "profile: {total} implementation(s), {} seed(s) each, {} at a time, under callgrind ...",
-        o.seeds, plan.jobs
+        plan.config.seeds, plan.jobs
     );
     let mut done = 0;
     profile::profile_all(

@@ -266,12 +266,16 @@ impl ProfileRecord {
     }
 }
 
-/// Whether a profile run was stopped before it finished.
+/// Whether a profile run was stopped before it finished, and when it was resumed (nothing
+/// otherwise, as in files from before these existed).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct ProfileState {
     /// Stopped by Ctrl-C or SIGTERM.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// When `profile --resume` continued this run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed_at: Vec<String>,
 }
 
 /// The marker type of profile records.

@@ -107,6 +107,9 @@ impl Tags {
     }
 }
 
+/// The terminal width the default tables and notes fit in.
+pub const WIDTH: usize = 120;
+
 /// `s` as a code span in kembench's text (`` `s` ``): a backtick inside it, which would end
 /// the span early, is shown as `'`.
 pub fn code(s: &str) -> String {

@@ -19,8 +19,7 @@ use comfy_table::{
     Table, Width as ColumnWidth,
 };
 
-/// The terminal width the default tables and notes fit in.
-pub const WIDTH: usize = 120;
+pub use crate::table::WIDTH;
 
 /// How much a table shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -269,6 +268,14 @@ fn drawn(d: &Drawn, layout: Width) -> Table {
     let wraps = d.columns.iter().position(|c| c.wraps);
     let mut t = match (layout, wraps) {
         (Width::Fit, Some(w)) => fit_table(&headers, w),
+        (Width::Fit, None) => {
+            // No column is meant to wrap, but long names or wide counts must not push the
+            // table past the width: comfy-table wraps the widest cells only if it must.
+            let mut t = table(&headers);
+            t.set_content_arrangement(ContentArrangement::Dynamic)
+                .set_width(WIDTH as u16);
+            t
+        }
         _ => table(&headers),
     };
     let mut names = Grouped::default();

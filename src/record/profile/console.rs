@@ -26,7 +26,10 @@ pub fn trees(items: &[ProfileResult]) -> Vec<Table> {
         .flat_map(|r| r.operations.iter().map(move |o| details(r, o)))
         .collect();
     if profiled.len() <= TREES_UP_TO {
-        return vec![Table::block("trees", CONSOLE, all)];
+        return vec![
+            Table::block("trees", FIT, fitted(&all)),
+            Table::block("trees", WIDE, all),
+        ];
     }
     // Where the wide view is (`show ID --wide` for a stored profile, `--wide` for one that is
     // not) is said once, at the end of the default view (`Tables::rest_elsewhere`).
@@ -38,6 +41,22 @@ pub fn trees(items: &[ProfileResult]) -> Vec<Table> {
         ),
     );
     vec![fit, Table::block("trees", WIDE, all)]
+}
+
+/// `block` with every line within [`crate::table::WIDTH`] characters: a longer one (a long
+/// function name, a deep tree) is cut, its end shown as `…` (the wide view has it whole).
+fn fitted(block: &str) -> String {
+    block
+        .lines()
+        .map(|l| {
+            if l.chars().count() <= crate::table::WIDTH {
+                format!("{l}\n")
+            } else {
+                let kept: String = l.chars().take(crate::table::WIDTH - 1).collect();
+                format!("{kept}…\n")
+            }
+        })
+        .collect()
 }
 
 /// One operation's hot-path tree, hottest functions and hottest lines, after a blank line.
@@ -81,7 +100,7 @@ fn details(r: &ProfileResult, o: &OpProfile) -> String {
             .collect();
         let _ = writeln!(
             s,
-            "  lines of {} ({}): {}",
+            "  lines of {} ({}):\n    {}",
             fl.function,
             fl.file,
             lines.join(", ")

@@ -126,6 +126,15 @@ impl Spread {
         }
     }
 
+    /// [`describe`](Self::describe) in a few characters: `1 seed`, `same ×3`, `spread 3.9%`.
+    pub fn spread(&self) -> String {
+        if self.per_seed.len() >= 2 && self.varies() {
+            format!("spread {:.1}%", 100.0 * self.relative_range())
+        } else {
+            self.describe()
+        }
+    }
+
     /// How the count varied across seeds, for tables: `1 seed`, `same ×3` when it did not
     /// vary, else `min – max (x%)`.
     pub fn describe(&self) -> String {

@@ -81,7 +81,11 @@ fn counts(items: &[ProfileResult]) -> Table {
     let names = [algorithm, implementation, op, instructions];
     let counted = [&names[..], &[seeds], &shares, &[cycles]].concat();
     let native = [d1, ll, native_instructions, native_cycles];
-    t.view(FIT | REPORT, 0, &counted)
+    // The default console view leaves out the estimated cycles and says how far the seeds
+    // spread without their range: within 120 columns (`--wide` has both).
+    let fit = [&names[..], &[seeds], &shares].concat();
+    t.view(FIT, 0, &fit)
+        .view(REPORT, 0, &counted)
         .view(WIDE, 0, &[&counted[..], &native].concat())
         .view(
             MARKDOWN,
@@ -132,7 +136,10 @@ fn counts(items: &[ProfileResult]) -> Table {
                     Cell::num(thousands(s.median), s.median as f64)
                         .on(MARKDOWN, s.median.to_string()),
                 )
-                .set(seeds, Cell::num(s.describe(), s.relative_range()))
+                .set(
+                    seeds,
+                    Cell::num(s.describe(), s.relative_range()).on(FIT, s.spread()),
+                )
                 .set(range, Cell::right(format!("{} – {}", s.min, s.max)))
                 .set(
                     cycles,

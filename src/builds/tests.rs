@@ -112,6 +112,21 @@ fn the_test_package_kat_file_is_liboqs_ml_kem_512_output() {
     }
     let file = std::fs::read_to_string(&path).unwrap();
     assert_eq!(parse_rsp(&file).len(), 10);
+    // Apart from the transcript that wrote it: the file's first entry, as liboqs's kat_kem
+    // prints it, has the digest liboqs ships for ML-KEM-512 (`data/kat/liboqs_kats.json`,
+    // itself checked against liboqs's kats.json).
+    let first: String = file
+        .lines()
+        .skip_while(|l| !l.starts_with("count = 0"))
+        .take_while(|l| !l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let kats: serde_json::Value =
+        serde_json::from_str(include_str!("../../data/kat/liboqs_kats.json")).unwrap();
+    assert_eq!(
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(first.as_bytes())),
+        kats["kats"]["ML-KEM-512"]["single"].as_str().unwrap()
+    );
     assert_eq!(
         first_difference(&parse_rsp(&file), &parse_rsp(&transcript)),
         None

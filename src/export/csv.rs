@@ -54,6 +54,28 @@ mod tests {
             String::from_utf8(Format::by_name("csv").unwrap().serialize(&run).unwrap()).unwrap();
         let header_cols = text.lines().next().unwrap().split(',').count();
         assert!(text.lines().all(|l| l.split(',').count() == header_cols));
+        // Apart from the snapshot: every operation of the record is a row whose samples and
+        // median are the record's, read back by a CSV reader.
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let h = reader.headers().unwrap().clone();
+        let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        let ops: Vec<_> = run
+            .results
+            .iter()
+            .flat_map(|r| r.operations.iter().map(move |o| (r, o)))
+            .collect();
+        assert_eq!(rows.len(), ops.len());
+        for (row, (r, o)) in rows.iter().zip(ops) {
+            assert_eq!(&row[col("implementation")], r.implementation);
+            assert_eq!(&row[col("operation")], o.operation.as_str());
+            assert_eq!(
+                row[col("samples")].parse::<u64>().unwrap(),
+                o.samples as u64
+            );
+            let median: f64 = row[col("median_ns")].parse().unwrap();
+            assert!((median - o.median_ns).abs() <= 1e-9 * o.median_ns.abs().max(1.0));
+        }
         insta::assert_snapshot!(text);
     }
 

@@ -616,6 +616,97 @@ mod tests {
         );
     }
 
+    /// liboqs's shipped files, in the oqs-sys crate the build compiled liboqs from.
+    fn liboqs_file(rel: &str) -> serde_json::Value {
+        let root = env!("KEMBENCH_SRC_OQS_SYS");
+        assert_ne!(root, "absent", "the kembench build found no oqs-sys crate");
+        let path = std::path::Path::new(root).join("liboqs").join(rel);
+        let text =
+            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        serde_json::from_str(&text).unwrap()
+    }
+
+    /// Every digest kembench carries (`data/kat/liboqs_kats.json`, single and all counts) is
+    /// liboqs's own, as its source tree ships it: checked against that file, not against
+    /// figures kembench wrote.
+    #[test]
+    fn the_liboqs_digests_are_the_ones_liboqs_ships() {
+        let shipped = liboqs_file("tests/KATs/kem/kats.json");
+        let ours = &liboqs_kats().kats;
+        assert!(ours.len() >= 29, "{}", ours.len());
+        for (name, kat) in ours {
+            assert_eq!(
+                shipped[name]["single"],
+                kat.single.as_str(),
+                "{name} single"
+            );
+        }
+        let raw: serde_json::Value =
+            serde_json::from_str(include_str!("../../data/kat/liboqs_kats.json")).unwrap();
+        for (name, kat) in raw["kats"].as_object().unwrap() {
+            assert_eq!(shipped[name]["all"], kat["all"], "{name} all");
+        }
+    }
+
+    /// Every ACVP case kembench carries (`data/kat/mlkem_acvp_subset.json`) is NIST's, as
+    /// liboqs ships ACVP-Server's files: each value equals the case of the same tcId there.
+    #[test]
+    fn the_acvp_subset_is_nists_cases() {
+        let keygen =
+            liboqs_file("tests/ACVP_Vectors/ML-KEM-keyGen-FIPS203/internalProjection.json");
+        let encdec =
+            liboqs_file("tests/ACVP_Vectors/ML-KEM-encapDecap-FIPS203/internalProjection.json");
+        // (group, case) of `tc_id` for `set` and, for encapDecap, `function`.
+        let find = |file: &serde_json::Value, set: &str, function: Option<&str>, tc_id: u32| {
+            let groups = file["testGroups"].as_array().unwrap();
+            groups
+                .iter()
+                .filter(|g| g["parameterSet"] == set)
+                .filter(|g| function.is_none_or(|f| g["function"] == f))
+                .find_map(|g| {
+                    g["tests"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .find(|t| t["tcId"] == tc_id)
+                        .map(|t| (g.clone(), t.clone()))
+                })
+                .unwrap_or_else(|| panic!("{set} tcId {tc_id} is not in NIST's file"))
+        };
+        let hex_eq = |a: &serde_json::Value, b: &str, what: &str| {
+            assert!(
+                a.as_str().unwrap().eq_ignore_ascii_case(b),
+                "{what}: {a} vs {b}"
+            );
+        };
+        let a = acvp();
+        for c in &a.keygen {
+            let (_, t) = find(&keygen, &c.parameter_set, None, c.tc_id);
+            let v = &c.values;
+            for (field, ours) in [("d", &v.d), ("z", &v.z), ("ek", &v.ek), ("dk", &v.dk)] {
+                hex_eq(&t[field], ours, &format!("keyGen {} {field}", c.tc_id));
+            }
+        }
+        for c in &a.encaps {
+            let (_, t) = find(&encdec, &c.parameter_set, Some("encapsulation"), c.tc_id);
+            let v = &c.values;
+            for (field, ours) in [("ek", &v.ek), ("m", &v.m), ("c", &v.c), ("k", &v.k)] {
+                hex_eq(&t[field], ours, &format!("encap {} {field}", c.tc_id));
+            }
+        }
+        for c in &a.decaps {
+            let (g, t) = find(&encdec, &c.parameter_set, Some("decapsulation"), c.tc_id);
+            let v = &c.values;
+            hex_eq(&g["dk"], &v.dk, &format!("decap {} dk", c.tc_id));
+            hex_eq(&t["c"], &v.c, &format!("decap {} c", c.tc_id));
+            hex_eq(&t["k"], &v.k, &format!("decap {} k", c.tc_id));
+        }
+        assert_eq!(
+            (a.keygen.len(), a.encaps.len(), a.decaps.len()),
+            (12, 12, 12)
+        );
+    }
+
     /// A package's response file is compared entry by entry: the first count and field that
     /// differ are named, and the file's own entries pass.
     #[test]

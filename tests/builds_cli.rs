@@ -412,3 +412,45 @@ fn a_long_flag_set_leaves_the_result_column_readable() {
     assert!(stdout.contains("compile failed"), "{stdout}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A registry whose sources cannot be read is said as such, with the operating system's
+/// reason, and nothing is built (exit 3), instead of "no source matches". Root reads any
+/// file whatever its mode, so the unreadable source here is a file where the crate's folder
+/// should be (`KEMBENCH_SRC_*` at run time names the crate's copy), and a folder that is gone.
+#[test]
+fn sources_that_cannot_be_read_are_said_with_the_reason() {
+    let dir = cache("unreadable");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("not-a-folder");
+    std::fs::write(&file, "").unwrap();
+    let run = |var: &str, path: &Path, args: &[&str]| {
+        kembench()
+            .env("KEMBENCH_BUILD_DIR", dir.join("cache"))
+            .env(var, path)
+            .arg("builds")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(
+        "KEMBENCH_SRC_PQCRYPTO_MLKEM",
+        &file,
+        &["--alg", "ML-KEM-768", "--impl", "pqclean/clean"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("ML-KEM-768@pqclean:"), "{err}");
+    assert!(err.contains("cannot be read: Not a directory"), "{err}");
+    assert!(!err.contains("no source"), "{err}");
+    let out = run(
+        "KEMBENCH_SRC_OQS_SYS",
+        &dir.join("gone"),
+        &["--alg", "ML-KEM-512", "--impl", "liboqs/generic"],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("ML-KEM-512@liboqs:"), "{err}");
+    assert!(err.contains("No such file or directory"), "{err}");
+    assert!(!dir.join("cache").exists(), "nothing was built");
+    let _ = std::fs::remove_dir_all(&dir);
+}

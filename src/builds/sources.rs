@@ -69,14 +69,25 @@ impl Crate {
         }
     }
 
-    /// Where the kembench build found the crate (see `build.rs`), if it did.
+    /// Where the kembench build found the crate (see `build.rs`), if it did; an environment
+    /// variable of the same name at run time (`KEMBENCH_SRC_PQCRYPTO_MLKEM`, ...) names another
+    /// copy (a registry moved since the build).
     fn dir(self) -> Option<PathBuf> {
-        let d = match self {
-            Crate::Mlkem => env!("KEMBENCH_SRC_PQCRYPTO_MLKEM"),
-            Crate::Ntru => env!("KEMBENCH_SRC_PQCRYPTO_NTRU"),
-            Crate::OqsSys => env!("KEMBENCH_SRC_OQS_SYS"),
+        let (var, built) = match self {
+            Crate::Mlkem => (
+                "KEMBENCH_SRC_PQCRYPTO_MLKEM",
+                env!("KEMBENCH_SRC_PQCRYPTO_MLKEM"),
+            ),
+            Crate::Ntru => (
+                "KEMBENCH_SRC_PQCRYPTO_NTRU",
+                env!("KEMBENCH_SRC_PQCRYPTO_NTRU"),
+            ),
+            Crate::OqsSys => ("KEMBENCH_SRC_OQS_SYS", env!("KEMBENCH_SRC_OQS_SYS")),
         };
-        (d != "absent").then(|| PathBuf::from(d))
+        if let Some(d) = std::env::var_os(var) {
+            return Some(PathBuf::from(d));
+        }
+        (built != "absent").then(|| PathBuf::from(built))
     }
 
     fn version(self) -> &'static str {
@@ -178,6 +189,9 @@ pub struct Missing {
     pub label: String,
     /// Why.
     pub reason: String,
+    /// Whether its files are there but cannot be read (a permission, a broken registry), as
+    /// opposed to code this machine cannot run or a crate the build did not find.
+    pub unreadable: bool,
 }
 
 /// Every source kembench carries, and those it cannot offer on this machine.
@@ -191,17 +205,22 @@ pub fn all() -> (Vec<Source>, Vec<Missing>) {
                     "the kembench build found no {} sources in the cargo registry",
                     krate.name()
                 ),
+                unreadable: false,
             });
             continue;
         };
         let pqclean = root.join("pqclean");
         let scheme_dir = pqclean.join("crypto_kem").join(scheme);
-        let Ok(entries) = std::fs::read_dir(&scheme_dir) else {
-            missing.push(Missing {
-                label: format!("{alg}@pqclean"),
-                reason: format!("{} is not readable", scheme_dir.display()),
-            });
-            continue;
+        let entries = match std::fs::read_dir(&scheme_dir) {
+            Ok(entries) => entries,
+            Err(e) => {
+                missing.push(Missing {
+                    label: format!("{alg}@pqclean"),
+                    reason: format!("{} cannot be read: {e}", scheme_dir.display()),
+                    unreadable: true,
+                });
+                continue;
+            }
         };
         let mut variants: Vec<String> = entries
             .flatten()
@@ -220,6 +239,7 @@ pub fn all() -> (Vec<Source>, Vec<Missing>) {
                 missing.push(Missing {
                     label: format!("{alg}@{id}"),
                     reason: format!("{v} code does not run on {}", std::env::consts::ARCH),
+                    unreadable: false,
                 });
                 continue;
             }
@@ -228,6 +248,7 @@ pub fn all() -> (Vec<Source>, Vec<Missing>) {
                 Err(reason) => missing.push(Missing {
                     label: format!("{alg}@{id}"),
                     reason,
+                    unreadable: false,
                 }),
             }
         }
@@ -236,9 +257,20 @@ pub fn all() -> (Vec<Source>, Vec<Missing>) {
         None => missing.push(Missing {
             label: "liboqs".into(),
             reason: "the kembench build found no oqs-sys sources in the cargo registry".into(),
+            unreadable: false,
         }),
         Some(dir) => {
             let root = dir.join("liboqs");
+            if let Err(e) = std::fs::File::open(root.join("CMakeLists.txt")) {
+                for &(alg, _, _) in LIBOQS {
+                    missing.push(Missing {
+                        label: format!("{alg}@liboqs"),
+                        reason: format!("{} cannot be read: {e}", root.display()),
+                        unreadable: true,
+                    });
+                }
+                return (found, missing);
+            }
             for &(alg, id, family) in LIBOQS {
                 for target in ["generic", "auto"] {
                     found.push(liboqs(alg, id, family, &root, target));

@@ -126,16 +126,49 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
             a.compile.flags.len()
         );
     }
+    // Sources whose files cannot be read are named by the filters too: asking for them is not
+    // a typo, and the error says what cannot be read.
+    let unreadable: Vec<&sources::Missing> = missing.iter().filter(|m| m.unreadable).collect();
+    let algorithm_of = |m: &sources::Missing| m.label.split('@').next().unwrap_or("").to_string();
+    for m in &unreadable {
+        let alg = algorithm_of(m);
+        if !alg_names.contains(&alg) {
+            alg_names.push(alg);
+        }
+    }
     let algs = Patterns::new("algorithm", &a.algorithms, &alg_names)?;
-    let srcs = Patterns::new("source", &a.sources, &src_names)?;
+    let asked: Vec<&&sources::Missing> = unreadable
+        .iter()
+        .filter(|m| algs.matches(&algorithm_of(m)))
+        .collect();
+    let cannot_read = || {
+        let said: Vec<String> = asked
+            .iter()
+            .map(|m| format!("{}: {}", m.label, m.reason))
+            .collect();
+        anyhow::anyhow!(
+            "the sources asked for cannot be read, so nothing can be built from them: {}",
+            said.join("; ")
+        )
+    };
+    let srcs = match Patterns::new("source", &a.sources, &src_names) {
+        Err(_) if !asked.is_empty() => return Err(cannot_read()),
+        p => p?,
+    };
     let picked: Vec<sources::Source> = all
         .into_iter()
         .filter(|s| algs.matches(s.algorithm) && srcs.matches(&s.id))
         .collect();
     if picked.is_empty() {
+        if !asked.is_empty() {
+            return Err(cannot_read());
+        }
         crate::bail_usage!(
             "the filters together select no source (try `kembench builds --alg ML-KEM-768`)"
         );
+    }
+    for m in &asked {
+        eprintln!("builds: not built: {}: {}", m.label, m.reason);
     }
     let flags = FlagSet::parse_all(&a.compile.flags).map_err(crate::usage::Usage)?;
     let mut cc: Vec<String> = Vec::new();

@@ -5,11 +5,44 @@
 use aes::cipher::{generic_array::GenericArray, BlockEncrypt, KeyInit};
 use aes::Aes256;
 
+/// The generator of NIST-format known-answer files, as liboqs's `kat_kem` and its
+/// `tests/test_helpers.c` choose it: NIST's AES-256-CTR DRBG for every algorithm but HQC,
+/// whose files are made with SHAKE256 over the seed and a 0x01 byte.
+pub enum KatGenerator {
+    /// NIST's AES-256-CTR DRBG.
+    Nist(NistDrbg),
+    /// SHAKE256(seed || 0x01) (HQC).
+    Hqc(Box<sha3::Shake256Reader>),
+}
+
+impl KatGenerator {
+    /// The generator of `algorithm`'s known-answer files, seeded with `seed`.
+    pub fn new(algorithm: &str, seed: &[u8; 48]) -> KatGenerator {
+        if algorithm.starts_with("HQC-") {
+            use sha3::digest::{ExtendableOutput, Update};
+            let mut h = sha3::Shake256::default();
+            h.update(seed);
+            h.update(&[1u8]);
+            KatGenerator::Hqc(Box::new(h.finalize_xof()))
+        } else {
+            KatGenerator::Nist(NistDrbg::new(seed))
+        }
+    }
+
+    /// The next `out.len()` bytes.
+    pub fn fill(&mut self, out: &mut [u8]) {
+        match self {
+            KatGenerator::Nist(d) => d.fill(out),
+            KatGenerator::Hqc(r) => sha3::digest::XofReader::read(r.as_mut(), out),
+        }
+    }
+}
+
 thread_local! {
     /// The known-answer generator of the thread making a transcript ([`kat_transcript`]). A
     /// transcript's draws happen on the thread that makes it, so no other thread needs to see
     /// it: a hook that runs inside every timed keygen and encaps takes no lock.
-    static KAT: std::cell::RefCell<Option<NistDrbg>> = const { std::cell::RefCell::new(None) };
+    static KAT: std::cell::RefCell<Option<KatGenerator>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Fills `buf` from this thread's known-answer generator while it makes a transcript; false
@@ -28,14 +61,15 @@ impl Drop for KatOff {
 }
 
 /// The NIST-format known-answer transcript of `entries` entries of `k`
-/// ([`crate::kem::nist_kat::transcript`]) over NIST's DRBG, for an implementation whose every
-/// random draw takes [`kat_fill`] first.
+/// ([`crate::kem::nist_kat::transcript`]) over its algorithm's [`KatGenerator`], for an
+/// implementation whose every random draw takes [`kat_fill`] first.
 pub fn kat_transcript(
     k: &dyn crate::kem::Kem,
     entries: usize,
 ) -> Result<String, crate::kem::KemError> {
     let _off = KatOff;
-    let mut reseed = |seed: &[u8; 48]| KAT.set(Some(NistDrbg::new(seed)));
+    let algorithm = k.meta().algorithm.name;
+    let mut reseed = |seed: &[u8; 48]| KAT.set(Some(KatGenerator::new(algorithm, seed)));
     let mut draw = |out: &mut [u8]| {
         kat_fill(out);
     };

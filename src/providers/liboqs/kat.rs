@@ -8,34 +8,18 @@
 //! before; afterwards liboqs is put back on the generator it had (the system's, or `profile`'s
 //! seeded stream).
 
-use crate::providers::drbg::NistDrbg;
 use super::LibOqs;
 use crate::kem::{Kem, KemError};
+use crate::providers::drbg::KatGenerator;
 use crate::providers::seeded;
-use sha3::digest::{ExtendableOutput, Update, XofReader};
 use std::sync::Mutex;
 use std::thread::{self, ThreadId};
 
-/// The KAT randomness source liboqs is switched to while a transcript is made.
-enum Source {
-    /// NIST's AES-256-CTR DRBG (every algorithm but HQC).
-    Nist(NistDrbg),
-    /// SHAKE256 over entropy || 0x01 (HQC).
-    Hqc(Box<sha3::Shake256Reader>),
-}
-
 /// The source, and the thread making the transcript: only its draws come from the source.
-static SOURCE: Mutex<Option<(ThreadId, Source)>> = Mutex::new(None);
+static SOURCE: Mutex<Option<(ThreadId, KatGenerator)>> = Mutex::new(None);
 
-fn seed_generator(hqc: bool, seed: &[u8; 48]) {
-    let s = if hqc {
-        let mut h = sha3::Shake256::default();
-        h.update(seed);
-        h.update(&[1u8]);
-        Source::Hqc(Box::new(h.finalize_xof()))
-    } else {
-        Source::Nist(NistDrbg::new(seed))
-    };
+fn seed_generator(algorithm: &str, seed: &[u8; 48]) {
+    let s = KatGenerator::new(algorithm, seed);
     *SOURCE.lock().unwrap_or_else(|e| e.into_inner()) = Some((thread::current().id(), s));
 }
 
@@ -46,10 +30,10 @@ unsafe extern "C" fn kat_randombytes(out: *mut u8, len: usize) {
     // SAFETY: liboqs passes a writable buffer of `len` bytes.
     let buf = unsafe { std::slice::from_raw_parts_mut(out, len) };
     let me = thread::current().id();
-    match SOURCE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-        Some((owner, Source::Nist(d))) if *owner == me => return d.fill(buf),
-        Some((owner, Source::Hqc(r))) if *owner == me => return r.read(buf),
-        _ => {}
+    if let Some((owner, g)) = SOURCE.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+        if *owner == me {
+            return g.fill(buf);
+        }
     }
     if seeded::fill_or_os(buf).is_err() {
         std::process::abort();
@@ -66,10 +50,6 @@ impl Drop for RestoreRandomOnDrop {
     }
 }
 
-fn is_hqc(name: &str) -> bool {
-    name.starts_with("HQC-")
-}
-
 fn draw(out: &mut [u8]) {
     // SAFETY: OQS_randombytes writes `len` bytes into a writable buffer.
     unsafe { oqs_sys::rand::OQS_randombytes(out.as_mut_ptr(), out.len()) };
@@ -80,7 +60,7 @@ fn draw(out: &mut [u8]) {
 /// Transcripts wait for each other (they hold [`LOCK`](super::randomness::LOCK)); other liboqs
 /// users are not disturbed (see the module docs).
 pub fn transcript(kem: &LibOqs, entries: usize) -> Result<String, KemError> {
-    let hqc = is_hqc(kem.meta().algorithm.name);
+    let algorithm = kem.meta().algorithm.name;
     let _switching = super::randomness::LOCK
         .lock()
         .unwrap_or_else(|e| e.into_inner());
@@ -88,6 +68,6 @@ pub fn transcript(kem: &LibOqs, entries: usize) -> Result<String, KemError> {
     // SAFETY: a function with the signature OQS_randombytes expects.
     unsafe { oqs_sys::rand::OQS_randombytes_custom_algorithm(Some(kat_randombytes)) };
 
-    let mut reseed = |seed: &[u8; 48]| seed_generator(hqc, seed);
+    let mut reseed = |seed: &[u8; 48]| seed_generator(algorithm, seed);
     crate::kem::nist_kat::transcript(kem, entries, &mut reseed, &mut draw)
 }

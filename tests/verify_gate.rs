@@ -270,3 +270,42 @@ fn the_table_fits_120_columns_and_wide_shows_every_detail() {
     assert!(wide.contains("pass: ACVP decap 4"), "{wide}");
     assert!(wide.lines().any(|l| l.chars().count() > 120), "{wide}");
 }
+
+/// `--all-counts` checks liboqs's transcripts over every count of its KAT files against its
+/// `all` digests; the default checks the first count.
+#[test]
+fn all_counts_checks_every_count_of_liboqs_files() {
+    let kat = |extra: &[&str]| {
+        let out = kembench()
+            .args([
+                "verify",
+                "--alg",
+                "ML-KEM-512,sntrup761",
+                "--impl",
+                "liboqs",
+                "--json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["implementations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                i["checks"]["known-answers"]["detail"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+    };
+    for d in kat(&["--all-counts"]) {
+        assert!(d.contains("liboqs KAT, 100 counts"), "{d}");
+    }
+    for d in kat(&[]) {
+        assert!(d.contains("liboqs KAT") && !d.contains("counts"), "{d}");
+    }
+}

@@ -384,6 +384,10 @@ pub enum Command {
         /// Fewest round trips per implementation, however slow it is.
         #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
         min_round_trips: u32,
+        /// Check liboqs's known answers over every count of its KAT files (100, 10 for Classic
+        /// McEliece: minutes of key generation for the larger sets) instead of the first.
+        #[arg(long)]
+        all_counts: bool,
         /// An algorithm name taken whole (never cut at commas): the gate of `builds` and
         /// `add` names its builds' algorithm with it.
         #[arg(long, hide = true)]
@@ -533,11 +537,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             wide,
             threads,
             min_round_trips,
+            all_counts,
             exact_alg,
             exact_impl,
         } => {
             let mut opts = crate::verify::Options {
                 min_round_trips: min_round_trips as usize,
+                all_counts,
                 ..crate::verify::Options::default()
             };
             if let Some(t) = threads {

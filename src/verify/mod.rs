@@ -144,6 +144,9 @@ pub struct Options {
     pub threads: usize,
     /// Iterations of the accumulated ML-KEM-768 test.
     pub accumulated_iterations: usize,
+    /// Check liboqs's transcripts over every count of its files (100, 10 for Classic
+    /// McEliece) against its `all` digests, instead of the first count.
+    pub all_counts: bool,
 }
 
 impl Default for Options {
@@ -154,6 +157,7 @@ impl Default for Options {
             round_trip_budget: Duration::from_millis(300),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             accumulated_iterations: 100,
+            all_counts: false,
         }
     }
 }

@@ -58,6 +58,7 @@ pub mod missing;
 pub mod output;
 pub mod providers;
 pub mod report;
+pub mod resume;
 pub mod stats;
 pub mod store;
 pub mod suggest;

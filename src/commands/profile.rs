@@ -11,7 +11,7 @@ use crate::profile::{self, valgrind, Plan};
 use crate::providers::Filter;
 use crate::providers::Registry;
 use crate::record::profile::{ProfileConfig, ProfileMeasured, ProfileRecord, ProfileResult};
-use crate::record::{AnyRecord, Benchmark, RecordKind, RunStatus};
+use crate::record::{AnyRecord, Benchmark, RecordKind};
 use crate::store::records;
 use crate::store::{self, Recorder, Store};
 use std::process::ExitCode;
@@ -239,14 +239,16 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
 /// implementations it has no final result for, under the valgrind that made its counts.
 fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     let mut st = Store::open_existing(store_spec)?;
-    let id = st.resolve(selector, Some(RecordKind::Profile))?;
-    let stored = st.load(&id)?;
-    if RunStatus::parse(&stored.summary.status) == Some(RunStatus::Complete) {
-        crate::bail_usage!("profile {id} is complete; there is nothing to resume");
-    }
-    let AnyRecord::Profile(mut record) = records::record(&stored)? else {
-        crate::bail_usage!("run {id} is not a `kembench profile` run");
-    };
+    let (id, mut record) = crate::resume::load(
+        &mut st,
+        selector,
+        RecordKind::Profile,
+        "profile",
+        |r| match r {
+            AnyRecord::Profile(r) => Some(r),
+            _ => None,
+        },
+    )?;
     let valgrind = valgrind::locate()?;
     let version = valgrind::version(&valgrind)?;
     if version != record.measured.valgrind {
@@ -259,15 +261,7 @@ fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitC
     }
     let include_mock = record.config.planned.iter().any(|l| l.contains("@mock/"));
     let registry = Registry::new(include_mock);
-    let (todo, missing) = record.unfinished(|label| registry.get(label));
-    if !missing.is_empty() {
-        let hint = crate::providers::registry::why_missing(&missing);
-        crate::bail_usage!(
-            "profile {id} cannot be resumed here: not available: {}.{hint} The run stays \
-             resumable.",
-            missing.join(", ")
-        );
-    }
+    let todo = crate::resume::unfinished(&record, &id, &registry)?;
     println!(
         "Resuming profile {id}: {} of {} implementations to profile",
         todo.len(),

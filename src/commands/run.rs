@@ -16,7 +16,7 @@ use crate::providers::Filter;
 use crate::providers::Registry;
 use crate::record::run::RunRecord;
 use crate::record::run::{Run, RunConfig, RunMeasured, SecretKeys};
-use crate::record::{now_rfc3339, AnyRecord, Benchmark, RecordKind, ResultStatus, RunStatus};
+use crate::record::{now_rfc3339, AnyRecord, Benchmark, RecordKind, ResultStatus};
 use crate::run::{self, Event};
 use crate::store::records;
 use crate::store::{self, Recorder, Store};
@@ -305,36 +305,18 @@ fn same_machine(run: &crate::env::Environment, here: &crate::env::Environment) -
 /// `run --resume RUN`: measures the planned benchmarks the run has no final result for.
 fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     let mut st = Store::open(store_spec)?;
-    let id = st.resolve(selector, Some(RecordKind::Run))?;
-    let stored = st.load(&id)?;
-    if stored.summary.status == RunStatus::Complete.as_str() {
-        crate::bail_usage!("run {id} is complete; there is nothing to resume");
-    }
-    if stored.summary.status == RunStatus::Running.as_str() {
-        eprintln!(
-            "warning: run {id} is still marked running: its process ended without saying so (killed, power loss), or it is still measuring somewhere; if it is, stop this resume"
-        );
-    }
-    let AnyRecord::Run(mut record) = store::records::record(&stored)? else {
-        crate::bail_usage!("run {id} is not a `kembench run`");
-    };
+    let (id, mut record) =
+        crate::resume::load(&mut st, selector, RecordKind::Run, "run", |r| match r {
+            AnyRecord::Run(r) => Some(r),
+            _ => None,
+        })?;
     let here = crate::env::Environment::collect();
     if let Some(diff) = same_machine(&record.environment, &here) {
         crate::bail_usage!("run {id} was measured on another machine or build ({diff}); resuming it here would mix the two. Start a new run instead");
     }
     let registry = Registry::new(record.config.include_mock);
-    let (impls, missing) = record.unfinished(|label| registry.get(label));
+    let impls = crate::resume::unfinished(&record, &id, &registry)?;
     let finished = record.results.iter().filter(|r| r.is_final()).count();
-    if !missing.is_empty() {
-        // Measuring the others and calling the run complete would lose these for good.
-        let hint = crate::providers::registry::why_missing(&missing);
-        crate::bail_usage!(
-            "run {id} cannot be resumed here: {} planned benchmark(s) are not available: {}.{hint} \
-             The run stays resumable.",
-            missing.len(),
-            missing.join(", ")
-        );
-    }
     println!(
         "Resuming run {id}: {} of {} benchmarks to measure ({} already finished)",
         impls.len(),

@@ -11,7 +11,7 @@ use crate::providers::Filter;
 use crate::providers::Registry;
 use crate::record::throughput::ThroughputConfig;
 use crate::record::throughput::ThroughputRecord;
-use crate::record::{now_rfc3339, AnyRecord, Benchmark, Nothing, RecordKind, RunStatus};
+use crate::record::{now_rfc3339, AnyRecord, Benchmark, Nothing, RecordKind};
 use crate::store::records;
 use crate::store::{self, Recorder, Store};
 use crate::throughput::measure;
@@ -177,23 +177,18 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
 /// implementations it has no final result for.
 fn resume(selector: &str, o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
     let mut st = Store::open_existing(store_spec)?;
-    let id = st.resolve(selector, Some(RecordKind::Throughput))?;
-    let stored = st.load(&id)?;
-    if RunStatus::parse(&stored.summary.status) == Some(RunStatus::Complete) {
-        crate::bail_usage!("run {id} is complete; there is nothing to resume");
-    }
-    let AnyRecord::Throughput(mut record) = records::record(&stored)? else {
-        crate::bail_usage!("run {id} is not a `kembench throughput` run");
-    };
+    let (id, mut record) = crate::resume::load(
+        &mut st,
+        selector,
+        RecordKind::Throughput,
+        "throughput",
+        |r| match r {
+            AnyRecord::Throughput(r) => Some(r),
+            _ => None,
+        },
+    )?;
     let registry = Registry::new(planned_mock(&record));
-    let (todo, missing) = record.unfinished(|label| registry.get(label));
-    if !missing.is_empty() {
-        let hint = crate::providers::registry::why_missing(&missing);
-        crate::bail_usage!(
-            "run {id} cannot be resumed here: not available: {}.{hint} The run stays resumable.",
-            missing.join(", ")
-        );
-    }
+    let todo = crate::resume::unfinished(&record, &id, &registry)?;
     println!(
         "Resuming throughput run {id}: {} of {} implementations to measure",
         todo.len(),

@@ -272,6 +272,43 @@ pub trait Kem: Send + Sync {
         Ok(SecretKey::new(sk))
     }
 
+    /// Whether kept secret keys are the bytes of the default
+    /// [`keypair_kept_raw`](Self::keypair_kept_raw) and nothing else (liboqs, PQClean, builds):
+    /// [`keypair_again_raw`](Self::keypair_again_raw) then writes each new key over the previous
+    /// key's bytes.
+    fn keeps_bytes(&self) -> bool {
+        false
+    }
+
+    /// Generates a key pair in place of the key `kept` holds, which is no longer needed: what a
+    /// program that makes one key after another does (`keygen` is timed this way). Where
+    /// [`keeps_bytes`](Self::keeps_bytes), [`keypair_raw`](Self::keypair_raw) writes the new
+    /// secret key over the previous key's buffer, with no allocation, zeroing or new box, as a C
+    /// program reuses the buffer it owns; otherwise (or without a previous key of that shape)
+    /// the previous key is freed first and a new one kept from
+    /// [`keypair_kept_raw`](Self::keypair_kept_raw). On an error the previous key is gone too.
+    fn keypair_again_raw(
+        &self,
+        pk: &mut [u8],
+        kept: &mut Option<SecretKey>,
+    ) -> Result<(), KemError> {
+        if self.keeps_bytes() {
+            let sk_len = self.meta().algorithm.sk_len;
+            if let Some(sk) = kept.as_mut().and_then(|key| key.get_mut::<Vec<u8>>().ok()) {
+                if sk.len() == sk_len {
+                    let r = self.keypair_raw(pk, sk);
+                    if r.is_err() {
+                        *kept = None;
+                    }
+                    return r;
+                }
+            }
+        }
+        *kept = None;
+        *kept = Some(self.keypair_kept_raw(pk)?);
+        Ok(())
+    }
+
     /// Decapsulates `ct` with a kept secret key. The default reads the kept bytes.
     fn decaps_kept_raw(
         &self,
@@ -459,6 +496,17 @@ impl<'a> dyn Kem + 'a {
         self.keypair_kept_raw(pk)
     }
 
+    /// Generates a key pair in place of the key `kept` holds (see
+    /// [`Kem::keypair_again_raw`]); `kept` then holds the new secret key.
+    pub fn keypair_again(
+        &self,
+        pk: &mut [u8],
+        kept: &mut Option<SecretKey>,
+    ) -> Result<(), KemError> {
+        check_len("public key buffer", pk.len(), self.meta().algorithm.pk_len)?;
+        self.keypair_again_raw(pk, kept)
+    }
+
     /// Decapsulates `ct` with a kept secret key into a buffer of the catalog's length.
     pub fn decaps_kept(
         &self,
@@ -556,6 +604,13 @@ mod tests {
         fn keypair_kept_raw(&self, _: &mut [u8]) -> Result<SecretKey, KemError> {
             panic!("keypair (kept) reached the library")
         }
+        fn keypair_again_raw(
+            &self,
+            _: &mut [u8],
+            _: &mut Option<SecretKey>,
+        ) -> Result<(), KemError> {
+            panic!("keypair (again) reached the library")
+        }
         fn decaps_kept_raw(
             &self,
             _: &mut SecretKey,
@@ -630,6 +685,10 @@ mod tests {
                 ),
                 ("public key buffer", k.keypair_kept(&mut n(pk)).map(drop)),
                 (
+                    "public key buffer",
+                    k.keypair_again(&mut n(pk), &mut Some(SecretKey::new(vec![0u8; sk]))),
+                ),
+                (
                     "ciphertext",
                     k.decaps_kept(&mut kept, &n(ct), &mut vec![0; ss]),
                 ),
@@ -657,5 +716,63 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The bytes a kept key holds, and where they live.
+    fn kept_bytes(kept: &Option<SecretKey>) -> (*const u8, Vec<u8>) {
+        let v = kept.as_ref().unwrap().get::<Vec<u8>>().unwrap();
+        (v.as_ptr(), v.clone())
+    }
+
+    /// Byte-keyed providers make each new key in the previous key's buffer (what `keygen`
+    /// times: no allocation, no zeroing, no box, as a C caller reusing its buffer), and the
+    /// key made there is a real one: it decapsulates what is encapsulated to its public key.
+    #[test]
+    fn byte_keyed_keygen_writes_over_the_previous_key() {
+        let k = crate::providers::liboqs::LibOqs::open("ML-KEM-512", "ML-KEM-512").unwrap();
+        let k: &dyn Kem = &k;
+        let a = k.meta().algorithm;
+        let mut pk = vec![0u8; a.pk_len];
+        let mut kept = None;
+        k.keypair_again(&mut pk, &mut kept).unwrap();
+        let (at, first) = kept_bytes(&kept);
+        k.keypair_again(&mut pk, &mut kept).unwrap();
+        let (again, second) = kept_bytes(&kept);
+        assert_eq!(at, again, "the new key lives in the previous key's buffer");
+        assert_ne!(first, second, "a new key, not the old one");
+        let (ct, ss) = k.encaps_vec(&pk).unwrap();
+        let mut out = vec![0u8; a.ss_len];
+        k.decaps_kept(kept.as_mut().unwrap(), &ct, &mut out)
+            .unwrap();
+        assert_eq!(out, ss);
+        // A previous key of another shape (another provider's object, a wrong length) is
+        // replaced by a new key, never written into.
+        for other in [SecretKey::new(7u32), SecretKey::new(vec![0u8; 3])] {
+            let mut kept = Some(other);
+            k.keypair_again(&mut pk, &mut kept).unwrap();
+            assert_eq!(kept_bytes(&kept).1.len(), a.sk_len);
+        }
+    }
+
+    /// Providers with key objects make a new object each time (the default), freeing the
+    /// previous one first; the key works.
+    #[test]
+    fn typed_keygen_replaces_the_previous_key() {
+        let k = crate::providers::registry::Registry::new(false)
+            .get("ML-KEM-768@aws-lc")
+            .unwrap();
+        let a = k.meta().algorithm;
+        let mut pk = vec![0u8; a.pk_len];
+        let mut kept = Some(SecretKey::new(vec![0u8; a.sk_len]));
+        k.keypair_again(&mut pk, &mut kept).unwrap();
+        assert!(
+            kept.as_ref().unwrap().get::<Vec<u8>>().is_err(),
+            "aws-lc's own object"
+        );
+        let (ct, ss) = k.encaps_vec(&pk).unwrap();
+        let mut out = vec![0u8; a.ss_len];
+        k.decaps_kept(kept.as_mut().unwrap(), &ct, &mut out)
+            .unwrap();
+        assert_eq!(out, ss);
     }
 }

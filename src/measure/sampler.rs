@@ -54,18 +54,18 @@
 //!    aws-lc's pk-import. `run`'s batch loop inlines the same code: a callgrind of `kembench run
 //!    --include-mock --impl mock/correct --ops encaps` toggled on [`OpSampler::round`] counts the
 //!    same source lines within one instruction per line, plus the loop's counter and `?`.
-//! 4. **Key boxing** (`SecretKey::new` in keygen, sk-import and exchange, and freeing the
-//!    previous key's box at the next call), kembench: one object-safe trait keeps every
-//!    provider's key type (a program keeps its key in a typed variable). One `malloc` and one
-//!    `free`, about 210 instructions with glibc and the interposer (0.22% of aws-lc's X25519
-//!    keygen); freeing the key object itself is the user's. Byte-keyed providers (liboqs,
-//!    PQClean, builds) also get a zeroed secret-key buffer per keygen (`vec![0; sk_len]` in the
-//!    default `Kem::keypair_kept_raw`, where a C program reuses one buffer): liboqs's ML-KEM-768
-//!    keygen carries 3,265 instructions of kembench's, 2,424 of them the `rep stosb` that zeroes
-//!    2,400 bytes (callgrind counts each byte), 2.8% of the call's instructions; natively
-//!    `calloc(2400)`, `malloc(24)` and their two `free`s take 42 ns (a C loop on this machine),
-//!    0.4% of the 11.8 µs keygen. libcrux moves its 2,400-byte `MlKemPrivateKey` into the box
-//!    (256 instructions of copying).
+//! 4. **Key boxing** (`SecretKey::new` in keygen of providers with key objects, sk-import and
+//!    exchange, and freeing the previous key's box at the next call), kembench: one object-safe
+//!    trait keeps every provider's key type (a program keeps its key in a typed variable). One
+//!    `malloc` and one `free`, about 210 instructions with glibc and the interposer (0.22% of
+//!    aws-lc's X25519 keygen); freeing the key object itself is the user's. libcrux moves its
+//!    2,400-byte `MlKemPrivateKey` into the box (256 instructions of copying). Byte-keyed
+//!    providers (liboqs, PQClean, builds) pay none of it in keygen: the new secret key is
+//!    written over the previous key's bytes (`Kem::keypair_again_raw` where `Kem::keeps_bytes`),
+//!    as a C program writes each key into a buffer it owns; a type check (`get_mut`, about 15
+//!    instructions) remains. Until commit 5a6dd98 each keygen allocated and zeroed a new
+//!    2,400-byte buffer and a box: 3,265 instructions (2.8%) of liboqs's ML-KEM-768 keygen, and
+//!    0.5% to 1.3% of its time against a bare C loop (`cargo bench --bench direct`).
 //! 5. **Downcast** (`SecretKey::get`/`get_mut` in decaps), kembench, for the same reason: a
 //!    virtual `type_id` call and a compare, 14 instructions.
 //! 6. **Allocator interposer** (`measure/heap.rs`), kembench: it measures each call's peak heap
@@ -104,8 +104,8 @@
 //!
 //! | implementation | keygen | encaps | decaps | sk-import | pk-import |
 //! |---|---|---|---|---|---|
-//! | liboqs | 3,687 (3.2%) | 405 (0.34%) | 476 (0.31%) | | |
-//! | pqclean/avx2 (ntruhps2048509) | 767 (0.21%) | 75 (0.12%) | 99 (0.08%) | | |
+//! | liboqs | 417 (0.37%) | 405 (0.34%) | 476 (0.31%) | | |
+//! | pqclean/avx2 (ntruhps2048509) | 87 (0.02%) | 75 (0.12%) | 99 (0.08%) | | |
 //! | libcrux/avx2 | 942 (0.46%) | 578 (0.28%) | 248 (0.11%) | | |
 //! | rustcrypto | 664 (0.09%) | 420 (0.05%) | 265 (0.02%) | 731 (0.72%) | 104 (0.13%) |
 //! | aws-lc | 868 (0.52%) | 580 (0.34%) | 274 (0.13%) | 430 (9.7%) | 192 (12%) |
@@ -115,9 +115,10 @@
 //! | X25519, openssl | 1,129 (0.20%) | 1,897 (0.17%) | 897 (0.17%) | 961 (0.17%) | 672 (6.1%) |
 //! | X25519, rustls/aws-lc-rs | 491 (0.52%) | 654 (0.15%) | 489 (0.15%) | | |
 //!
-//! PQClean's ML-KEM keygen and encaps are profiled through its derandomized entry points, which
-//! skip piece 4 (their keys are bytes the worker allocated beforehand), hence the NTRU row; its
-//! ML-KEM-768 decaps carries 64 (0.04%). Valgrind hides ADX and AVX-512, so aws-lc and OpenSSL
+//! The liboqs keygen and NTRU keygen figures are from after the change of piece 4 (commit after
+//! 5a6dd98; `scripts/timed-share ML-KEM-768@liboqs`), the other rows from 75b4589. PQClean's
+//! ML-KEM keygen and encaps are profiled through its derandomized entry points, hence the NTRU
+//! row; its ML-KEM-768 decaps carries 64 (0.04%). Valgrind hides ADX and AVX-512, so aws-lc and OpenSSL
 //! take other code paths under it than natively: the counts are of those paths.
 
 use super::counters::{Counters, Pmu};
@@ -342,7 +343,7 @@ pub struct Workload<'a> {
     keys: Vec<(SecretKey, Vec<u8>)>,
     /// Secret keys as bytes (sk-import).
     sk_bytes: Vec<Vec<u8>>,
-    /// The key made by the last keygen or sk-import call (freed at the start of the next one).
+    /// The key made by the last keygen, exchange or sk-import call (replaced by the next one).
     kept: Option<SecretKey>,
     pk: Vec<u8>,
     ct: Vec<u8>,
@@ -451,13 +452,11 @@ impl<'a> Workload<'a> {
     pub fn call(&mut self) -> Result<(), KemError> {
         let k = self.k;
         match self.op {
-            Op::Keygen => {
-                // Free the previous key first, as a loop that frees each key after use does:
-                // with both alive, the new key's allocations land elsewhere in the heap.
-                self.kept = None;
-                self.kept = Some(k.keypair_kept(&mut self.pk)?);
-                Ok(())
-            }
+            // The new key replaces the previous one (`Kem::keypair_again_raw`): byte-keyed
+            // providers write it over the previous key's buffer, as a C caller reuses its own;
+            // the others free the previous key first, as a loop that frees each key after use
+            // does (with both alive, the new key's allocations land elsewhere in the heap).
+            Op::Keygen => k.keypair_again(&mut self.pk, &mut self.kept),
             Op::Encaps => {
                 let i = self.turn(self.pks.len());
                 k.encaps(&self.pks[i], &mut self.ct, &mut self.ss)
@@ -476,9 +475,13 @@ impl<'a> Workload<'a> {
                 k.decaps_kept(sk, ct, &mut self.ss)
             }
             Op::Exchange => {
-                let mut sk = k.keypair_kept(&mut self.pk)?;
+                k.keypair_again(&mut self.pk, &mut self.kept)?;
                 k.encaps(&self.pk, &mut self.ct, &mut self.ss)?;
-                k.decaps_kept(&mut sk, &self.ct, &mut self.ss2)
+                let sk = self
+                    .kept
+                    .as_mut()
+                    .ok_or_else(|| KemError::Failure("key generation kept no secret key".into()))?;
+                k.decaps_kept(sk, &self.ct, &mut self.ss2)
             }
             Op::SkImport => {
                 let i = self.turn(self.sk_bytes.len());

@@ -47,6 +47,10 @@ impl Kem for PqClean {
         )
     }
 
+    fn keeps_bytes(&self) -> bool {
+        true
+    }
+
     fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
         // SAFETY: as above.
         rc(

@@ -182,6 +182,10 @@ impl Kem for Built {
         )
     }
 
+    fn keeps_bytes(&self) -> bool {
+        true
+    }
+
     fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
         let f = self.fns()?;
         // SAFETY: as above.

@@ -44,6 +44,38 @@ fn counts(v: &Value) -> Vec<(String, String, Vec<u64>)> {
     out
 }
 
+/// `kembench profile ARGS --no-store --json FILE`, which must succeed: its stdout and the
+/// record.
+fn profile_unstored(name: &str, args: &[&str]) -> (String, Value) {
+    let path = temp(&format!("{name}.json"));
+    let out = kembench()
+        .arg("profile")
+        .args(args)
+        .args(["--no-store", "--json"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), v)
+}
+
+/// The instructions of `primitive`'s share in one operation's analysis.
+fn share_instructions(analysis: &Value, primitive: &str) -> u64 {
+    analysis["shares"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["primitive"] == primitive)
+        .unwrap()["instructions"]
+        .as_u64()
+        .unwrap()
+}
+
 #[test]
 fn two_profiles_of_the_same_build_count_identically_and_compare_as_one() {
     let store = temp("same.sqlite");
@@ -109,11 +141,9 @@ fn two_profiles_of_the_same_build_count_identically_and_compare_as_one() {
 
 #[test]
 fn the_keccak_share_of_liboqs_ml_kem_768_agrees_with_its_sha3_callbacks() {
-    let store = temp("probe.sqlite");
-    let path = temp("probe.json");
-    let out = kembench_at(&store)
-        .args([
-            "profile",
+    let (text, v) = profile_unstored(
+        "probe",
+        &[
             "--alg",
             "ML-KEM-768",
             "--impl",
@@ -121,18 +151,8 @@ fn the_keccak_share_of_liboqs_ml_kem_768_agrees_with_its_sha3_callbacks() {
             "--seeds",
             "1",
             "--sha3-probe",
-            "--no-store",
-            "--json",
-        ])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     for o in v["results"][0]["operations"].as_array().unwrap() {
         let an = &o["analysis"];
         let total = an["instructions"].as_u64().unwrap() as f64;
@@ -143,14 +163,7 @@ fn the_keccak_share_of_liboqs_ml_kem_768_agrees_with_its_sha3_callbacks() {
             .filter(|f| f["stack"].as_str().unwrap().contains("kembench_sha3_probe"))
             .map(|f| f["instructions"].as_u64().unwrap())
             .sum();
-        let keccak = an["shares"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["primitive"] == "keccak")
-            .unwrap()["instructions"]
-            .as_u64()
-            .unwrap();
+        let keccak = share_instructions(an, "keccak");
         let (p, k) = (probe as f64 / total, keccak as f64 / total);
         assert!(p > 0.2, "{}: the callbacks saw {p}", o["operation"]);
         assert!(
@@ -161,7 +174,6 @@ fn the_keccak_share_of_liboqs_ml_kem_768_agrees_with_its_sha3_callbacks() {
             100.0 * k
         );
     }
-    let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("SHA-3 cross-check"), "{text}");
 }
 
@@ -418,4 +430,113 @@ fn an_interrupted_profile_is_resumed_and_completed_with_its_own_configuration() 
         .assert()
         .code(2);
     let _ = std::fs::remove_file(&store);
+}
+
+/// libcrux's AVX2 ML-KEM inlines its four-way Keccak into `generate_keypair_avx2`, where
+/// callgrind's call chain alone sees none of it. The Keccak share looks through the inlined
+/// frames, and agrees within 3 points with an independent reading of the same dump: GNU
+/// `addr2line -i` (binutils' DWARF reader, not the `gimli` kembench uses) over every address of
+/// the kembench binary in it, counting each instruction where any frame's code comes from
+/// libcrux's SHA-3 crate or ML-KEM's hash module.
+#[test]
+fn libcrux_avx2_keccak_share_looks_through_inlined_frames() {
+    let dir = temp("inline-dumps");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (_, v) = profile_unstored(
+        "inline",
+        &[
+            "--alg",
+            "ML-KEM-768",
+            "--impl",
+            "libcrux/avx2",
+            "--ops",
+            "keygen",
+            "--seeds",
+            "1",
+            "--callgrind-out",
+            dir.to_str().unwrap(),
+        ],
+    );
+    let an = &v["results"][0]["operations"][0]["analysis"];
+    let total = an["instructions"].as_u64().unwrap();
+    let keccak = share_instructions(an, "keccak");
+    let inlined = an["inlined_instructions"].as_u64().unwrap();
+    let share = keccak as f64 / total as f64;
+    assert!(share > 0.6, "Keccak {:.1}% of keygen", 100.0 * share);
+    assert!(
+        inlined as f64 > 0.2 * total as f64,
+        "only {inlined} of {total} decided by inlined frames"
+    );
+
+    // The independent reading.
+    let exe = PathBuf::from(env!("CARGO_BIN_EXE_kembench"));
+    let dump = dir.join("ML-KEM-768@libcrux_avx2/seed0/keygen.callgrind");
+    let text = std::fs::read_to_string(&dump).unwrap();
+    let (mut object, mut fn_object) = (String::new(), String::new());
+    let (mut in_call, mut skip) = (false, false);
+    let mut ours: std::collections::BTreeMap<u64, u64> = Default::default();
+    let mut sum = 0;
+    for line in text.lines() {
+        if let Some(o) = line.strip_prefix("ob=") {
+            object = o.to_string();
+        } else if line.starts_with("fn=") {
+            fn_object = object.clone();
+        } else if line.starts_with("calls=") {
+            in_call = true;
+        } else if line.starts_with("jump=") || line.starts_with("jcnd=") {
+            skip = true;
+        } else if line.starts_with("0x") {
+            if std::mem::take(&mut skip) || std::mem::take(&mut in_call) {
+                continue;
+            }
+            // `--dump-instr=yes --compress-pos=no`: address, line, then Ir.
+            let f: Vec<&str> = line.split_whitespace().collect();
+            let address = u64::from_str_radix(&f[0][2..], 16).unwrap();
+            let ir: u64 = f.get(2).map_or(0, |x| x.parse().unwrap());
+            sum += ir;
+            if Path::new(&fn_object) == exe.as_path() {
+                *ours.entry(address).or_default() += ir;
+            }
+        }
+    }
+    assert_eq!(sum, total, "the dump's instructions are the profile's");
+    let input: String = ours.keys().map(|a| format!("{a:#x}\n")).collect();
+    let mut child = std::process::Command::new("addr2line")
+        .args(["-i", "-a", "-e"])
+        .arg(&exe)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("binutils' addr2line (apt-get install binutils)");
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        stdin.write_all(input.as_bytes()).unwrap();
+    });
+    let listing = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let listing = String::from_utf8(listing.stdout).unwrap();
+    let hashing = |l: &str| {
+        l.contains("/libcrux-sha3-")
+            || (l.contains("/libcrux-ml-kem-") && l.contains("/src/hash_functions"))
+    };
+    let (mut at, mut independent) = (None, 0u64);
+    let mut counted = false;
+    for l in listing.lines() {
+        if let Some(hex) = l.strip_prefix("0x") {
+            at = Some(u64::from_str_radix(hex, 16).unwrap());
+            counted = false;
+        } else if hashing(l) && !counted {
+            independent += ours[&at.unwrap()];
+            counted = true;
+        }
+    }
+    let other = independent as f64 / total as f64;
+    assert!(
+        (share - other).abs() <= 0.03,
+        "kembench {:.1}% vs addr2line {:.1}%",
+        100.0 * share,
+        100.0 * other
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 
 use super::classify::Classifier;
+use super::inline::{Inlines, NoInlines};
 use super::parse::{self, Dump, ParseError};
 use super::{
     CacheCounts, FoldedStack, FunctionCost, FunctionLines, HotNode, LineCost, OpAnalysis,
@@ -129,6 +130,19 @@ struct Stack {
 /// Errors: a line that breaks the format (with its number), or a dump with instructions
 /// where no chain reaches the marker ([`ParseError::NoMarker`]).
 pub fn analyse(text: &str, opts: &AnalysisOptions) -> Result<OpAnalysis, ParseError> {
+    analyse_with(text, opts, &NoInlines)
+}
+
+/// [`analyse()`], with the primitive shares looking through inlined frames: where no real
+/// frame of a stack decides its primitive, each instruction address of its innermost function
+/// (a dump taken with `--dump-instr=yes`) goes to the outermost frame at that address that
+/// `inlines` names and the classifier knows, by function name or source file; the rest is
+/// [`Primitive::Other`]. [`OpAnalysis::inlined_instructions`] says how many were so decided.
+pub fn analyse_with(
+    text: &str,
+    opts: &AnalysisOptions,
+    inlines: &dyn Inlines,
+) -> Result<OpAnalysis, ParseError> {
     let dump = parse::parse(text)?;
     let mut frames = Frames::default();
     let root = frames.id(&opts.root);
@@ -158,22 +172,14 @@ pub fn analyse(text: &str, opts: &AnalysisOptions) -> Result<OpAnalysis, ParseEr
         .map(|s| s.ir)
         .sum();
 
-    let classifier = Classifier::new(&opts.provider);
-    let mut class: HashMap<u32, Option<Primitive>> = HashMap::new();
-    let mut shares: HashMap<Primitive, u64> = HashMap::new();
-    for s in &stacks {
-        let p = s
-            .frames
-            .iter()
-            .filter(|&&f| f != deeper)
-            .find_map(|&f| {
-                *class
-                    .entry(f)
-                    .or_insert_with(|| classifier.classify(frames.names[f as usize]))
-            })
-            .unwrap_or(Primitive::Other);
-        *shares.entry(p).or_default() += s.ir;
-    }
+    let (shares, inlined_instructions) = primitive_shares(
+        &dump,
+        &stacks,
+        &frames,
+        deeper,
+        &Classifier::new(&opts.provider),
+        inlines,
+    );
 
     Ok(OpAnalysis {
         instructions,
@@ -181,16 +187,70 @@ pub fn analyse(text: &str, opts: &AnalysisOptions) -> Result<OpAnalysis, ParseEr
         functions: functions(&dump, &chains, &stacks, &frames, deeper, opts.max_functions),
         tree: tree(&stacks, &frames, root, instructions, opts),
         lines: lines(&dump, &stacks, &frames, opts.hot_lines),
-        shares: Primitive::ALL
-            .iter()
-            .map(|&p| Share {
-                primitive: p,
-                instructions: shares.get(&p).copied().unwrap_or(0),
-            })
-            .collect(),
+        shares,
         folded: folded(&stacks, &frames, &opts.root),
         truncated_instructions,
+        inlined_instructions,
     })
+}
+
+/// Each stack's self cost to the outermost of its real frames that belongs to a primitive;
+/// where none does, each address of its innermost function to the outermost frame there that
+/// `inlines` names and the classifier knows; the rest to [`Primitive::Other`]. The shares in
+/// [`Primitive::ALL`] order, and the instructions decided by an inlined frame.
+fn primitive_shares(
+    dump: &Dump,
+    stacks: &[Stack],
+    frames: &Frames,
+    deeper: u32,
+    classifier: &Classifier,
+    inlines: &dyn Inlines,
+) -> (Vec<Share>, u64) {
+    let mut class: HashMap<u32, Option<Primitive>> = HashMap::new();
+    let mut shares: HashMap<Primitive, u64> = HashMap::new();
+    let mut addresses: HashMap<u32, Vec<(u64, u64)>> = HashMap::new();
+    for (&(ctx, address), &ir) in &dump.addresses {
+        addresses.entry(ctx).or_default().push((address, ir));
+    }
+    let mut inlined_instructions = 0;
+    for s in stacks {
+        let p = s.frames.iter().filter(|&&f| f != deeper).find_map(|&f| {
+            *class
+                .entry(f)
+                .or_insert_with(|| classifier.classify(frames.names[f as usize]))
+        });
+        if let Some(p) = p {
+            *shares.entry(p).or_default() += s.ir;
+            continue;
+        }
+        let object = s
+            .objects
+            .last()
+            .filter(|&&o| o != NO_OBJECT)
+            .and_then(|&o| dump.objects.get(o as usize));
+        let mut left = s.ir;
+        if let (Some(object), Some(list)) = (object, addresses.get(&s.context)) {
+            for &(address, ir) in list {
+                let at = inlines.frames(object, address);
+                if let Some(p) = at.iter().find_map(|f| classifier.classify_frame(f)) {
+                    // (Never more than the stack's own cost: the shares sum to the total.)
+                    let ir = ir.min(left);
+                    *shares.entry(p).or_default() += ir;
+                    inlined_instructions += ir;
+                    left -= ir;
+                }
+            }
+        }
+        *shares.entry(Primitive::Other).or_default() += left;
+    }
+    let shares = Primitive::ALL
+        .iter()
+        .map(|&p| Share {
+            primitive: p,
+            instructions: shares.get(&p).copied().unwrap_or(0),
+        })
+        .collect();
+    (shares, inlined_instructions)
 }
 
 /// For each frame name, the object it most often lives in as the innermost function of a
@@ -551,6 +611,7 @@ fn folded(stacks: &[Stack], frames: &Frames, root: &str) -> Vec<FoldedStack> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::callgrind::InlineFrame;
 
     /// A dump in `testdata/` (see its README for how each was taken).
     struct Fixture {
@@ -1031,5 +1092,103 @@ mod tests {
             "{} MB took {took:?}",
             text.len() >> 20
         );
+    }
+
+    /// Inline frames an analysis is told about: (object, address) → frames, outermost first.
+    struct Told(Vec<((&'static str, u64), Vec<InlineFrame>)>);
+
+    impl Inlines for Told {
+        fn frames(&self, object: &str, address: u64) -> Vec<InlineFrame> {
+            self.0
+                .iter()
+                .find(|((o, a), _)| *o == object && *a == address)
+                .map(|(_, f)| f.clone())
+                .unwrap_or_default()
+        }
+    }
+
+    fn frame(function: &str, file: &str) -> InlineFrame {
+        InlineFrame {
+            function: function.into(),
+            file: file.into(),
+        }
+    }
+
+    /// Where no real frame decides, each address of the innermost function goes to the
+    /// outermost inlined frame there that names a primitive (by file or name); the rest, and
+    /// everything without debug information, is other. A real frame that decides is never
+    /// overruled by what is inlined below it.
+    #[test]
+    fn shares_look_through_inlined_frames() {
+        let text = "# callgrind format\nevents: Ir\npositions: instr line\n\n\
+                    ob=/bin/prog\nfl=a.rs\n\
+                    fn=generate_keypair'kembench_profiled_op\n\
+                    0x1000 10 700\n0x1004 11 200\n0x1008 12 100\n\n\
+                    fn=libcrux_sha3::portable::shake128'kembench_profiled_op\n\
+                    0x2000 20 50\n\n\
+                    ob=/lib/libc.so.6\nfn=memcpy'generate_keypair'kembench_profiled_op\n\
+                    0x3000 0 30\n\ntotals: 1080\n";
+        let registry = "/c/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f";
+        let sha3 = &format!("{registry}/libcrux-sha3-0.0.11/src/generic_keccak.rs");
+        let aes = &format!("{registry}/aes-0.8.4/src/soft.rs");
+        let told = Told(vec![
+            (
+                ("/bin/prog", 0x1000),
+                vec![
+                    frame("generate_keypair", "/c/ind_cca.rs"),
+                    frame("sample_matrix_A<3>", "/c/matrix.rs"),
+                    frame("keccakf1600<4>", sha3),
+                    frame("_mm256_xor_si256", "/rustc/x/core_arch/src/x86/avx2.rs"),
+                ],
+            ),
+            (
+                ("/bin/prog", 0x1004),
+                vec![
+                    frame("generate_keypair", "/c/ind_cca.rs"),
+                    frame("ntt_at_layer_1", "/c/ntt.rs"),
+                ],
+            ),
+            (
+                ("/bin/prog", 0x1008),
+                vec![
+                    frame("generate_keypair", "/c/ind_cca.rs"),
+                    frame("encrypt", aes),
+                ],
+            ),
+            // Below a real frame that is Keccak already, an inlined AES frame does not count.
+            (
+                ("/bin/prog", 0x2000),
+                vec![frame("shake128", "/c/sha3.rs"), frame("encrypt", aes)],
+            ),
+        ]);
+        let opts = AnalysisOptions {
+            provider: "libcrux/avx2".into(),
+            ..AnalysisOptions::default()
+        };
+        let share = |a: &OpAnalysis, p: Primitive| {
+            a.shares
+                .iter()
+                .find(|s| s.primitive == p)
+                .unwrap()
+                .instructions
+        };
+        let a = analyse_with(text, &opts, &told).unwrap();
+        assert_eq!(a.instructions, 1080);
+        assert_eq!(share(&a, Primitive::Keccak), 700 + 50);
+        assert_eq!(
+            share(&a, Primitive::Aes),
+            100,
+            "not the 50 below a Keccak frame"
+        );
+        assert_eq!(share(&a, Primitive::Other), 200 + 30);
+        assert_eq!(a.inlined_instructions, 700 + 100);
+        assert_eq!(a.shares.iter().map(|s| s.instructions).sum::<u64>(), 1080);
+        // Without debug information, the call chain alone decides, as before.
+        let plain = analyse(text, &opts).unwrap();
+        assert_eq!(share(&plain, Primitive::Keccak), 50);
+        assert_eq!(plain.inlined_instructions, 0);
+        // Every other part of the analysis is the same either way.
+        assert_eq!(plain.functions, a.functions);
+        assert_eq!(plain.folded, a.folded);
     }
 }

@@ -8,6 +8,7 @@
 //! normalisations: aws-lc's symbol prefix (`aws_lc_0_47_0_`) is dropped, and so is a C
 //! name's compiler or version suffix (`.constprop.0`, `.cold`, `@@GLIBC_2.25`).
 
+use super::inline::InlineFrame;
 use super::Primitive::{self, Aes, Bignum, Keccak, Rng, Sha2};
 
 /// A set of patterns that all mean one primitive.
@@ -359,6 +360,59 @@ const RUST_CRATES: &[(&str, Primitive)] = &[
     ("getrandom", Rng),
 ];
 
+/// The source files whose code is one primitive, for frames the debug information names
+/// (inlined code, `super::inline`): globs on the whole path, per provider. Rust crates from
+/// the registry are named by their path as well (the [`RUST_CRATES`] table).
+type FileRule = (Primitive, &'static [&'static str]);
+
+/// liboqs's common primitives and mlkem-native's glue to them.
+const LIBOQS_FILES: &[FileRule] = &[
+    (
+        Keccak,
+        &[
+            "*/src/common/sha3/*",
+            "*/fips202_glue.h",
+            "*/fips202x4_glue.h",
+        ],
+    ),
+    (Sha2, &["*/src/common/sha2/*"]),
+    (Aes, &["*/src/common/aes/*"]),
+    (Rng, &["*/src/common/rand/*"]),
+];
+
+/// PQClean's common files (pqcrypto-internals) and each scheme's SHAKE wrappers.
+const PQCLEAN_FILES: &[FileRule] = &[
+    (Rng, &["*/randombytes.c"]),
+    (
+        Keccak,
+        &[
+            "*/fips202.c",
+            "*/fips202x4.c",
+            "*/fips202x2.c",
+            "*/keccak4x/*",
+            "*/keccak2x/*",
+            "*/sp800-185.c",
+            "*/symmetric-shake.c",
+        ],
+    ),
+    (Sha2, &["*/sha2.c"]),
+    (Aes, &["*/aes.c", "*/nistseedexpander.c"]),
+];
+
+/// libcrux ML-KEM's hash module (its SHA-3 crate is named by its path).
+const LIBCRUX_FILES: &[FileRule] = &[(Keccak, &["*/libcrux-ml-kem-*/src/hash_functions*"])];
+
+/// RustCrypto ml-kem's `crypto.rs`, which holds only its hash functions.
+const RUSTCRYPTO_FILES: &[FileRule] = &[(Keccak, &["*/ml-kem-*/src/crypto.rs"])];
+
+/// The file tables of each provider name.
+const PROVIDER_FILES: &[(&str, &[FileRule])] = &[
+    ("liboqs", LIBOQS_FILES),
+    ("pqclean", PQCLEAN_FILES),
+    ("libcrux", LIBCRUX_FILES),
+    ("rustcrypto", RUSTCRYPTO_FILES),
+];
+
 /// The tables of each provider name; rustls runs on aws-lc.
 const PROVIDERS: &[(&str, &[Rule])] = &[
     ("liboqs", LIBOQS),
@@ -373,6 +427,7 @@ const PROVIDERS: &[(&str, &[Rule])] = &[
 /// Classifies function names for one provider.
 pub(crate) struct Classifier {
     rules: Vec<Rule>,
+    files: Vec<FileRule>,
 }
 
 impl Classifier {
@@ -391,7 +446,44 @@ impl Classifier {
             }
         }
         rules.extend_from_slice(SHARED);
-        Classifier { rules }
+        let files = match PROVIDER_FILES.iter().find(|(name, _)| *name == base) {
+            Some((_, table)) => table.to_vec(),
+            None if base == "mock" => Vec::new(),
+            None => PROVIDER_FILES
+                .iter()
+                .flat_map(|(_, t)| t.iter().copied())
+                .collect(),
+        };
+        Classifier { rules, files }
+    }
+
+    /// The primitive of a frame the debug information names: by its function's name, as
+    /// [`classify`](Self::classify), else by the source file its code comes from (the
+    /// provider's file table, or a registry crate of [`RUST_CRATES`]). `None` when neither
+    /// decides.
+    pub fn classify_frame(&self, frame: &InlineFrame) -> Option<Primitive> {
+        if !frame.function.is_empty() {
+            let name = normalise(&frame.function);
+            if NEVER.iter().any(|p| glob(p, name)) {
+                return None;
+            }
+            if let Some(p) = self.classify(&frame.function) {
+                return Some(p);
+            }
+        }
+        if frame.file.is_empty() {
+            return None;
+        }
+        for (primitive, patterns) in &self.files {
+            if patterns.iter().any(|p| glob(p, &frame.file)) {
+                return Some(*primitive);
+            }
+        }
+        let krate = registry_crate(&frame.file)?.replace('-', "_");
+        RUST_CRATES
+            .iter()
+            .find(|(c, _)| *c == krate)
+            .map(|(_, p)| *p)
     }
 
     /// The primitive `frame` belongs to, or `None` when its callees must decide.
@@ -451,6 +543,21 @@ fn rust_crate(name: &str) -> Option<&str> {
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b'_')
         .then_some(krate)
+}
+
+/// The crate a source path from cargo's registry belongs to, as its package is named
+/// (`libcrux-sha3` for `.../registry/src/index.crates.io-.../libcrux-sha3-0.0.11/src/x.rs`).
+fn registry_crate(path: &str) -> Option<&str> {
+    let (_, rest) = path.split_once("/registry/src/")?;
+    let mut parts = rest.split('/');
+    parts.next()?; // the index's folder
+    let package = parts.next()?;
+    // name-MAJOR.MINOR.PATCH[-pre][+build]: the name ends before the '-' that starts the version.
+    let at = package
+        .match_indices('-')
+        .map(|(i, _)| i)
+        .find(|&i| package[i + 1..].starts_with(|c: char| c.is_ascii_digit()))?;
+    Some(&package[..at])
 }
 
 /// Whether `name` matches `pattern`, where `*` matches any run of characters.
@@ -664,5 +771,103 @@ mod tests {
         assert_eq!(primitive_of("rustcrypto", "SHA3_absorb"), None);
         // An unknown provider uses every table.
         assert_eq!(primitive_of("", "SHA3_absorb"), Some(Keccak));
+    }
+
+    #[test]
+    fn registry_paths_name_their_crate() {
+        let reg = "/root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f";
+        assert_eq!(
+            registry_crate(&format!("{reg}/libcrux-sha3-0.0.11/src/simd/avx2.rs")),
+            Some("libcrux-sha3")
+        );
+        assert_eq!(
+            registry_crate(&format!(
+                "{reg}/oqs-sys-0.11.0+liboqs-0.13.0/liboqs/src/x.c"
+            )),
+            Some("oqs-sys")
+        );
+        assert_eq!(
+            registry_crate(&format!("{reg}/sha3-0.10.9/src/lib.rs")),
+            Some("sha3")
+        );
+        assert_eq!(registry_crate("/work/main/src/kem/mod.rs"), None);
+        assert_eq!(
+            registry_crate("/rustc/abc/library/core/src/ptr/mod.rs"),
+            None
+        );
+    }
+
+    /// Frames named by the debug information: by the function's name first, then by the
+    /// source file (the provider's table, then registry crates); the algorithms' entry points
+    /// never decide.
+    #[test]
+    fn inlined_frames_are_classified_by_name_then_file() {
+        let reg = "/root/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f";
+        let f = |function: &str, file: &str| InlineFrame {
+            function: function.into(),
+            file: file.into(),
+        };
+        let libcrux = Classifier::new("libcrux/avx2");
+        let keccak = f(
+            "keccakf1600<4>",
+            &format!("{reg}/libcrux-sha3-0.0.11/src/generic_keccak.rs"),
+        );
+        assert_eq!(libcrux.classify_frame(&keccak), Some(Keccak));
+        let hash = f(
+            "shake128_squeeze_first_three_blocks<3>",
+            &format!("{reg}/libcrux-ml-kem-0.0.11/src/hash_functions.rs"),
+        );
+        assert_eq!(libcrux.classify_frame(&hash), Some(Keccak));
+        let ntt = f(
+            "ntt_at_layer_1",
+            &format!("{reg}/libcrux-ml-kem-0.0.11/src/ntt.rs"),
+        );
+        assert_eq!(libcrux.classify_frame(&ntt), None);
+        let intrinsic = f(
+            "_mm256_xor_si256",
+            "/rustc/x/library/stdarch/crates/core_arch/src/x86/avx2.rs",
+        );
+        assert_eq!(libcrux.classify_frame(&intrinsic), None);
+        let liboqs = Classifier::new("liboqs");
+        assert_eq!(
+            liboqs.classify_frame(&f("KeccakF1600_StatePermute", "/x/other.c")),
+            Some(Keccak)
+        );
+        assert_eq!(
+            liboqs.classify_frame(&f(
+                "",
+                &format!("{reg}/oqs-sys-0.11.0+liboqs-0.13.0/liboqs/src/common/sha3/xkcp_low/x.c")
+            )),
+            Some(Keccak)
+        );
+        assert_eq!(
+            liboqs.classify_frame(&f(
+                "OQS_KEM_ml_kem_768_keypair",
+                "/x/src/common/sha3/glue.c"
+            )),
+            None,
+            "an entry point never decides, whatever its file"
+        );
+        let pqclean = Classifier::new("pqclean/avx2");
+        assert_eq!(
+            pqclean.classify_frame(&f(
+                "",
+                &format!(
+                    "{reg}/pqcrypto-internals-0.2.11/cfiles/keccak4x/KeccakP-1600-times4-SIMD256.c"
+                )
+            )),
+            Some(Keccak)
+        );
+        assert_eq!(pqclean.classify_frame(&f("", "/x/cfiles/aes.c")), Some(Aes));
+        let rustcrypto = Classifier::new("rustcrypto");
+        assert_eq!(
+            rustcrypto.classify_frame(&f("G<...>", &format!("{reg}/ml-kem-0.3.4/src/crypto.rs"))),
+            Some(Keccak)
+        );
+        assert_eq!(
+            rustcrypto.classify_frame(&f("keccak_p", &format!("{reg}/keccak-0.2.2/src/lib.rs"))),
+            Some(Keccak)
+        );
+        assert_eq!(rustcrypto.classify_frame(&f("", "")), None);
     }
 }

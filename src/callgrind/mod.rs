@@ -10,7 +10,8 @@
 //!
 //! - `parse`: the callgrind format into contexts, costs, calls and line costs;
 //! - `analyse`: one dump into an [`OpAnalysis`] ([`analyse()`], [`AnalysisOptions`]);
-//! - `classify`: the name patterns of the primitives, one table per provider;
+//! - `classify`: the name and source-file patterns of the primitives, one table per provider;
+//! - `inline`: the frames inlined at an address, from the objects' debug information;
 //! - `flame`: flame graphs and differential flame graphs (SVG, by `inferno`).
 
 use serde::{Deserialize, Serialize};
@@ -18,11 +19,13 @@ use serde::{Deserialize, Serialize};
 mod analyse;
 mod classify;
 mod flame;
+mod inline;
 mod parse;
 
-pub use analyse::{analyse, AnalysisOptions, DEEPER, LINES_PER_FUNCTION};
+pub use analyse::{analyse, analyse_with, AnalysisOptions, DEEPER, LINES_PER_FUNCTION};
 pub use classify::primitive_of;
 pub use flame::{differential, flamegraph};
+pub use inline::{DebugInfo, InlineFrame, Inlines, NoInlines};
 pub use parse::{cache_geometry, ParseError};
 
 /// The primitives whose share of an operation `profile` reports.
@@ -170,6 +173,11 @@ pub struct OpAnalysis {
     /// Instructions on stacks deeper than callgrind's `--separate-callers`, whose chain does
     /// not reach the marker (counted in `instructions`, placed under a `[deeper]` frame).
     pub truncated_instructions: u64,
+    /// Instructions whose primitive share was decided by a frame the debug information names
+    /// at their address (code inlined into a function the call chain names), not by the call
+    /// chain itself; 0 where the dump or the object had no such information.
+    #[serde(default)]
+    pub inlined_instructions: u64,
 }
 
 impl OpAnalysis {

@@ -63,6 +63,10 @@ pub(crate) struct Dump {
     pub calls: Vec<Call>,
     /// Self instructions per (context, file, line).
     pub lines: HashMap<(u32, u32, u32), u64>,
+    /// Self instructions per (context, instruction address), when the dump has addresses
+    /// (`--dump-instr=yes`: an `instr` position). Callgrind writes an address as the object
+    /// file's own (its load offset taken off), which is what its debug information uses.
+    pub addresses: HashMap<(u32, u64), u64>,
 }
 
 impl Dump {
@@ -168,6 +172,7 @@ pub(crate) fn parse(text: &str) -> Result<Dump, ParseError> {
             };
             let mut fields = line.split_ascii_whitespace();
             let mut src_line = 0u32;
+            let mut address = None;
             for (k, name) in positions.iter().enumerate() {
                 let f = fields
                     .next()
@@ -177,6 +182,8 @@ pub(crate) fn parse(text: &str) -> Result<Dump, ParseError> {
                 last_pos[k] = v;
                 if name == "line" {
                     src_line = u32::try_from(v).unwrap_or(0);
+                } else if name == "instr" {
+                    address = u64::try_from(v).ok();
                 }
             }
             costs.clear();
@@ -212,6 +219,9 @@ pub(crate) fn parse(text: &str) -> Result<Dump, ParseError> {
                 dump.contexts[ctx as usize].self_ir += instr;
                 let f = file.unwrap_or(u32::MAX);
                 *dump.lines.entry((ctx, f, src_line)).or_default() += instr;
+                if let Some(a) = address {
+                    *dump.addresses.entry((ctx, a)).or_default() += instr;
+                }
             }
             continue;
         }

@@ -313,6 +313,7 @@ fn execute(
         names: profile::symbols::unsized_text_symbols(&exe),
         exe,
         keep: o.callgrind_out.clone(),
+        debug: crate::callgrind::DebugInfo::new(),
     };
     let total = plan.impls.len();
     eprintln!(

@@ -444,6 +444,7 @@ fn op_profile(operation: Op, scale: u64, per_seed: Vec<u64>) -> OpProfile {
             shares,
             folded,
             truncated_instructions: 0,
+            inlined_instructions: 0,
         },
         native: Counters::Unavailable("no PMU".into()),
     }

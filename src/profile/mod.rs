@@ -47,6 +47,9 @@ pub struct Plan {
     pub keep: Option<PathBuf>,
     /// Names of the binary's functions valgrind cannot name ([`symbols`]).
     pub names: std::collections::HashMap<u64, String>,
+    /// The debug information of the objects profiled, read once: the primitive shares look
+    /// through inlined frames with it.
+    pub debug: callgrind::DebugInfo,
 }
 
 /// What one profiled call is, for the record and the README.
@@ -156,6 +159,7 @@ pub fn instruction_counts(
         names: symbols::unsized_text_symbols(&exe),
         exe,
         keep: None,
+        debug: callgrind::DebugInfo::new(),
     };
     let mut out = Vec::new();
     profile_all(&plan, stop, &mut |r| out.push(r));
@@ -492,7 +496,7 @@ fn run_worker(
                     ..AnalysisOptions::default()
                 };
                 let text = callgrind::name_addresses(&text, &plan.names);
-                match callgrind::analyse(&text, &opts) {
+                match callgrind::analyse_with(&text, &opts, &plan.debug) {
                     Ok(analysis) => out.profiled.push(Profiled { op, call, analysis }),
                     Err(e) => out
                         .errors

@@ -64,6 +64,9 @@ pub fn callgrind_args(out_file: &Path) -> Vec<String> {
         format!("--dump-after={MARKER}"),
         format!("--separate-callers={SEPARATE_CALLERS}"),
         "--cache-sim=yes".into(),
+        // Every instruction's address, so that the primitive shares can look through the
+        // frames inlined there (`callgrind::analyse_with`).
+        "--dump-instr=yes".into(),
         "--compress-strings=no".into(),
         "--compress-pos=no".into(),
         // Classic McEliece keeps megabyte keys on the stack.

@@ -134,7 +134,7 @@ fn tree(s: &mut String, n: &HotNode, prefix: &str, last: bool, root: bool) {
 pub fn notes(record: &ProfileRecord) -> Table {
     let m = &record.measured;
     let mut out = vec![format!(
-        "Instructions: exact counts of one call under {} (callgrind), median over {} seed(s); shares are of those instructions, by the outermost primitive on each stack. Estimated cycles: L1 hits + 5 × LL hits + 35 × memory accesses in callgrind's simulated caches ({}), not this machine's.",
+        "Instructions: exact counts of one call under {} (callgrind), median over {} seed(s); shares are of those instructions, by the outermost primitive on each stack, frames inlined by the compiler included (from the binary's debug information). Estimated cycles: L1 hits + 5 × LL hits + 35 × memory accesses in callgrind's simulated caches ({}), not this machine's.",
         m.valgrind, record.config.seeds, record.config.cache_geometry
     )];
     let lost = m.features_lost_under_valgrind();

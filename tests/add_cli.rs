@@ -372,30 +372,15 @@ fn a_hanging_package_is_killed_after_the_gate_timeout_and_reported_with_its_step
     let _ = std::fs::remove_dir_all(cache.parent().unwrap());
 }
 
-/// Every PQClean KEM package kembench carries, each added exactly as PQClean ships it: the
+/// The PQClean KEM packages kembench carries whose scheme `wanted` accepts: the
 /// `pqclean/crypto_kem/<scheme>/clean` and `opt` directories of the pqcrypto-mlkem and
-/// pqcrypto-ntru crates in the cargo registry (the ones `builds` compiles from), with their
-/// `api.h` as written (Classic McEliece declares `crypto_kem_keypair` with its parenthesis on
-/// the next line) and PQClean's common headers (`compat.h`, `crypto_declassify.h`, ...)
-/// supplied by kembench. The AVX2 variants need `-mavx2`-style flags and are not added here.
-///
-/// Classic McEliece: only mceliece348864 and mceliece348864f, from each crate (the issue's
-/// package and its sibling). The other eight parameter sets of each crate are read and built
-/// the same way but take 11 to 55 s each here (measured on this 2-core machine: key
-/// generation in the gate dominates), about 9 minutes together: they are left out for time,
-/// not because they fail (all sixteen passed when measured by hand).
-///
-/// HQC (hqc-128/192/256) is checked against liboqs's KAT digest, whose files liboqs makes with
-/// SHAKE256 instead of NIST's DRBG: the gate draws a package's randomness from the generator
-/// of its algorithm's files (it used NIST's DRBG for every package, and failed PQClean's HQC).
-#[test]
-fn every_pqclean_kem_package_kembench_carries_is_added_as_shipped() {
+/// pqcrypto-ntru crates in the cargo registry (the ones `builds` compiles from; the two crates
+/// carry different versions of the schemes they share).
+fn pqclean_packages(wanted: impl Fn(&str) -> bool) -> Vec<PathBuf> {
     let crates = [
         env!("KEMBENCH_SRC_PQCRYPTO_MLKEM"),
         env!("KEMBENCH_SRC_PQCRYPTO_NTRU"),
     ];
-    let cache = std::env::temp_dir().join(format!("kembench-add-pqclean-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&cache);
     let mut packages = Vec::new();
     for krate in crates {
         assert_ne!(krate, "absent", "the kembench build found no PQClean crate");
@@ -407,9 +392,8 @@ fn every_pqclean_kem_package_kembench_carries_is_added_as_shipped() {
             .collect();
         schemes.sort();
         for scheme in schemes {
-            let name = scheme.file_name().unwrap().to_string_lossy().into_owned();
-            if name.starts_with("mceliece") && !name.starts_with("mceliece348864") {
-                continue; // for time, see above
+            if !wanted(&scheme.file_name().unwrap().to_string_lossy()) {
+                continue;
             }
             for variant in ["clean", "opt"] {
                 // pqcrypto-mlkem keeps object files of Kyber without sources: not a package.
@@ -419,12 +403,17 @@ fn every_pqclean_kem_package_kembench_carries_is_added_as_shipped() {
             }
         }
     }
-    assert!(packages.len() >= 40, "{packages:?}");
-    assert!(packages.iter().any(|p| p.ends_with("mceliece348864/clean")));
+    packages
+}
+
+/// Adds each package as shipped (`add DIR --name ...`): each must build and pass the gate.
+fn add_each_as_shipped(tag: &str, packages: &[PathBuf]) {
+    let cache = std::env::temp_dir().join(format!("kembench-add-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&cache);
     let mut failures = Vec::new();
     for (i, dir) in packages.iter().enumerate() {
         let started = std::time::Instant::now();
-        let name = format!("pqclean-{i}");
+        let name = format!("{tag}-{i}");
         let (code, v, err) = add(&cache, &[dir.to_str().unwrap(), "--name", &name]);
         let b = v["builds"].get(0).cloned().unwrap_or(Value::Null);
         let gate = &b["facts"]["gate"];
@@ -440,6 +429,46 @@ fn every_pqclean_kem_package_kembench_carries_is_added_as_shipped() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     let _ = std::fs::remove_dir_all(&cache);
+}
+
+/// The larger Classic McEliece parameter sets, apart because they take long (11 to 55 s each
+/// here, key generation in the gate dominating): run beside the other packages' test.
+const LARGER_MCELIECE: [&str; 4] = [
+    "mceliece460896",
+    "mceliece6688128",
+    "mceliece6960119",
+    "mceliece8192128",
+];
+
+fn larger_mceliece(scheme: &str) -> bool {
+    LARGER_MCELIECE.iter().any(|m| scheme.starts_with(m))
+}
+
+/// Every PQClean KEM package kembench carries, each added exactly as PQClean ships it (see
+/// [`pqclean_packages`]), with its `api.h` as written (Classic McEliece declares
+/// `crypto_kem_keypair` with its parenthesis on the next line) and PQClean's common headers
+/// (`compat.h`, `crypto_declassify.h`, ...) supplied by kembench. The AVX2 variants need
+/// `-mavx2`-style flags and are not added here. The larger Classic McEliece sets are the next
+/// test's.
+///
+/// HQC (hqc-128/192/256) is checked against liboqs's KAT digest, whose files liboqs makes with
+/// SHAKE256 instead of NIST's DRBG: the gate draws a package's randomness from the generator
+/// of its algorithm's files (it used NIST's DRBG for every package, and failed PQClean's HQC).
+#[test]
+fn every_pqclean_kem_package_kembench_carries_is_added_as_shipped() {
+    let packages = pqclean_packages(|scheme| !larger_mceliece(scheme));
+    assert!(packages.len() >= 40, "{packages:?}");
+    assert!(packages.iter().any(|p| p.ends_with("mceliece348864/clean")));
+    add_each_as_shipped("pqclean", &packages);
+}
+
+/// The larger Classic McEliece packages of both crates (460896, 6688128, 6960119, 8192128 and
+/// their `f` variants), added as shipped like every other package.
+#[test]
+fn the_larger_classic_mceliece_packages_are_added_as_shipped() {
+    let packages = pqclean_packages(larger_mceliece);
+    assert_eq!(packages.len(), 16, "{packages:?}");
+    add_each_as_shipped("mceliece", &packages);
 }
 
 /// Two packages with the same `CRYPTO_ALGNAME` get the same id: the second is refused while

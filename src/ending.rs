@@ -216,8 +216,9 @@ where
     }
 
     /// The exit code of the run, and the line that says why when there is one: results lost
-    /// with the store, or a store that holds none of the run (it is in `file` alone, and
-    /// cannot be resumed), exit [`crate::exit::IO`] whatever else happened.
+    /// with the store, or a store that holds none or part of the run (it is whole in `file`
+    /// alone; `kembench import` records or completes it), exit [`crate::exit::IO`] whatever
+    /// else happened.
     fn verdict(&self, closed: &Closed, interrupted: bool) -> (u8, Option<String>) {
         match closed {
             Closed::Lost => return (crate::exit::IO, None),
@@ -235,7 +236,23 @@ where
                     )),
                 )
             }
-            Closed::Saved { .. } | Closed::Stored => {}
+            Closed::Saved {
+                file,
+                holds: Holds::Part,
+            } => {
+                return (
+                    crate::exit::IO,
+                    Some(format!(
+                        "Partly recorded: the store {} holds part of run {}; all of it is saved \
+                         in {}, and `kembench import {}` completes the run there.",
+                        self.recorder.location().unwrap_or_default(),
+                        self.id(),
+                        file.display(),
+                        file.display()
+                    )),
+                )
+            }
+            Closed::Stored => {}
         }
         if interrupted {
             let resume = |command: &str| {
@@ -499,7 +516,7 @@ mod tests {
     }
 
     #[test]
-    fn a_store_that_holds_none_of_the_run_exits_3_and_says_where_it_is() {
+    fn a_store_that_holds_none_or_part_of_the_run_exits_3_and_says_where_it_is() {
         let dir = temp_dir("holds-nothing");
         let (full, recorder, _) = profile_run(&dir, true);
         let mut end = Ending::<Profile>::new(full.without_results(), recorder, &[])
@@ -522,12 +539,23 @@ mod tests {
                 "{said}"
             );
         }
-        // A store that holds part of the run: the run ends as it would have.
+        // A store that holds part of the run: exit 3 too (it used to end as if all were
+        // stored), saying where the whole run is and how to complete the stored one.
         let part = Closed::Saved {
             file,
             holds: Holds::Part,
         };
-        assert_eq!(end.verdict(&part, false), (crate::exit::SUCCESS, None));
+        for interrupted in [false, true] {
+            let (code, said) = end.verdict(&part, interrupted);
+            assert_eq!(code, crate::exit::IO);
+            let said = said.unwrap();
+            assert!(
+                said.contains(&format!("holds part of run {ID}"))
+                    && said.contains("saved in ./kembench-x.json")
+                    && said.contains("`kembench import ./kembench-x.json` completes"),
+                "{said}"
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -337,14 +337,15 @@ fn a_failed_store_never_loses_the_results_silently() {
     let store = d.join("s.sqlite");
     let s = store.to_str().unwrap();
     // The store takes the run's row, then fails: the results go to a file in the current
-    // directory, which imports.
+    // directory, exit 3, and importing the file completes the run in the store.
     failing_store_run(&d, s, "1")
         .assert()
-        .success()
+        .code(3)
         .stderr(predicate::str::contains("holds only part of run"))
         .stderr(predicate::str::contains(
             "Everything measured is in ./kembench-",
-        ));
+        ))
+        .stdout(predicate::str::contains("Partly recorded: the store"));
     let saved: Vec<PathBuf> = files(&d)
         .into_iter()
         .filter(|p| {
@@ -355,6 +356,18 @@ fn a_failed_store_never_loses_the_results_silently() {
         })
         .collect();
     assert_eq!(saved.len(), 1, "{:?}", files(&d));
+    let runs = common::runs(s);
+    assert_eq!(runs[0]["status"], "running", "{runs:?}");
+    in_dir(&d, s)
+        .arg("import")
+        .arg(&saved[0])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("completed run"));
+    let runs = common::runs(s);
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    assert_eq!(runs[0]["status"], "complete", "{runs:?}");
+    std::fs::remove_file(&saved[0]).unwrap();
     // A store that fails at once is never said to record the run, nor to hold part of it:
     // exit 3, and where the run is instead.
     failing_store_run(&d, s, "0")
@@ -388,7 +401,7 @@ fn a_failed_store_never_loses_the_results_silently() {
     failing_store_run(Path::new("/proc"), s, "1")
         .env("TMPDIR", &tmp)
         .assert()
-        .success();
+        .code(3);
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 1);
 }
 

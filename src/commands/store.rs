@@ -85,13 +85,22 @@ pub fn import(spec: &str, file: &Path) -> anyhow::Result<ExitCode> {
     let import = records::prepare(crate::record::load(file)?)
         .with_context(|| format!("importing {}", file.display()))?;
     let mut s = Store::open(spec)?;
-    let (id, benchmarks) = import
+    let (id, done) = import
         .insert(&mut s)
         .with_context(|| format!("importing {}", file.display()))?;
-    println!(
-        "imported {} as run {id} ({benchmarks} benchmarks) into {}",
-        file.display(),
-        s.location()
-    );
+    match done {
+        records::Imported::New(benchmarks) => println!(
+            "imported {} as run {id} ({benchmarks} benchmarks) into {}",
+            file.display(),
+            s.location()
+        ),
+        records::Imported::Completed { held, added } => println!(
+            "completed run {id} in {} from {}: the store held {held} of its {} benchmarks; \
+             {added} added, and the held ones given the file's final figures",
+            s.location(),
+            file.display(),
+            held + added
+        ),
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -212,8 +212,9 @@ impl Recorder {
                         ),
                         Holds::Part => eprintln!(
                             "The store {location} holds only part of run {id}: it failed \
-                             part-way. Everything measured is in {p} (`kembench compare` and \
-                             `kembench report` read it as it is)."
+                             part-way. Everything measured is in {p}; `kembench import {p}` \
+                             completes the run there once the store works (`kembench compare` \
+                             and `kembench report` read the file as it is)."
                         ),
                     }
                     return Ok(Some(path));

@@ -109,7 +109,8 @@ impl VisitMut for Fill<'_> {
 }
 
 /// A record from outside (an imported file), checked and turned into store rows: nothing of
-/// it can be refused any more but a run id the store already has ([`Import::insert`]).
+/// it can be refused any more but a run id the store already has and this record does not
+/// complete ([`Import::insert`]).
 pub struct Import {
     id: String,
     row: NewRun,
@@ -125,9 +126,8 @@ pub fn prepare(r: AnyRecord) -> anyhow::Result<Import> {
     r.into_visit(Prepare)
 }
 
-/// Inserts a whole record (an imported file) as a new run ([`prepare`], then
-/// [`Import::insert`]). Returns the id and the benchmarks stored.
-pub fn insert(s: &mut Store, r: AnyRecord) -> anyhow::Result<(String, usize)> {
+/// Inserts a whole record (an imported file) ([`prepare`], then [`Import::insert`]).
+pub fn insert(s: &mut Store, r: AnyRecord) -> anyhow::Result<(String, Imported)> {
     prepare(r)?.insert(s)
 }
 
@@ -151,19 +151,88 @@ impl VisitOwned for Prepare {
     }
 }
 
+/// What [`Import::insert`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Imported {
+    /// A new run, with this many benchmarks.
+    New(usize),
+    /// A run the store held part of (a store that failed part-way) is complete now: it held
+    /// `held` benchmarks, and the file's `added` others were stored.
+    Completed {
+        /// Benchmarks the store held (rewritten with the file's final figures).
+        held: usize,
+        /// Benchmarks stored from the file that the store lacked.
+        added: usize,
+    },
+}
+
 impl Import {
-    /// Stores the run; refused when the store already has its id. Returns the id and the
-    /// benchmarks stored.
-    pub fn insert(self, s: &mut Store) -> anyhow::Result<(String, usize)> {
-        let id = self.id;
+    /// Stores the run. When the store already has its id, the import can only complete it:
+    /// the stored run must be of the same kind and start, not complete, and every benchmark
+    /// it holds must be in the file (a store that failed part-way holds a part of the run its
+    /// fallback file holds whole); anything else is refused and the store left as it was.
+    /// Returns the id and what was done.
+    pub fn insert(self, s: &mut Store) -> anyhow::Result<(String, Imported)> {
+        let id = self.id.clone();
         if s.contains(&id)? {
-            crate::bail_usage!("run {id} is already in {}; nothing imported", s.location());
+            let held = self.completes(s)?;
+            for stored in &self.results {
+                s.put_result(&id, stored)?;
+            }
+            s.finish(
+                &id,
+                self.status,
+                self.finished_at.as_deref(),
+                Some(&self.row.header_json),
+            )?;
+            let added = self.results.len() - held;
+            return Ok((id, Imported::Completed { held, added }));
         }
         s.begin(&self.row)?;
         for stored in &self.results {
             s.put_result(&id, stored)?;
         }
         s.finish(&id, self.status, self.finished_at.as_deref(), None)?;
-        Ok((id, self.results.len()))
+        Ok((id, Imported::New(self.results.len())))
+    }
+
+    /// How many benchmarks the stored run of the same id holds, when this import completes
+    /// it; an error saying why not otherwise.
+    fn completes(&self, s: &mut Store) -> anyhow::Result<usize> {
+        let id = &self.id;
+        let stored = s.load(id)?;
+        let held = &stored.summary;
+        let refuse = |why: String| -> anyhow::Result<usize> {
+            crate::bail_usage!(
+                "run {id} is already in {}{why}; nothing imported",
+                s.location()
+            )
+        };
+        if held.kind != self.row.kind || held.started_at != self.row.started_at {
+            return refuse(format!(
+                " as another run ({} started {}, the file's: {} started {})",
+                held.kind, held.started_at, self.row.kind, self.row.started_at
+            ));
+        }
+        if held.status == RunStatus::Complete.as_str() {
+            return refuse(String::new());
+        }
+        let file: std::collections::HashSet<(&str, &str)> = self
+            .results
+            .iter()
+            .map(|r| (r.algorithm.as_str(), r.implementation.as_str()))
+            .collect();
+        for (_, json) in &stored.results {
+            let v: serde_json::Value = serde_json::from_str(json)
+                .with_context(|| format!("run {id}: a result in the store is malformed"))?;
+            let key = (
+                v["algorithm"].as_str().unwrap_or_default(),
+                v["implementation"].as_str().unwrap_or_default(),
+            );
+            if !file.contains(&key) {
+                return refuse(format!(" with {}@{}, which the file lacks", key.0, key.1));
+            }
+        }
+        Ok(stored.results.len())
     }
 }

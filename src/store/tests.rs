@@ -3,7 +3,7 @@
 use super::records::{self, Storable};
 use super::*;
 use crate::export::fixture;
-use crate::record::{AnyRecord, Benchmark, RecordKind};
+use crate::record::{AnyRecord, Benchmark, RecordKind, RunStatus};
 
 fn temp_store(name: &str) -> (PathBuf, String) {
     let dir = std::env::temp_dir().join(format!(
@@ -99,7 +99,10 @@ fn a_tls_run_goes_in_and_comes_back_the_same() {
     let mut r = fixture::tls();
     r.run_id = Some("20261122-120000-0000000a".into());
     let (id, stored) = records::insert(&mut s, AnyRecord::from(r.clone())).unwrap();
-    assert_eq!((id.as_str(), stored), ("20261122-120000-0000000a", 3));
+    assert_eq!(
+        (id.as_str(), stored),
+        ("20261122-120000-0000000a", records::Imported::New(3))
+    );
     let runs = s.runs().unwrap();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0].kind, RecordKind::Tls.store_kind());
@@ -413,4 +416,54 @@ fn writers_opening_one_new_store_at_once_all_get_it() {
         }
     }
     assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+/// A store that failed part-way holds the run's row and some of its results, and the fallback
+/// file holds the whole run: importing the file completes the stored run (its results read back
+/// as the file's), and is refused, leaving the store as it was, when the stored run is complete,
+/// of another kind or start, or holds a benchmark the file lacks.
+#[test]
+fn importing_the_fallback_file_completes_a_partly_stored_run() {
+    let (_, spec) = temp_store("complete");
+    let mut s = Store::open(&spec).unwrap();
+    let mut whole = fixture::tls();
+    whole.run_id = Some("20261122-120000-0000000b".into());
+    let id = whole.run_id.clone().unwrap();
+    assert_eq!(whole.results.len(), 3);
+    // What a recorder that failed after the run's row and one result leaves.
+    let mut part = whole.clone();
+    part.results.truncate(1);
+    records::insert(&mut s, AnyRecord::from(part)).unwrap();
+    s.finish(&id, RunStatus::Running, None, None).unwrap();
+    let held_before = s.load(&id).unwrap();
+    assert_eq!(held_before.results.len(), 1);
+
+    // A file that lacks a benchmark the store holds is refused.
+    let mut other = whole.clone();
+    other.results.remove(0);
+    let e = records::insert(&mut s, AnyRecord::from(other)).unwrap_err();
+    assert!(e.to_string().contains("which the file lacks"), "{e}");
+    // So is another run under the same id.
+    let mut later = whole.clone();
+    later.started_at = "2026-11-23T00:00:00Z".into();
+    let e = records::insert(&mut s, AnyRecord::from(later)).unwrap_err();
+    assert!(e.to_string().contains("as another run"), "{e}");
+    let unchanged = s.load(&id).unwrap();
+    assert_eq!(unchanged.results, held_before.results);
+    assert_eq!(unchanged.summary.status, "running");
+
+    let (got, done) = records::insert(&mut s, AnyRecord::from(whole.clone())).unwrap();
+    assert_eq!(got, id);
+    assert_eq!(done, records::Imported::Completed { held: 1, added: 2 });
+    let AnyRecord::Tls(back) = records::record(&s.load(&id).unwrap()).unwrap() else {
+        panic!("a tls run comes back as a tls run")
+    };
+    assert_eq!(
+        serde_json::to_value(&*back).unwrap(),
+        serde_json::to_value(&whole).unwrap()
+    );
+    assert_eq!(s.runs().unwrap()[0].status, "complete");
+    // Complete now: the same file again is refused.
+    let e = records::insert(&mut s, AnyRecord::from(whole)).unwrap_err();
+    assert!(e.to_string().contains("already in"), "{e}");
 }

@@ -222,35 +222,23 @@ where
     fn verdict(&self, closed: &Closed, interrupted: bool) -> (u8, Option<String>) {
         match closed {
             Closed::Lost => return (crate::exit::IO, None),
-            Closed::Saved {
-                file,
-                holds: Holds::Nothing,
-            } => {
-                return (
-                    crate::exit::IO,
-                    Some(format!(
-                        "Not recorded: the store {} holds none of run {}; it is saved in {}.",
-                        self.recorder.location().unwrap_or_default(),
-                        self.id(),
-                        file.display()
-                    )),
-                )
-            }
-            Closed::Saved {
-                file,
-                holds: Holds::Part,
-            } => {
-                return (
-                    crate::exit::IO,
-                    Some(format!(
-                        "Partly recorded: the store {} holds part of run {}; all of it is saved \
-                         in {}, and `kembench import {}` completes the run there.",
-                        self.recorder.location().unwrap_or_default(),
-                        self.id(),
-                        file.display(),
-                        file.display()
-                    )),
-                )
+            Closed::Saved { file, holds } => {
+                let (store, id, file) = (
+                    self.recorder.location().unwrap_or_default(),
+                    self.id(),
+                    file.display(),
+                );
+                let said = match holds {
+                    Holds::Nothing => format!(
+                        "Not recorded: the store {store} holds none of run {id}; it is saved in \
+                         {file}."
+                    ),
+                    Holds::Part => format!(
+                        "Partly recorded: the store {store} holds part of run {id}; all of it is \
+                         saved in {file}, and `kembench import {file}` completes the run there."
+                    ),
+                };
+                return (crate::exit::IO, Some(said));
             }
             Closed::Stored => {}
         }

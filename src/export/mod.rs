@@ -15,6 +15,7 @@
 //! `run --NAME FILE`, `throughput --NAME FILE` and `export --format NAME`.
 
 mod csv;
+mod dashboard;
 pub mod file;
 mod json;
 pub mod markdown;
@@ -83,6 +84,10 @@ formats! {
     Json => json::Json,
     Csv => csv::Csv,
     Markdown => markdown::Markdown,
+    GithubActionBenchmark => dashboard::GithubSmaller,
+    GithubActionBenchmarkBigger => dashboard::GithubBigger,
+    Bmf => dashboard::Bmf,
+    LibcruxBenchmark => dashboard::Libcrux,
 }
 
 /// One of the [`FORMATS`].

@@ -14,6 +14,7 @@ mod kinds;
 pub mod compare;
 mod failure;
 mod load;
+pub mod metrics;
 pub mod scaling;
 
 /// The list of kinds, one line each (`Variant => module::Marker,`), handed to the macro `$then`:
@@ -252,6 +253,10 @@ pub trait Kind: Debug + Clone + Copy + 'static {
     /// What is wrong with one result read from outside (an imported file): a measurement
     /// with no sample, a negative or non-finite time or rate.
     fn check_result(result: &Self::Result) -> Result<(), String>;
+
+    /// The dashboard points of `result` ([`metrics`]): one per (operation, measure) it
+    /// measured, none for a benchmark that failed.
+    fn metrics(result: &Self::Result) -> Vec<metrics::Metric>;
 
     /// `compare` of two records of this kind, `old` then `new`, named and thresholded as
     /// `asked`; `None` for a kind that is not compared (its [`Facts::compare`] says so).

@@ -7,6 +7,7 @@ mod csv;
 pub mod tables;
 pub mod compare;
 pub mod flames;
+use super::metrics::{Measure, Metric};
 use super::Failure;
 use super::compare::{Asked, Comparison, Compares};
 use super::{Benchmark, Facts, Kind, Record, ResultStatus};
@@ -340,6 +341,29 @@ impl Kind for Profile {
 
     fn csv_rows(record: &ProfileRecord, result: &ProfileResult) -> Vec<Vec<String>> {
         csv::rows(record, result)
+    }
+
+    /// Per operation: exact instructions (the median over seeds; the fewest and most as
+    /// bounds when there are several seeds).
+    fn metrics(r: &ProfileResult) -> Vec<Metric> {
+        r.operations
+            .iter()
+            .map(|o| {
+                let i = &o.instructions;
+                let m = Metric::new(
+                    &r.algorithm,
+                    &r.implementation,
+                    o.operation.as_str(),
+                    Measure::Instructions,
+                    i.median as f64,
+                );
+                if i.per_seed.len() > 1 {
+                    m.within(i.min as f64, i.max as f64)
+                } else {
+                    m
+                }
+            })
+            .collect()
     }
 
     fn check_result(r: &ProfileResult) -> Result<(), String> {

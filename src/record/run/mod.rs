@@ -7,6 +7,7 @@ pub mod tables;
 pub mod compare;
 pub mod matrix;
 
+use super::metrics::{Measure, Metric};
 use super::compare::{Asked, Comparison, Compares};
 use super::{Benchmark, Facts, Failure, FailureKind, Kind, Record, ResultStatus};
 use crate::measure::counters::Counters;
@@ -366,6 +367,32 @@ impl Kind for Run {
 
     fn csv_rows(record: &RunRecord, result: &BenchResult) -> Vec<Vec<String>> {
         csv::rows(record, result)
+    }
+
+    /// Per operation: the median's latency with its 95% bootstrap interval, and callgrind's
+    /// exact instructions where `run --instructions` counted them.
+    fn metrics(r: &BenchResult) -> Vec<Metric> {
+        let mut out = Vec::new();
+        if !r.measured() {
+            return out;
+        }
+        for o in &r.operations {
+            let op = o.operation.as_str();
+            out.push(
+                Metric::new(&r.algorithm, &r.implementation, op, Measure::Latency, o.median_ns)
+                    .within(o.median_ci95_low_ns, o.median_ci95_high_ns),
+            );
+            if let Some(n) = o.callgrind_instructions {
+                out.push(Metric::new(
+                    &r.algorithm,
+                    &r.implementation,
+                    op,
+                    Measure::Instructions,
+                    n as f64,
+                ));
+            }
+        }
+        out
     }
 
     fn check_result(r: &BenchResult) -> Result<(), String> {

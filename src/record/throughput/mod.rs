@@ -4,6 +4,7 @@
 mod csv;
 pub mod tables;
 
+use super::metrics::{Measure, Metric};
 use super::compare::Compares;
 use super::{Benchmark, Facts, Kind, Nothing, Record, ResultStatus};
 use super::scaling::{Capacity, Point};
@@ -134,6 +135,33 @@ impl Kind for Throughput {
 
     fn csv_rows(record: &ThroughputRecord, result: &ThroughputResult) -> Vec<Vec<String>> {
         csv::rows(record, result)
+    }
+
+    /// Per operation and thread count (`keygen/4-threads`): calls per second of all threads
+    /// together, the repeats' lowest and highest as bounds.
+    fn metrics(r: &ThroughputResult) -> Vec<Metric> {
+        let mut out = Vec::new();
+        for o in &r.operations {
+            for p in &o.points {
+                let op = format!("{}/{}-threads", o.operation.as_str(), p.threads);
+                let m = Metric::new(
+                    &r.algorithm,
+                    &r.implementation,
+                    &op,
+                    Measure::Throughput,
+                    p.total_ops_per_sec,
+                );
+                let lo = p.repeat_totals_ops_per_sec.iter().copied().reduce(f64::min);
+                let hi = p.repeat_totals_ops_per_sec.iter().copied().reduce(f64::max);
+                out.push(match (lo, hi) {
+                    (Some(lo), Some(hi)) if p.repeat_totals_ops_per_sec.len() > 1 => {
+                        m.within(lo, hi)
+                    }
+                    _ => m,
+                });
+            }
+        }
+        out
     }
 
     fn check_result(r: &ThroughputResult) -> Result<(), String> {

@@ -7,6 +7,7 @@ mod csv;
 pub mod tables;
 pub mod compare;
 
+use super::metrics::{Measure, Metric};
 use super::scaling::{Capacity, Point};
 use super::compare::{Asked, Comparison, Compares};
 use super::{Benchmark, Facts, Kind, Nothing, Record, ResultStatus};
@@ -437,6 +438,36 @@ impl Kind for Tls {
 
     fn csv_rows(record: &TlsRecord, result: &TlsResult) -> Vec<Vec<String>> {
         csv::rows(record, result)
+    }
+
+    /// Per kind of handshake: the server's and the client's time in their own calls
+    /// (`full-server`, `full-client`; median, bounds the 25th and 75th percentiles) and
+    /// handshakes per second of one thread doing both sides (`full`).
+    fn metrics(r: &TlsResult) -> Vec<Metric> {
+        let mut out = Vec::new();
+        for m in &r.modes {
+            let mode = m.mode.as_str();
+            for (side, s) in [("server", &m.server_ns), ("client", &m.client_ns)] {
+                out.push(
+                    Metric::new(
+                        &r.algorithm,
+                        &r.implementation,
+                        &format!("{mode}-{side}"),
+                        Measure::Latency,
+                        s.median,
+                    )
+                    .within(s.p25, s.p75),
+                );
+            }
+            out.push(Metric::new(
+                &r.algorithm,
+                &r.implementation,
+                mode,
+                Measure::Throughput,
+                m.handshakes_per_sec,
+            ));
+        }
+        out
     }
 
     fn check_result(r: &TlsResult) -> Result<(), String> {

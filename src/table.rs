@@ -693,6 +693,29 @@ pub trait Described {
     fn tables(&self, items: &[Self::Item]) -> Tables;
 }
 
+/// Escapes what Markdown tables and HTML would interpret, and shows every control character
+/// but a line break as an escape (an imported host name's ESC sequences never reach a
+/// terminal that prints the file).
+pub fn markdown_escape(s: &str) -> String {
+    let shown: String = s
+        .split('\n')
+        .map(crate::units::visible)
+        .collect::<Vec<_>>()
+        .join("\n");
+    shown
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('|', "\\|")
+}
+
+/// [`markdown_escape`] for one table cell or title, which is one line: a line break is shown as `\n`
+/// (it would end the table row). Backticks are kembench's code spans (made with
+/// [`crate::table::code`], which keeps data from ending them early).
+pub fn markdown_escape_cell(s: &str) -> String {
+    markdown_escape(&crate::units::visible(s))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

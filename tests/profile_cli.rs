@@ -540,3 +540,114 @@ fn libcrux_avx2_keccak_share_looks_through_inlined_frames() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `profile --baseline`: the same profile passes at +0.000%; a baseline that executed fewer
+/// instructions makes the gate fail, exit 1, naming the operation, with the Markdown summary
+/// written; bad gates are refused before anything is profiled.
+#[test]
+fn the_gate_on_exact_counts_passes_the_same_and_fails_more() {
+    let base = temp("gate-base.json");
+    let mock = ["--include-mock", "--impl", "mock/correct", "--seeds", "1"];
+    profile_unstored("gate-base", &mock);
+    let gate = |baseline: &Path, extra: &[&str]| {
+        kembench()
+            .arg("profile")
+            .args(mock)
+            .args(["--no-store", "--baseline"])
+            .arg(baseline)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let summary = temp("gate-summary.md");
+    let same = gate(&base, &["--summary", summary.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&same.stdout);
+    assert!(same.status.success(), "{text}");
+    assert!(
+        text.contains("Gate: passed") && text.contains("+0.000%"),
+        "{text}"
+    );
+    assert!(std::fs::read_to_string(&summary)
+        .unwrap()
+        .contains("| MockKEM@mock/correct | keygen |"));
+
+    // A baseline whose keygen executed 10% fewer instructions: this profile is 11% more.
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
+    let op = &mut v["results"][0]["operations"][0];
+    let n = op["instructions"]["median"].as_u64().unwrap() * 9 / 10;
+    op["instructions"] = serde_json::json!({"per_seed": [n], "min": n, "median": n, "max": n});
+    let cheaper = temp("gate-cheaper.json");
+    std::fs::write(&cheaper, serde_json::to_vec(&v).unwrap()).unwrap();
+    let worse = gate(&cheaper, &[]);
+    let text = String::from_utf8_lossy(&worse.stdout);
+    assert_eq!(worse.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("Gate: FAILED: 1 operation(s)")
+            && text.contains("MockKEM@mock/correct keygen +11.1"),
+        "{text}"
+    );
+    // A 20% threshold lets it pass.
+    assert!(gate(&cheaper, &["--threshold", "20"]).status.success());
+
+    // Refused, exit 2, before profiling: a threshold out of range, a malformed or unknown
+    // pair, a baseline of another kind, a baseline with nothing in common.
+    for (extra, says) in [
+        (vec!["--threshold", "101"], "from 0 to 100"),
+        (vec!["--threshold=-1"], "from 0 to 100"),
+        (vec!["--pair", "nothing"], "OLD=NEW"),
+        (
+            vec!["--pair", "mock/other=mock/correct"],
+            "no implementation mock/other",
+        ),
+    ] {
+        let out = gate(&base, &extra);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(says),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let run = temp("gate-run.json");
+    let out = kembench()
+        .args([
+            "run",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--no-store",
+        ])
+        .args(common::FAST)
+        .arg("--json")
+        .arg(&run)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = gate(&run, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not a profile"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = kembench()
+        .args([
+            "profile",
+            "--include-mock",
+            "--impl",
+            "mock/broken",
+            "--seeds",
+            "1",
+            "--no-store",
+            "--baseline",
+        ])
+        .arg(&base)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("nothing in common"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

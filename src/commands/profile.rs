@@ -69,6 +69,25 @@ pub struct Args {
     /// Every column, and every operation's hot-path tree, hottest functions and lines.
     #[arg(long)]
     pub wide: bool,
+    /// Gate on exact counts against a baseline profile (a result file, or a run in the store:
+    /// an id, `latest`, `latest~N`): after profiling, exit 1 when an operation executes more
+    /// than --threshold percent more instructions than in the baseline, and print a Markdown
+    /// summary (per operation: before, after, change; the functions whose self counts
+    /// changed most). What a pull request's CI runs; see docs/ci.md.
+    #[arg(long, value_name = "FILE|RUN")]
+    pub baseline: Option<String>,
+    /// With --baseline: the largest increase in instructions per operation that passes,
+    /// percent (0 to 100; exact counts make a tight one possible).
+    #[arg(long, value_name = "PCT", default_value_t = crate::record::profile::gate::DEFAULT_THRESHOLD_PCT)]
+    pub threshold: f64,
+    /// With --baseline: gate this profile's implementation NEW against the baseline's OLD
+    /// (`OLD=NEW`, repeatable): for builds whose ids differ (another compiler or flags, as
+    /// `local/pkg@gcc-12:O2=local/pkg@gcc-12:O0`).
+    #[arg(long, value_name = "OLD=NEW", requires = "baseline")]
+    pub pair: Vec<String>,
+    /// With --baseline: also write the summary (Markdown, for a pull-request comment) here.
+    #[arg(long, value_name = "FILE", requires = "baseline")]
+    pub summary: Option<std::path::PathBuf>,
     /// Result files.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -85,6 +104,18 @@ impl Args {
             );
         }
         self.output.check_dirs()?;
+        if !(0.0..=100.0).contains(&self.threshold) {
+            crate::bail_usage!(
+                "--threshold is a percentage from 0 to 100, got {}",
+                self.threshold
+            );
+        }
+        if self.baseline.is_some() && self.resume.is_some() {
+            crate::bail_usage!("--baseline gates a new profile; it cannot be used with --resume");
+        }
+        if let Some(p) = &self.summary {
+            crate::files::target(p)?;
+        }
         if self.resume.is_some() && self.no_store {
             crate::bail_usage!(
                 "--resume continues a profile from the results store; it cannot be used with \
@@ -122,6 +153,26 @@ impl Args {
             resume: self.resume.clone(),
             outputs: self.output.files(),
             layout: Width::wide_if(self.wide),
+            gate: match &self.baseline {
+                None => None,
+                Some(baseline) => Some(GateOptions {
+                    baseline: baseline.clone(),
+                    threshold_pct: self.threshold,
+                    summary: self.summary.clone(),
+                    pairs: self
+                        .pair
+                        .iter()
+                        .map(|p| match p.split_once('=') {
+                            Some((a, b)) if !a.is_empty() && !b.is_empty() => {
+                                Ok((a.to_string(), b.to_string()))
+                            }
+                            _ => Err(crate::usage::Usage(format!(
+                                "--pair takes OLD=NEW (two implementation ids), got {p:?}"
+                            ))),
+                        })
+                        .collect::<Result<_, _>>()?,
+                }),
+            },
         })
     }
 }
@@ -161,11 +212,48 @@ pub struct Options {
     pub outputs: Outputs,
     /// How much the console tables show.
     pub layout: Width,
+    /// The gate against a baseline, when asked for.
+    pub gate: Option<GateOptions>,
+}
+
+/// `profile --baseline`, validated.
+#[derive(Debug, Clone)]
+pub struct GateOptions {
+    /// The baseline's selector (a file, or a run in the store).
+    pub baseline: String,
+    /// The largest increase that passes, percent.
+    pub threshold_pct: f64,
+    /// Where the Markdown summary also goes.
+    pub summary: Option<std::path::PathBuf>,
+    /// Baseline implementation ids gated against other ids of this profile: (old, new).
+    pub pairs: Vec<(String, String)>,
+}
+
+/// A profile about to be made: the record, what to profile, and where it goes.
+struct Started {
+    record: ProfileRecord,
+    impls: Vec<std::sync::Arc<dyn crate::kem::Kem>>,
+    include_mock: bool,
+    valgrind: std::path::PathBuf,
+    recorder: Recorder,
+    baseline: Option<Baseline>,
+}
+
+/// A loaded baseline, ready to gate a new profile.
+struct Baseline {
+    name: String,
+    record: ProfileRecord,
+    threshold_pct: f64,
+    summary: Option<std::path::PathBuf>,
 }
 
 /// Runs `profile`.
 pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
-    store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
+    let summary = o.gate.as_ref().and_then(|g| g.summary.as_deref());
+    store::refuse_over_store(
+        o.outputs.iter().map(|(_, p)| p.as_path()).chain(summary),
+        store_spec,
+    )?;
     // The folders the profile writes into exist before anything is measured: one that cannot
     // be made stops the command now, not after minutes of profiling.
     for (flag, dir) in [
@@ -213,6 +301,12 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
         tree_threshold: o.tree_threshold,
         sha3_probe: o.sha3_probe,
     };
+    // The baseline is read, and checked against what is about to be profiled, before
+    // anything is measured.
+    let baseline = match &o.gate {
+        None => None,
+        Some(g) => Some(load_baseline(g, store_spec, &config.planned)?),
+    };
     let run_id = store::new_run_id();
     let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
     let record = ProfileRecord::new(
@@ -224,15 +318,48 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     );
     recorder.begin(records::run_row(&record));
     recorder.announce(&run_id);
-    execute(
+    let started = Started {
         record,
         impls,
-        o,
-        o.include_mock,
+        include_mock: o.include_mock,
         valgrind,
         recorder,
-        store_spec,
-    )
+        baseline,
+    };
+    execute(started, o, store_spec)
+}
+
+/// Reads the baseline of `--baseline`: a profile, sharing at least one implementation with
+/// `planned` (a baseline of another set is refused with both sets named).
+fn load_baseline(
+    g: &GateOptions,
+    store_spec: &str,
+    planned: &[String],
+) -> anyhow::Result<Baseline> {
+    let (name, mut record) =
+        store::load_kind::<crate::record::profile::Profile>(store_spec, &g.baseline)
+            .map_err(|e| e.context("--baseline"))?;
+    for (old, new) in &g.pairs {
+        if !record.results.iter().any(|r| r.implementation == *old) {
+            crate::bail_usage!(
+                "--pair {old}={new}: the baseline {name} has no implementation {old}"
+            );
+        }
+        crate::record::profile::gate::pair(&mut record, old, new);
+    }
+    if !record.config.planned.iter().any(|l| planned.contains(l)) {
+        crate::bail_usage!(
+            "--baseline {name} profiled {}, and this profile would profile {}: nothing in common to gate on",
+            record.config.planned.join(", "),
+            planned.join(", ")
+        );
+    }
+    Ok(Baseline {
+        name,
+        record,
+        threshold_pct: g.threshold_pct,
+        summary: g.summary.clone(),
+    })
 }
 
 /// `profile --resume RUN`: profiles, with the run's own configuration, the planned
@@ -271,29 +398,29 @@ fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitC
     record.results.retain(|r| r.is_final());
     record.state.interrupted = false;
     record.state.resumed_at.push(crate::record::now_rfc3339());
-    execute(
-        *record,
-        todo,
-        o,
+    let started = Started {
+        record: *record,
+        impls: todo,
         include_mock,
         valgrind,
-        Recorder::with(st, &id),
-        store_spec,
-    )
+        recorder: Recorder::with(st, &id),
+        baseline: None,
+    };
+    execute(started, o, store_spec)
 }
 
 /// Profiles `impls` into `record` with the record's configuration, storing each result as
 /// it finishes, then writes the flame graphs and prints the tables. Ctrl-C or SIGTERM kills
 /// the profiles in progress: what finished is kept and the run is interrupted, resumable.
-fn execute(
-    record: ProfileRecord,
-    impls: Vec<std::sync::Arc<dyn crate::kem::Kem>>,
-    o: &Options,
-    include_mock: bool,
-    valgrind: std::path::PathBuf,
-    recorder: Recorder,
-    store_spec: &str,
-) -> anyhow::Result<ExitCode> {
+fn execute(s: Started, o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
+    let Started {
+        record,
+        impls,
+        include_mock,
+        valgrind,
+        recorder,
+        baseline,
+    } = s;
     let exe = std::env::current_exe()?;
     let config = record.config.clone();
     let mut end = Ending::start(
@@ -334,7 +461,8 @@ fn execute(
             end.put(r);
         },
     );
-    end.finish(crate::interrupt::requested(), o.layout, |record, _| {
+    let mut gated = None;
+    let code = end.finish(crate::interrupt::requested(), o.layout, |record, _| {
         if let Some(dir) = &o.flamegraphs {
             let n = crate::files::write_into(
                 dir,
@@ -343,6 +471,28 @@ fn execute(
             )?;
             eprintln!("profile: {n} flame graph(s) in {}", dir.display());
         }
+        if let Some(b) = &baseline {
+            gated = Some(crate::record::profile::gate::gate(
+                &b.name,
+                &b.record,
+                record,
+                b.threshold_pct,
+            ));
+        }
         Ok(())
+    })?;
+    let (Some(g), Some(b)) = (gated, baseline) else {
+        return Ok(code);
+    };
+    println!("\n{}", g.markdown.trim_end());
+    if let Some(path) = &b.summary {
+        crate::files::write_output(path, g.markdown.as_bytes())?;
+        eprintln!("profile: the gate's summary is in {}", path.display());
+    }
+    println!("Gate: {}", g.verdict);
+    Ok(if g.passed || code != ExitCode::SUCCESS {
+        code
+    } else {
+        ExitCode::from(crate::exit::FAILED)
     })
 }

@@ -14,28 +14,7 @@ use std::fmt::Write as _;
 /// GitHub-flavoured Markdown.
 pub struct Markdown;
 
-/// Escapes what Markdown tables and HTML would interpret, and shows every control character
-/// but a line break as an escape (an imported host name's ESC sequences never reach a
-/// terminal that prints the file).
-pub fn escape(s: &str) -> String {
-    let shown: String = s
-        .split('\n')
-        .map(crate::units::visible)
-        .collect::<Vec<_>>()
-        .join("\n");
-    shown
-        .replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('|', "\\|")
-}
-
-/// [`escape`] for one table cell or title, which is one line: a line break is shown as `\n`
-/// (it would end the table row). Backticks are kembench's code spans (made with
-/// [`crate::table::code`], which keeps data from ending them early).
-pub fn escape_cell(s: &str) -> String {
-    escape(&crate::units::visible(s))
-}
+pub use crate::table::{markdown_escape as escape, markdown_escape_cell as escape_cell};
 
 /// A table's header and alignment lines.
 fn header(d: &Drawn) -> String {

@@ -7,6 +7,7 @@ mod csv;
 pub mod tables;
 pub mod compare;
 pub mod flames;
+pub mod gate;
 use super::metrics::{Measure, Metric};
 use super::Failure;
 use super::compare::{Asked, Comparison, Compares};

@@ -15,7 +15,7 @@
 
 use super::Layout;
 use crate::record::metrics::{Measure, Metric};
-use crate::record::{Kind, Record};
+use crate::record::{Benchmark, Kind, Record};
 use serde_json::{json, Map, Value};
 
 /// github-action-benchmark, smaller is better.
@@ -37,8 +37,8 @@ trait Entries {
     /// Whether `m` goes in this format's files.
     fn takes(m: Measure) -> bool;
     /// The entries (JSON text, without separators) for one result's points, all of a measure
-    /// this format takes; `os` names the measured machine.
-    fn entries(points: &[Metric], os: &str) -> Vec<String>;
+    /// this format takes, with where they come from.
+    fn entries(points: &[Metric], from: &Provenance) -> Vec<String>;
 }
 
 /// The points of `item` that format `E` takes.
@@ -49,9 +49,40 @@ fn points<E: Entries, K: Kind>(item: &K::Result) -> Vec<Metric> {
         .collect()
 }
 
-/// The machine, as the record names it.
-fn os<K: Kind>(r: &Record<K>) -> String {
-    format!("{} {}", r.environment.os, r.environment.arch)
+/// Where a result's points come from: what makes two points comparable.
+pub struct Provenance {
+    /// The machine's OS and architecture.
+    os: String,
+    /// kembench's version and commit, the implementation's version (a build's compiler, flags
+    /// and source digest), and what counted the figures.
+    text: String,
+}
+
+impl Provenance {
+    fn of<K: Kind>(r: &Record<K>, result: &K::Result) -> Provenance {
+        let e = &r.environment;
+        let imp = result.implementation();
+        let mut parts = vec![format!(
+            "kembench {} ({})",
+            e.build.kembench_version, e.build.git_commit
+        )];
+        if let Some(b) = e.builds.iter().find(|b| b.implementation == imp) {
+            parts.push(format!(
+                "{}; flags {}; source sha256 {}",
+                b.compiler_version,
+                b.flags,
+                b.source_sha256.get(..16).unwrap_or(&b.source_sha256)
+            ));
+        } else if let Some(p) = e.providers.iter().find(|p| p.implementation == imp) {
+            parts.push(p.version.clone());
+        }
+        parts.extend(K::counted_under(&r.measured));
+        parts.push(format!("{}, {}", e.cpu.model, e.os));
+        Provenance {
+            os: format!("{} {}", e.os, e.arch),
+            text: parts.join("; "),
+        }
+    }
 }
 
 /// The shared layout: an opening bracket, each result's entries comma-separated, the close.
@@ -65,7 +96,7 @@ fn item<E: Entries, K: Kind>(r: &Record<K>, index: usize, result: &K::Result) ->
         .iter()
         .any(|x| !points::<E, K>(x).is_empty());
     let mut out = String::new();
-    for e in E::entries(&points::<E, K>(result), &os(r)) {
+    for e in E::entries(&points::<E, K>(result), &Provenance::of(r, result)) {
         out.push_str(if earlier { ",\n  " } else { "\n  " });
         out.push_str(&e);
         earlier = true;
@@ -97,8 +128,8 @@ fn round(v: f64) -> f64 {
 }
 
 /// The github-action-benchmark entries of `points`: one per point, named
-/// `BENCHMARK (measure)`, the bounds in `extra`.
-fn github(points: &[Metric]) -> Vec<String> {
+/// `BENCHMARK (measure)`, the bounds and the provenance in `extra`.
+fn github(points: &[Metric], from: &Provenance) -> Vec<String> {
     points
         .iter()
         .map(|m| {
@@ -121,7 +152,7 @@ fn github(points: &[Metric]) -> Vec<String> {
                 ),
                 _ => exactness(m.measure).to_string(),
             };
-            o.insert("extra".into(), json!(extra));
+            o.insert("extra".into(), json!(format!("{extra}\n{}", from.text)));
             text(&Value::Object(o))
         })
         .collect()
@@ -142,8 +173,8 @@ impl Entries for GithubSmaller {
     fn takes(m: Measure) -> bool {
         m.smaller_is_better()
     }
-    fn entries(points: &[Metric], _os: &str) -> Vec<String> {
-        github(points)
+    fn entries(points: &[Metric], from: &Provenance) -> Vec<String> {
+        github(points, from)
     }
 }
 
@@ -153,8 +184,8 @@ impl Entries for GithubBigger {
     fn takes(m: Measure) -> bool {
         !m.smaller_is_better()
     }
-    fn entries(points: &[Metric], _os: &str) -> Vec<String> {
-        github(points)
+    fn entries(points: &[Metric], from: &Provenance) -> Vec<String> {
+        github(points, from)
     }
 }
 
@@ -164,8 +195,8 @@ impl Entries for Bmf {
     fn takes(_: Measure) -> bool {
         true
     }
-    /// One entry per benchmark, its measures inside.
-    fn entries(points: &[Metric], _os: &str) -> Vec<String> {
+    /// One entry per benchmark, its measures inside (BMF has no field for provenance).
+    fn entries(points: &[Metric], _from: &Provenance) -> Vec<String> {
         let mut benchmarks: Vec<(String, Map<String, Value>)> = Vec::new();
         for m in points {
             let name = m.benchmark();
@@ -201,7 +232,7 @@ impl Entries for Libcrux {
     fn takes(_: Measure) -> bool {
         true
     }
-    fn entries(points: &[Metric], os: &str) -> Vec<String> {
+    fn entries(points: &[Metric], from: &Provenance) -> Vec<String> {
         points
             .iter()
             .map(|m| {
@@ -221,7 +252,7 @@ impl Entries for Libcrux {
                     "keySize": key_size,
                     "platform": m.implementation,
                     "api": m.measure.name(),
-                    "os": os,
+                    "os": from.os,
                 }))
             })
             .collect()
@@ -287,7 +318,7 @@ impl super::Exporter for Libcrux {
 mod tests {
     use super::*;
     use crate::export::{fixture, Format};
-    use crate::record::{AnyRecord, Benchmark};
+    use crate::record::AnyRecord;
 
     /// The vendored schema `name` (tests/data/schemas, sources in SOURCES.md there).
     fn schema(name: &str) -> jsonschema::Validator {
@@ -391,7 +422,16 @@ mod tests {
             .unwrap();
         assert_eq!(e["value"], json!(op.instructions.median as f64));
         assert_eq!(e["unit"], "instructions");
-        assert!(e["extra"].as_str().unwrap().contains("exact count"));
+        let extra = e["extra"].as_str().unwrap();
+        assert!(extra.contains("exact count"), "{extra}");
+        // Provenance: kembench's build, and what counted the figure.
+        assert!(
+            extra.contains(&format!(
+                "kembench {}",
+                profile.environment.build.kembench_version
+            )) && extra.contains(&profile.measured.valgrind),
+            "{extra}"
+        );
         // Throughput is bigger-is-better: never in the smaller-is-better file.
         let tp = AnyRecord::from(fixture::throughput());
         assert_eq!(exported("github-action-benchmark", &tp), json!([]));

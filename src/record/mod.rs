@@ -258,6 +258,13 @@ pub trait Kind: Debug + Clone + Copy + 'static {
     /// measured, none for a benchmark that failed.
     fn metrics(result: &Self::Result) -> Vec<metrics::Metric>;
 
+    /// What counted or timed the figures, beyond the machine and kembench's build (the
+    /// provenance an exported point carries): `profile` names valgrind and the CPU features
+    /// under it.
+    fn counted_under(_measured: &Self::Measured) -> Option<String> {
+        None
+    }
+
     /// `compare` of two records of this kind, `old` then `new`, named and thresholded as
     /// `asked`; `None` for a kind that is not compared (its [`Facts::compare`] says so).
     fn compare<'a>(

@@ -367,6 +367,14 @@ impl Kind for Profile {
             .collect()
     }
 
+    fn counted_under(m: &ProfileMeasured) -> Option<String> {
+        Some(format!(
+            "{} (callgrind); CPU features under it: {}",
+            m.valgrind,
+            m.cpu_features_under_valgrind.join(" ")
+        ))
+    }
+
     fn check_result(r: &ProfileResult) -> Result<(), String> {
         for o in &r.operations {
             let op = o.operation.as_str();

@@ -608,6 +608,15 @@ fn the_gate_on_exact_counts_passes_the_same_and_fails_more() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    // A baseline from a newer kembench's schema is refused, naming the schemas.
+    let mut newer: Value = serde_json::from_slice(&std::fs::read(&base).unwrap()).unwrap();
+    newer["schema_version"] = serde_json::json!(999);
+    let newer_path = temp("gate-newer.json");
+    std::fs::write(&newer_path, serde_json::to_vec(&newer).unwrap()).unwrap();
+    let out = gate(&newer_path, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("999") && err.contains("schema"), "{err}");
     let run = temp("gate-run.json");
     let out = kembench()
         .args([

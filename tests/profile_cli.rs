@@ -599,6 +599,11 @@ fn the_gate_on_exact_counts_passes_the_same_and_fails_more() {
             vec!["--pair", "mock/other=mock/correct"],
             "no implementation mock/other",
         ),
+        (vec!["--json", base.to_str().unwrap()], "refusing to write"),
+        (
+            vec!["--summary", base.to_str().unwrap()],
+            "refusing to write",
+        ),
     ] {
         let out = gate(&base, &extra);
         assert_eq!(out.status.code(), Some(2), "{extra:?}");

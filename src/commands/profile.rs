@@ -5,6 +5,7 @@ use crate::cli::{non_negative_pct, positive_seconds, FilterArgs, OutputArgs};
 use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
 use crate::export::Outputs;
+use crate::files::Protected;
 use crate::measure::sampler::Op;
 use crate::output::Width;
 use crate::profile::{self, valgrind, Plan};
@@ -14,6 +15,7 @@ use crate::record::profile::{ProfileConfig, ProfileMeasured, ProfileRecord, Prof
 use crate::record::{AnyRecord, Benchmark, RecordKind};
 use crate::store::records;
 use crate::store::{self, Recorder, Store};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -250,10 +252,16 @@ struct Baseline {
 /// Runs `profile`.
 pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     let summary = o.gate.as_ref().and_then(|g| g.summary.as_deref());
-    store::refuse_over_store(
-        o.outputs.iter().map(|(_, p)| p.as_path()).chain(summary),
-        store_spec,
-    )?;
+    let outputs = || o.outputs.iter().map(|(_, p)| p.as_path()).chain(summary);
+    store::refuse_over_store(outputs(), store_spec)?;
+    // A baseline given as a file is an input: no output may replace it.
+    if let Some(g) = o.gate.as_ref().filter(|g| Path::new(&g.baseline).is_file()) {
+        let input = [Protected::new(
+            "the --baseline profile, an input of this command",
+            &g.baseline,
+        )];
+        outputs().try_for_each(|out| crate::files::refuse_overwrite(out, &input))?;
+    }
     // The folders the profile writes into exist before anything is measured: one that cannot
     // be made stops the command now, not after minutes of profiling.
     for (flag, dir) in [

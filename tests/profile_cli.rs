@@ -47,21 +47,8 @@ fn counts(v: &Value) -> Vec<(String, String, Vec<u64>)> {
 /// `kembench profile ARGS --no-store --json FILE`, which must succeed: its stdout and the
 /// record.
 fn profile_unstored(name: &str, args: &[&str]) -> (String, Value) {
-    let path = temp(&format!("{name}.json"));
-    let out = kembench()
-        .arg("profile")
-        .args(args)
-        .args(["--no-store", "--json"])
-        .arg(&path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    (String::from_utf8_lossy(&out.stdout).into_owned(), v)
+    let args = [args, &["--no-store"]].concat();
+    common::command_output_record(kembench(), "profile", &temp(&format!("{name}.json")), &args)
 }
 
 /// The instructions of `primitive`'s share in one operation's analysis.
@@ -623,20 +610,12 @@ fn the_gate_on_exact_counts_passes_the_same_and_fails_more() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("999") && err.contains("schema"), "{err}");
     let run = temp("gate-run.json");
-    let out = kembench()
-        .args([
-            "run",
-            "--include-mock",
-            "--impl",
-            "mock/correct",
-            "--no-store",
-        ])
-        .args(common::FAST)
-        .arg("--json")
-        .arg(&run)
-        .output()
-        .unwrap();
-    assert!(out.status.success());
+    let run_args = [
+        &["--include-mock", "--impl", "mock/correct", "--no-store"][..],
+        &common::FAST[..],
+    ]
+    .concat();
+    common::command_record(kembench(), "run", &run, &run_args);
     let out = gate(&run, &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(

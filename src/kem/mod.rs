@@ -274,39 +274,10 @@ pub trait Kem: Send + Sync {
 
     /// Whether kept secret keys are the bytes of the default
     /// [`keypair_kept_raw`](Self::keypair_kept_raw) and nothing else (liboqs, PQClean, builds):
-    /// [`keypair_again_raw`](Self::keypair_again_raw) then writes each new key over the previous
-    /// key's bytes.
+    /// [`keypair_again`](trait.Kem.html#method.keypair_again) then writes each new key over the
+    /// previous key's bytes.
     fn keeps_bytes(&self) -> bool {
         false
-    }
-
-    /// Generates a key pair in place of the key `kept` holds, which is no longer needed: what a
-    /// program that makes one key after another does (`keygen` is timed this way). Where
-    /// [`keeps_bytes`](Self::keeps_bytes), [`keypair_raw`](Self::keypair_raw) writes the new
-    /// secret key over the previous key's buffer, with no allocation, zeroing or new box, as a C
-    /// program reuses the buffer it owns; otherwise (or without a previous key of that shape)
-    /// the previous key is freed first and a new one kept from
-    /// [`keypair_kept_raw`](Self::keypair_kept_raw). On an error the previous key is gone too.
-    fn keypair_again_raw(
-        &self,
-        pk: &mut [u8],
-        kept: &mut Option<SecretKey>,
-    ) -> Result<(), KemError> {
-        if self.keeps_bytes() {
-            let sk_len = self.meta().algorithm.sk_len;
-            if let Some(sk) = kept.as_mut().and_then(|key| key.get_mut::<Vec<u8>>().ok()) {
-                if sk.len() == sk_len {
-                    let r = self.keypair_raw(pk, sk);
-                    if r.is_err() {
-                        *kept = None;
-                    }
-                    return r;
-                }
-            }
-        }
-        *kept = None;
-        *kept = Some(self.keypair_kept_raw(pk)?);
-        Ok(())
     }
 
     /// Decapsulates `ct` with a kept secret key. The default reads the kept bytes.
@@ -496,15 +467,35 @@ impl<'a> dyn Kem + 'a {
         self.keypair_kept_raw(pk)
     }
 
-    /// Generates a key pair in place of the key `kept` holds (see
-    /// [`Kem::keypair_again_raw`]); `kept` then holds the new secret key.
-    pub fn keypair_again(
+    /// Generates a key pair in place of the key `kept` holds, which is no longer needed: what a
+    /// program that makes one key after another does (`keygen` is timed this way). Where
+    /// [`Kem::keeps_bytes`], [`Kem::keypair_raw`] writes the new secret key over the previous
+    /// key's buffer, with no allocation, zeroing or new box, as a C program reuses the buffer it
+    /// owns; otherwise (or without a previous key of that shape) the previous key is freed first
+    /// and a new one kept from [`Kem::keypair_kept_raw`]. Returns the new key; on an error the
+    /// previous key is gone too.
+    pub fn keypair_again<'k>(
         &self,
         pk: &mut [u8],
-        kept: &mut Option<SecretKey>,
-    ) -> Result<(), KemError> {
-        check_len("public key buffer", pk.len(), self.meta().algorithm.pk_len)?;
-        self.keypair_again_raw(pk, kept)
+        kept: &'k mut Option<SecretKey>,
+    ) -> Result<&'k mut SecretKey, KemError> {
+        let a = self.meta().algorithm;
+        check_len("public key buffer", pk.len(), a.pk_len)?;
+        if self.keeps_bytes() {
+            let previous = kept
+                .as_mut()
+                .and_then(|key| key.get_mut::<Vec<u8>>().ok())
+                .filter(|sk| sk.len() == a.sk_len);
+            if let Some(sk) = previous {
+                if let Err(e) = self.keypair_raw(pk, sk) {
+                    *kept = None;
+                    return Err(e);
+                }
+                return Ok(kept.as_mut().expect("a key was just written into it"));
+            }
+        }
+        *kept = None;
+        Ok(kept.insert(self.keypair_kept_raw(pk)?))
     }
 
     /// Decapsulates `ct` with a kept secret key into a buffer of the catalog's length.
@@ -604,13 +595,6 @@ mod tests {
         fn keypair_kept_raw(&self, _: &mut [u8]) -> Result<SecretKey, KemError> {
             panic!("keypair (kept) reached the library")
         }
-        fn keypair_again_raw(
-            &self,
-            _: &mut [u8],
-            _: &mut Option<SecretKey>,
-        ) -> Result<(), KemError> {
-            panic!("keypair (again) reached the library")
-        }
         fn decaps_kept_raw(
             &self,
             _: &mut SecretKey,
@@ -686,7 +670,8 @@ mod tests {
                 ("public key buffer", k.keypair_kept(&mut n(pk)).map(drop)),
                 (
                     "public key buffer",
-                    k.keypair_again(&mut n(pk), &mut Some(SecretKey::new(vec![0u8; sk]))),
+                    k.keypair_again(&mut n(pk), &mut Some(SecretKey::new(vec![0u8; sk])))
+                        .map(drop),
                 ),
                 (
                     "ciphertext",

@@ -61,7 +61,7 @@
 //!    aws-lc's X25519 keygen); freeing the key object itself is the user's. libcrux moves its
 //!    2,400-byte `MlKemPrivateKey` into the box (256 instructions of copying). Byte-keyed
 //!    providers (liboqs, PQClean, builds) pay none of it in keygen: the new secret key is
-//!    written over the previous key's bytes (`Kem::keypair_again_raw` where `Kem::keeps_bytes`),
+//!    written over the previous key's bytes (`keypair_again` where `Kem::keeps_bytes`),
 //!    as a C program writes each key into a buffer it owns; a type check (`get_mut`, about 15
 //!    instructions) remains. Until commit 5a6dd98 each keygen allocated and zeroed a new
 //!    2,400-byte buffer and a box: 3,265 instructions (2.8%) of liboqs's ML-KEM-768 keygen, and
@@ -452,11 +452,11 @@ impl<'a> Workload<'a> {
     pub fn call(&mut self) -> Result<(), KemError> {
         let k = self.k;
         match self.op {
-            // The new key replaces the previous one (`Kem::keypair_again_raw`): byte-keyed
-            // providers write it over the previous key's buffer, as a C caller reuses its own;
-            // the others free the previous key first, as a loop that frees each key after use
-            // does (with both alive, the new key's allocations land elsewhere in the heap).
-            Op::Keygen => k.keypair_again(&mut self.pk, &mut self.kept),
+            // The new key replaces the previous one (`keypair_again`): byte-keyed providers
+            // write it over the previous key's buffer, as a C caller reuses its own; the others
+            // free the previous key first, as a loop that frees each key after use does (with
+            // both alive, the new key's allocations land elsewhere in the heap).
+            Op::Keygen => k.keypair_again(&mut self.pk, &mut self.kept).map(drop),
             Op::Encaps => {
                 let i = self.turn(self.pks.len());
                 k.encaps(&self.pks[i], &mut self.ct, &mut self.ss)
@@ -475,12 +475,8 @@ impl<'a> Workload<'a> {
                 k.decaps_kept(sk, ct, &mut self.ss)
             }
             Op::Exchange => {
-                k.keypair_again(&mut self.pk, &mut self.kept)?;
+                let sk = k.keypair_again(&mut self.pk, &mut self.kept)?;
                 k.encaps(&self.pk, &mut self.ct, &mut self.ss)?;
-                let sk = self
-                    .kept
-                    .as_mut()
-                    .ok_or_else(|| KemError::Failure("key generation kept no secret key".into()))?;
                 k.decaps_kept(sk, &self.ct, &mut self.ss2)
             }
             Op::SkImport => {

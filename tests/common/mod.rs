@@ -81,11 +81,21 @@ pub fn profile_record(cmd: Command, file: &std::path::Path, args: &[&str]) -> Va
 
 /// `cmd SUBCOMMAND ARGS --json FILE`, which must succeed; the record it wrote.
 pub fn command_record(
-    mut cmd: Command,
+    cmd: Command,
     subcommand: &str,
     file: &std::path::Path,
     args: &[&str],
 ) -> Value {
+    command_output_record(cmd, subcommand, file, args).1
+}
+
+/// [`command_record`], with what the command printed on stdout.
+pub fn command_output_record(
+    mut cmd: Command,
+    subcommand: &str,
+    file: &std::path::Path,
+    args: &[&str],
+) -> (String, Value) {
     let out = cmd
         .arg(subcommand)
         .args(args)
@@ -99,7 +109,8 @@ pub fn command_record(
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
+    let record = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    (String::from_utf8_lossy(&out.stdout).into_owned(), record)
 }
 
 /// kembench started in the background with `args` on `store`, the fault-injecting mocks

@@ -4,7 +4,7 @@
 //! pull-request comment (per operation: before, after, change; the functions whose self counts
 //! changed most), and the exit code.
 
-use super::compare::{compare, Certainty, ProfileReport};
+use super::compare::{compare, Certainty, ProfileReport, ProfileRow};
 use super::ProfileRecord;
 use std::fmt::Write;
 
@@ -105,7 +105,7 @@ pub fn gate(
             ),
         )
     };
-    let markdown = markdown(baseline_name, &report, threshold_pct, &verdict, &apart);
+    let markdown = markdown(baseline_name, &report, &over, threshold_pct, &verdict, &apart);
     Gate {
         passed,
         verdict,
@@ -137,6 +137,7 @@ fn cell(s: &str) -> String {
 fn markdown(
     baseline_name: &str,
     report: &ProfileReport,
+    over: &[&ProfileRow],
     threshold_pct: f64,
     verdict: &str,
     apart: &[String],
@@ -170,15 +171,14 @@ fn markdown(
         out.push_str("| benchmark | operation | before | after | change | |\n");
         out.push_str("|---|---|---:|---:|---:|---|\n");
         for r in &report.rows {
-            let mark = match r.certainty {
-                _ if r.ratio > 1.0 + threshold_pct / 100.0
-                    && matches!(r.certainty, Certainty::Exact | Certainty::RangesApart) =>
-                {
-                    "over the threshold"
+            let mark = if over.iter().any(|o| std::ptr::eq(*o, r)) {
+                "over the threshold"
+            } else {
+                match r.certainty {
+                    Certainty::NotFixed => "random draws not fixed: may be chance",
+                    Certainty::RangesOverlap => "within the seeds' spread",
+                    Certainty::Exact | Certainty::RangesApart => "",
                 }
-                Certainty::NotFixed => "random draws not fixed: may be chance",
-                Certainty::RangesOverlap => "within the seeds' spread",
-                _ => "",
             };
             let _ = writeln!(
                 out,

@@ -154,6 +154,45 @@ fn parse_family(s: &str) -> Result<crate::kem::Family, String> {
     })
 }
 
+/// `--shard K/N` and `--sweep ID`: this command is one job of a sweep.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ShardArgs {
+    /// Measure only shard K of N (K from 1) of the planned list, split deterministically and
+    /// balanced by expected cost, so that N jobs of any scheduler (a CI matrix, a Slurm
+    /// array, a Kubernetes indexed Job) measure the plan once between them; needs --sweep.
+    #[arg(long, value_name = "K/N", value_parser = crate::shard::Shard::from_str_arg)]
+    pub shard: Option<crate::shard::Shard>,
+    /// The sweep's id, the same in every job of it (e.g. the CI run's id): its runs carry it,
+    /// and `report`, `compare`, `export` and `show` read `sweep:ID` as one run.
+    #[arg(long, value_name = "ID")]
+    pub sweep: Option<String>,
+}
+
+impl ShardArgs {
+    /// The job these flags describe: none without `--shard`; `--shard` without `--sweep`
+    /// (or the reverse) and a malformed sweep id are refused.
+    pub fn job(&self) -> anyhow::Result<Option<crate::shard::Job>> {
+        match (self.shard, &self.sweep) {
+            (None, None) => Ok(None),
+            (Some(shard), Some(id)) => {
+                crate::shard::check_sweep_id(id).map_err(crate::usage::Usage)?;
+                Ok(Some(crate::shard::Job {
+                    shard,
+                    sweep: id.clone(),
+                }))
+            }
+            (Some(shard), None) => crate::bail_usage!(
+                "--shard {shard} needs --sweep ID, one id shared by the sweep's {} jobs (e.g. \
+                 --sweep \"$GITHUB_RUN_ID\"), so that their runs are read back as one",
+                shard.count
+            ),
+            (None, Some(_)) => crate::bail_usage!(
+                "--sweep names the sweep this job is a shard of; give --shard K/N with it"
+            ),
+        }
+    }
+}
+
 /// A positive, finite number of seconds, or an error naming the flag.
 pub fn positive_seconds(flag: &str, v: f64) -> anyhow::Result<f64> {
     if v > 0.0 && v.is_finite() {

@@ -59,6 +59,7 @@ pub mod output;
 pub mod providers;
 pub mod report;
 pub mod resume;
+pub mod shard;
 pub mod stats;
 pub mod store;
 pub mod suggest;

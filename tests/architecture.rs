@@ -32,11 +32,10 @@ fn code(path: &Path) -> String {
     while let Some(i) = text[from..].find("#[cfg(test)]\n") {
         let at = from + i;
         let next = text[at..].lines().nth(1).unwrap_or_default();
-        if next
-            .trim_start()
-            .trim_start_matches("pub(super) ")
-            .starts_with("mod tests")
-        {
+        let module = next.trim_start().trim_start_matches("pub(super) ");
+        // An inline `mod tests { ... }` runs to the end of the file; `mod tests;` (a file of
+        // its own) is one line, and the code after it is the module's.
+        if module.starts_with("mod tests") && !module.trim_end().ends_with(';') {
             return text[..at].to_string();
         }
         from = at + 1;

@@ -454,3 +454,61 @@ fn sources_that_cannot_be_read_are_said_with_the_reason() {
     assert!(!dir.join("cache").exists(), "nothing was built");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn shards_of_a_build_matrix_build_each_combination_once() {
+    let dir = cache("shards");
+    // Compilers that do not exist: every combination is settled at once (refused, never
+    // cached), so the split is seen without compiling.
+    let args = [
+        "--alg",
+        "ML-KEM-512,ML-KEM-768,ML-KEM-1024",
+        "--impl",
+        "pqclean/clean",
+        "--cc",
+        "no-such-cc-a,no-such-cc-b",
+        "--flags",
+        "-O1;-O2;-O3",
+    ];
+    let ids = |json: &Value| -> Vec<String> {
+        json["builds"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                format!(
+                    "{}@{}",
+                    b["algorithm"].as_str().unwrap(),
+                    b["facts"]["implementation"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    let (_, whole, err) = builds(&dir, &args);
+    let mut all = ids(&whole);
+    assert_eq!(all.len(), 18, "{err}\n{whole:#}");
+    all.sort();
+    let mut union = Vec::new();
+    for k in 1..=4 {
+        let shard = format!("{k}/4");
+        let mut a = args.to_vec();
+        a.extend(["--shard", &shard]);
+        let (_, part, err) = builds(&dir, &a);
+        assert!(
+            err.contains(&format!("builds: shard {k}/4: "))
+                && err.contains("of the 18 planned builds"),
+            "{err}"
+        );
+        let part = ids(&part);
+        assert!((3..=6).contains(&part.len()), "shard {k}: {part:?}");
+        union.extend(part);
+    }
+    union.sort();
+    assert_eq!(
+        union, all,
+        "the shards together are not the matrix, once each"
+    );
+    let (code, _, err) = builds(&dir, &["--alg", "ML-KEM-512", "--shard", "3/2"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("there is no shard 3 of 2"), "{err}");
+}

@@ -31,6 +31,26 @@ fn kembench_lines(script: &str) -> Vec<String> {
         .collect()
 }
 
+/// `script` with each `${{ matrix.NAME }}` replaced by the matrix's first value of NAME, as
+/// the first job of the matrix runs it.
+fn with_matrix(script: &str, matrix: &Yaml) -> String {
+    let mut out = script.to_string();
+    if let Some(m) = matrix.as_hash() {
+        for (k, v) in m {
+            let (Some(k), Some(first)) = (k.as_str(), v.as_vec().and_then(|v| v.first())) else {
+                continue;
+            };
+            let value = match first {
+                Yaml::Integer(i) => i.to_string(),
+                Yaml::String(s) => s.clone(),
+                other => panic!("matrix {k}: {other:?}"),
+            };
+            out = out.replace(&format!("${{{{ matrix.{k} }}}}"), &value);
+        }
+    }
+    out
+}
+
 /// Whether kembench's command line takes `line`; the error when it does not.
 fn parses(line: &str) -> Result<(), String> {
     let args = shlex::split(line).ok_or_else(|| format!("not shell words: {line}"))?;
@@ -42,7 +62,7 @@ fn parses(line: &str) -> Result<(), String> {
 #[test]
 fn the_example_workflows_run_commands_that_exist() {
     let files = workflows();
-    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(files.len(), 3, "{files:?}");
     let guide =
         std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/ci.md"))
             .unwrap();
@@ -70,7 +90,8 @@ fn the_example_workflows_run_commands_that_exist() {
                     "{name}: a step neither runs nor uses: {step:?}"
                 );
                 if let Yaml::String(script) = &step["run"] {
-                    for line in kembench_lines(script) {
+                    let script = with_matrix(script, &job["strategy"]["matrix"]);
+                    for line in kembench_lines(&script) {
                         if let Err(e) = parses(&line) {
                             panic!("{name}: {e}");
                         }
@@ -91,5 +112,15 @@ fn a_flag_that_does_not_exist_is_caught() {
     assert!(parses("kembench profile --impl liboqs --gate-against b.json").is_err());
     assert!(parses("kembench ci --baseline b.json").is_err());
     let lines = kembench_lines("echo x\n  kembench profile \\\n    --seeds 1\nkembenchx y\n");
+    // A matrix value is put in before the line is parsed: a shard the matrix cannot give is
+    // caught.
+    let matrix = &YamlLoader::load_from_str("shard: [5, 6]").unwrap()[0];
+    let line = with_matrix(
+        "kembench run --shard ${{ matrix.shard }}/4 --sweep s",
+        matrix,
+    );
+    assert_eq!(line, "kembench run --shard 5/4 --sweep s");
+    assert!(parses(&line).is_err());
+    assert!(parses("kembench run --shard 2/4 --sweep s").is_ok());
     assert_eq!(lines, ["kembench profile      --seeds 1"]);
 }

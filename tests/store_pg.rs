@@ -6,7 +6,8 @@ mod common;
 
 use assert_cmd::Command;
 use common::{
-    export_json, kembench_at, runs, write_tls_fixture, FAST, MOCK_THROUGHPUT, TLS_FIXTURE,
+    export_json, kembench_at, result_labels, runs, write_tls_fixture, FAST, MOCK_THROUGHPUT,
+    TLS_FIXTURE,
 };
 use postgres::{Client, NoTls};
 use predicates::prelude::*;
@@ -424,4 +425,160 @@ fn a_schema_1_row_the_migration_cannot_read_stops_it_on_postgres() {
         0
     );
     assert_eq!(s.count("SELECT COUNT(*) FROM $S.results"), 9);
+}
+
+#[test]
+fn a_sweep_of_four_concurrent_shards_measures_the_plan_once_and_reads_back_as_one_run() {
+    let mut s = Schema::new("sweep");
+    let url = s.url();
+    // Real implementations (and the mock): nine benchmarks, a McEliece-free mix of sizes.
+    let select = [
+        "--include-mock",
+        "--alg",
+        "MockKEM,ML-KEM-*,X25519,P-256",
+        "--impl",
+        "mock/correct,aws-lc,liboqs",
+        "--no-pin",
+        "--rounds",
+        "1",
+    ];
+    // The plan without shards, measured as one run into the same store.
+    let whole = kembench_at(&url)
+        .arg("run")
+        .args(select)
+        .args(FAST)
+        .output()
+        .unwrap();
+    assert!(
+        whole.status.success(),
+        "{}",
+        String::from_utf8_lossy(&whole.stderr)
+    );
+    let unsharded_id = runs(&url)[0]["id"].as_str().unwrap().to_string();
+    let unsharded = export_json(&url, &unsharded_id);
+    let plan: Vec<String> = {
+        let mut p: Vec<String> = unsharded["config"]["planned"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect();
+        p.sort();
+        p
+    };
+    assert_eq!(plan.len(), 9, "{plan:?}");
+    assert_eq!(result_labels(&unsharded), plan);
+
+    // Four jobs at once, as a CI matrix would start them, into one PostgreSQL store.
+    const N: u32 = 4;
+    let jobs: Vec<_> = (1..=N)
+        .map(|k| {
+            std::process::Command::new(assert_cmd::cargo::cargo_bin("kembench"))
+                .env("KEMBENCH_STORE", &url)
+                .arg("run")
+                .args(select)
+                .args(FAST)
+                .args(["--shard", &format!("{k}/{N}"), "--sweep", "ci-1234"])
+                .output_async()
+        })
+        .collect();
+    for (k, j) in jobs.into_iter().enumerate() {
+        let out = j.join().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "shard {}: {err}", k + 1);
+        assert!(
+            err.contains(&format!("shard {}/{N} of sweep ci-1234:", k + 1))
+                && err.contains("of the 9 planned benchmarks"),
+            "{err}"
+        );
+    }
+    let listed = runs(&url);
+    let shard_runs: Vec<&serde_json::Value> =
+        listed.iter().filter(|r| r["sweep"] == "ci-1234").collect();
+    assert_eq!(shard_runs.len(), N as usize);
+    // Each shard planned and measured its own part; together they are the plan, once each.
+    let mut measured = Vec::new();
+    let mut planned = Vec::new();
+    for r in &shard_runs {
+        let record = export_json(&url, r["id"].as_str().unwrap());
+        assert_eq!(record["sweep"]["plan"].as_array().unwrap().len(), 9);
+        let part: Vec<String> = record["config"]["planned"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect();
+        assert!(!part.is_empty() && part.len() < 9, "{part:?}");
+        planned.extend(part);
+        measured.extend(result_labels(&record));
+    }
+    planned.sort();
+    measured.sort();
+    assert_eq!(planned, plan, "the shards' parts are not the plan");
+    assert_eq!(measured, plan, "a benchmark measured twice or not at all");
+    assert_eq!(
+        s.count("SELECT COUNT(DISTINCT (algorithm, implementation)) FROM $S.results r JOIN $S.runs u ON u.id = r.run_id WHERE u.sweep = 'ci-1234'"),
+        9
+    );
+    assert_eq!(
+        s.count("SELECT COUNT(*) FROM $S.results r JOIN $S.runs u ON u.id = r.run_id WHERE u.sweep = 'ci-1234'"),
+        9
+    );
+
+    // Read back as one run: export, show, compare and the report take `sweep:ID`.
+    let merged = export_json(&url, "sweep:ci-1234");
+    assert_eq!(result_labels(&merged), plan);
+    assert_eq!(
+        merged["sweep"]["runs"].as_array().unwrap().len(),
+        N as usize
+    );
+    assert!(merged.get("run_id").is_none());
+    assert!(
+        merged["finished_at"].is_string(),
+        "a complete sweep has an end"
+    );
+    // A plain sweep id names it too, when no run answers to it.
+    assert_eq!(result_labels(&export_json(&url, "ci-1234")), plan);
+    let bmf = kembench_at(&url)
+        .args(["export", "sweep:ci-1234", "--format", "bmf"])
+        .output()
+        .unwrap();
+    assert!(
+        bmf.status.success(),
+        "{}",
+        String::from_utf8_lossy(&bmf.stderr)
+    );
+    let bmf: serde_json::Value = serde_json::from_slice(&bmf.stdout).unwrap();
+    assert!(bmf.get("ML-KEM-768@liboqs/keygen").is_some(), "{bmf}");
+    assert!(bmf.get("P-256@aws-lc/exchange").is_some(), "{bmf}");
+    kembench_at(&url)
+        .args(["show", "sweep:ci-1234"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains(
+            "Sweep ci-1234: 4 of 4 shards, 9 planned benchmarks",
+        ))
+        .stdout(predicate::str::contains("ML-KEM-1024"));
+    kembench_at(&url)
+        .args(["compare", &unsharded_id, "sweep:ci-1234"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("ML-KEM-768"))
+        .stdout(predicate::str::contains("X25519"));
+    let report = std::env::temp_dir().join(format!("kembench-pg-sweep-{}", std::process::id()));
+    kembench_at(&url)
+        .args(["report", "sweep:ci-1234", "--format", "markdown", "-o"])
+        .arg(&report)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(report.join("report.md")).unwrap();
+    let _ = std::fs::remove_dir_all(&report);
+    for l in &plan {
+        let (alg, _) = l.split_once('@').unwrap();
+        assert!(md.contains(alg), "{alg} missing from the report");
+    }
+    assert!(
+        md.contains("sweep ci-1234"),
+        "the report does not name the sweep"
+    );
 }

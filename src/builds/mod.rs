@@ -39,6 +39,8 @@ pub struct Request {
     pub reverify: bool,
     /// Longest one gate child may run before it is killed (a hanging build).
     pub gate_timeout: std::time::Duration,
+    /// Only this shard of the (source, compiler, flag set) combinations (`--shard K/N`).
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// One build as this invocation left it.
@@ -211,6 +213,18 @@ pub fn prebuilt(
     })
 }
 
+/// The expected cost of building and gating `s` for `--shard` (see [`crate::shard`]): a
+/// liboqs CMake build compiles the whole library (about ten PQClean builds' worth), a
+/// PQClean source its scheme, whose gate's cost grows with its sizes.
+fn expected_cost(s: &Source) -> f64 {
+    if s.id.starts_with("liboqs") {
+        return 10.0;
+    }
+    crate::kem::catalog::find(s.algorithm).map_or(1.0, |a| {
+        crate::shard::expected_cost(a.pk_len, a.sk_len, a.ct_len)
+    })
+}
+
 /// Builds, gates and registers every (source, compiler, flag set) of `req`.
 pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<Summary> {
     let root = manifest::dir();
@@ -226,94 +240,120 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
     // Plan: every combination, each either settled already (refused, cached) or to compile.
     let mut settled: Vec<Outcome> = Vec::new();
     let mut todo: Vec<(Entry, &Source, &Compiler, &FlagSet)> = Vec::new();
+    let mut combos = Vec::new();
     for s in &req.sources {
-        let sha = s.sha256()?;
-        for (asked, c) in &compilers {
+        for cc in &compilers {
             for f in &req.flags {
-                let base = |compiler: &str, version: &str, targets: Vec<String>| BuildFacts {
-                    implementation: compile::id(s, compiler, f),
-                    source: s.id.clone(),
-                    source_version: s.version.clone(),
-                    source_sha256: sha.clone(),
-                    compiler: compiler.to_string(),
-                    compiler_version: version.to_string(),
-                    flags: f.text.clone(),
-                    required_flags: s.required_flags.clone(),
-                    targets,
-                    gate: Gate::NotRun,
-                };
-                let entry = |key: String, facts: BuildFacts, compiled: Compiled| Entry {
+                combos.push((s, cc, f));
+            }
+        }
+    }
+    if let Some(shard) = req.shard {
+        let (mine, plan) = crate::shard::take(
+            combos,
+            shard,
+            |(s, (asked, _), f)| format!("{}@{}@{asked}:{}", s.algorithm, s.id, f.text),
+            |(s, _, _)| expected_cost(s),
+        );
+        eprintln!(
+            "builds: shard {shard}: {} of the {} planned builds",
+            mine.len(),
+            plan.len()
+        );
+        combos = mine;
+    }
+    let mut digests: std::collections::HashMap<&str, String> = Default::default();
+    for (s, (asked, c), f) in combos {
+        let sha = match digests.get(s.id.as_str()) {
+            Some(d) => d.clone(),
+            None => {
+                let d = s.sha256()?;
+                digests.insert(&s.id, d.clone());
+                d
+            }
+        };
+        let base = |compiler: &str, version: &str, targets: Vec<String>| BuildFacts {
+            implementation: compile::id(s, compiler, f),
+            source: s.id.clone(),
+            source_version: s.version.clone(),
+            source_sha256: sha.clone(),
+            compiler: compiler.to_string(),
+            compiler_version: version.to_string(),
+            flags: f.text.clone(),
+            required_flags: s.required_flags.clone(),
+            targets,
+            gate: Gate::NotRun,
+        };
+        let entry = |key: String, facts: BuildFacts, compiled: Compiled| Entry {
+            key,
+            algorithm: s.algorithm.to_string(),
+            facts,
+            symbols: s.symbols.clone(),
+            kat_sha256: s.kat_sha256.clone(),
+            custom: None,
+            kat_file: None,
+            compiled,
+            build_seconds: 0.0,
+            gated_by: None,
+            registered_unix: now_unix(),
+        };
+        let c = match c {
+            Ok(c) => c,
+            Err(why) => {
+                // Not cached: the compiler may be installed later.
+                settled.push(Outcome::new(
+                    entry(
+                        String::new(),
+                        base(asked, "absent", vec![]),
+                        Compiled::Refused(why.clone()),
+                    ),
+                    false,
+                ));
+                continue;
+            }
+        };
+        let key = compile::key(s, &sha, c, f);
+        if let Some(mut old) = manifest::read(&root, &key) {
+            let usable = match &old.compiled {
+                Compiled::Built => old.library(&root).is_file(),
+                Compiled::Failed(_) => true,
+                Compiled::Refused(_) => false,
+            };
+            if usable {
+                old.registered_unix = now_unix();
+                manifest::write(&root, &old)?;
+                settled.push(Outcome::new(old, true));
+                continue;
+            }
+        }
+        let all_flags: Vec<String> = if s.flags_last {
+            s.required_flags.iter().chain(&f.words).cloned().collect()
+        } else {
+            f.words.iter().chain(&s.required_flags).cloned().collect()
+        };
+        match c.targets(&all_flags) {
+            Err(why) => {
+                let e = entry(
                     key,
-                    algorithm: s.algorithm.to_string(),
-                    facts,
-                    symbols: s.symbols.clone(),
-                    kat_sha256: s.kat_sha256.clone(),
-                    custom: None,
-                    kat_file: None,
-                    compiled,
-                    build_seconds: 0.0,
-                    gated_by: None,
-                    registered_unix: now_unix(),
-                };
-                let c = match c {
-                    Ok(c) => c,
-                    Err(why) => {
-                        // Not cached: the compiler may be installed later.
-                        settled.push(Outcome::new(
-                            entry(
-                                String::new(),
-                                base(asked, "absent", vec![]),
-                                Compiled::Refused(why.clone()),
-                            ),
-                            false,
-                        ));
-                        continue;
-                    }
-                };
-                let key = compile::key(s, &sha, c, f);
-                if let Some(mut old) = manifest::read(&root, &key) {
-                    let usable = match &old.compiled {
-                        Compiled::Built => old.library(&root).is_file(),
-                        Compiled::Failed(_) => true,
-                        Compiled::Refused(_) => false,
-                    };
-                    if usable {
-                        old.registered_unix = now_unix();
-                        manifest::write(&root, &old)?;
-                        settled.push(Outcome::new(old, true));
-                        continue;
-                    }
-                }
-                let all_flags: Vec<String> = if s.flags_last {
-                    s.required_flags.iter().chain(&f.words).cloned().collect()
+                    base(&c.short, &c.version, vec![]),
+                    Compiled::Failed(why),
+                );
+                manifest::write(&root, &e)?;
+                settled.push(Outcome::new(e, false));
+            }
+            Ok(targets) => {
+                let lacking = compiler::lacking(&targets, &cpu_flags);
+                let facts = base(&c.short, &c.version, targets);
+                if !lacking.is_empty() {
+                    let why = format!(
+                        "targets {}, which this CPU lacks: refused rather than run",
+                        lacking.join(", ")
+                    );
+                    let e = entry(key, facts, Compiled::Refused(why));
+                    manifest::write(&root, &e)?;
+                    settled.push(Outcome::new(e, false));
                 } else {
-                    f.words.iter().chain(&s.required_flags).cloned().collect()
-                };
-                match c.targets(&all_flags) {
-                    Err(why) => {
-                        let e = entry(
-                            key,
-                            base(&c.short, &c.version, vec![]),
-                            Compiled::Failed(why),
-                        );
-                        manifest::write(&root, &e)?;
-                        settled.push(Outcome::new(e, false));
-                    }
-                    Ok(targets) => {
-                        let lacking = compiler::lacking(&targets, &cpu_flags);
-                        let facts = base(&c.short, &c.version, targets);
-                        if !lacking.is_empty() {
-                            let why = format!(
-                                "targets {}, which this CPU lacks: refused rather than run",
-                                lacking.join(", ")
-                            );
-                            let e = entry(key, facts, Compiled::Refused(why));
-                            manifest::write(&root, &e)?;
-                            settled.push(Outcome::new(e, false));
-                        } else {
-                            todo.push((entry(key, facts, Compiled::Built), s, c, f));
-                        }
-                    }
+                    todo.push((entry(key, facts, Compiled::Built), s, c, f));
                 }
             }
         }

@@ -23,6 +23,8 @@ pub struct Args {
     pub jobs: Option<usize>,
     /// Gate again.
     pub reverify: bool,
+    /// Only this shard of the builds.
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// What `builds` and `add` share: how they compile and gate, and how they answer.
@@ -190,6 +192,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         reverify: a.reverify,
         gate_timeout: a.compile.gate_timeout,
+        shard: a.shard,
     };
     let tty = std::io::stderr().is_terminal() && !a.compile.json;
     let progress = |what: &str| {
@@ -422,6 +425,7 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
         jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
         reverify: true,
         gate_timeout: a.compile.gate_timeout,
+        shard: None,
     };
     let summary = builds::run(&req, &|_| {})
         .map_err(|e| anyhow::anyhow!("build cache {}: {e}", manifest::dir().display()))?;

@@ -188,6 +188,11 @@ pub enum Command {
         /// Run the gate again on builds this kembench already verified.
         #[arg(long)]
         reverify: bool,
+        /// Build only shard K of N (K from 1) of the (source, compiler, flag set)
+        /// combinations, split deterministically and balanced by expected cost: N jobs
+        /// sharing one build cache (KEMBENCH_BUILD_DIR) build the whole matrix once.
+        #[arg(long, value_name = "K/N", value_parser = crate::shard::Shard::from_str_arg)]
+        shard: Option<crate::shard::Shard>,
     },
     /// Measure latency, TSC ticks, hardware counters, heap and stack of keygen, encaps, decaps
     /// and the full exchange (default suite unless filters or --all are given).
@@ -441,12 +446,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             compile,
             jobs,
             reverify,
+            shard,
         } => builds::run(&builds::Args {
             algorithms,
             sources,
             compile: compiling(compile.or(&["gcc", "clang"], &["-O2", "-O3", "-O3 -march=native"])),
             jobs: jobs.map(usize::from),
             reverify,
+            shard,
         }),
         Command::Run { filter, args } => run::run(&args.to_options(&filter)?, &spec),
         Command::RunWorker => crate::run::worker::serve().map(|()| ExitCode::SUCCESS),

@@ -1,7 +1,7 @@
 //! `kembench profile`: profile under callgrind, record, write the result files and flame
 //! graphs, print the tables.
 
-use crate::cli::{non_negative_pct, positive_seconds, FilterArgs, OutputArgs};
+use crate::cli::{non_negative_pct, positive_seconds, FilterArgs, OutputArgs, ShardArgs};
 use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
 use crate::export::Outputs;
@@ -90,6 +90,9 @@ pub struct Args {
     /// With --baseline: also write the summary (Markdown, for a pull-request comment) here.
     #[arg(long, value_name = "FILE", requires = "baseline")]
     pub summary: Option<std::path::PathBuf>,
+    /// One job of a sweep.
+    #[command(flatten)]
+    pub shard: ShardArgs,
     /// Result files.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -124,6 +127,13 @@ impl Args {
                  --no-store"
             );
         }
+        let shard = self.shard.job()?;
+        if shard.is_some() && self.resume.is_some() {
+            crate::bail_usage!(
+                "--resume completes a profile, shard of a sweep or not, as it was planned; it \
+                 cannot be used with --shard"
+            );
+        }
         for (flag, dir) in [
             ("--flamegraphs", &self.flamegraphs),
             ("--callgrind-out", &self.callgrind_out),
@@ -155,6 +165,7 @@ impl Args {
             resume: self.resume.clone(),
             outputs: self.output.files(),
             layout: Width::wide_if(self.wide),
+            shard,
             gate: match &self.baseline {
                 None => None,
                 Some(baseline) => Some(GateOptions {
@@ -214,6 +225,8 @@ pub struct Options {
     pub outputs: Outputs,
     /// How much the console tables show.
     pub layout: Width,
+    /// The sweep this profile is one job of, if any.
+    pub shard: Option<crate::shard::Job>,
     /// The gate against a baseline, when asked for.
     pub gate: Option<GateOptions>,
 }
@@ -281,6 +294,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     let exe = std::env::current_exe()?;
     let registry = Registry::new(o.include_mock);
     let (impls, selection) = crate::providers::suite::select(&registry, &o.filter, o.all)?;
+    let (impls, sweep) = crate::shard::split(o.shard.as_ref(), impls, "profile");
     let under_valgrind = profile::features_under_valgrind(&valgrind, &exe)?;
     let measured = ProfileMeasured {
         valgrind: version,
@@ -317,13 +331,14 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     };
     let run_id = store::new_run_id();
     let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
-    let record = ProfileRecord::new(
+    let mut record = ProfileRecord::new(
         Some(run_id.clone()),
         store::recorded_command_line(),
         config,
         Environment::for_implementations(&impls),
         measured,
     );
+    record.sweep = sweep;
     recorder.begin(records::run_row(&record));
     recorder.announce(&run_id);
     let started = Started {

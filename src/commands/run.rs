@@ -1,7 +1,7 @@
 //! `kembench run`: measure in worker processes, store and write each benchmark as it
 //! finishes, print the table; `run --resume` completes an interrupted run.
 
-use crate::cli::{positive_seconds, FilterArgs, OutputArgs};
+use crate::cli::{positive_seconds, FilterArgs, OutputArgs, ShardArgs};
 use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
 use crate::export::Outputs;
@@ -77,6 +77,9 @@ pub struct Args {
     /// note in full, instead of a table that fits 120 columns.
     #[arg(long)]
     pub wide: bool,
+    /// One job of a sweep.
+    #[command(flatten)]
+    pub shard: ShardArgs,
     /// Result files.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -109,6 +112,13 @@ impl Args {
         if self.resume.is_some() && self.no_store {
             crate::bail_usage!("--resume continues a run from the results store; it cannot be used with --no-store");
         }
+        let shard = self.shard.job()?;
+        if shard.is_some() && self.resume.is_some() {
+            crate::bail_usage!(
+                "--resume completes a run, shard of a sweep or not, as it was planned; it \
+                 cannot be used with --shard"
+            );
+        }
         self.output.check_dirs()?;
         Ok(Options {
             filter: filter.to_filter(),
@@ -135,6 +145,7 @@ impl Args {
             store: !self.no_store,
             outputs: self.output.files(),
             layout: Width::wide_if(self.wide),
+            shard,
         })
     }
 }
@@ -166,6 +177,8 @@ pub struct Options {
     pub outputs: Outputs,
     /// How much the console tables show.
     pub layout: Width,
+    /// The sweep this run is one job of, if any.
+    pub shard: Option<crate::shard::Job>,
 }
 
 /// Runs `run`.
@@ -180,6 +193,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     }
     let registry = Registry::new(o.include_mock);
     let (impls, selection) = suite::select(&registry, &o.filter, o.all)?;
+    let (impls, sweep) = crate::shard::split(o.shard.as_ref(), impls, "run");
     let run_id = store::new_run_id();
     // Open the store before measuring: a bad store is an error now, not after the run.
     let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
@@ -193,7 +207,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     };
     let timers = Timers::calibrate();
     let counters_unavailable = Pmu::open().err();
-    let record = RunRecord::new(
+    let mut record = RunRecord::new(
         Some(run_id.clone()),
         store::recorded_command_line(),
         RunConfig {
@@ -217,6 +231,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
             decaps_secret_key: SecretKeys::Kept,
         },
     );
+    record.sweep = sweep;
     recorder.begin(records::run_row(&record));
     recorder.announce(&run_id);
     let plan = run::Plan {

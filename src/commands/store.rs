@@ -26,7 +26,10 @@ pub fn runs(spec: &str, json: bool, limit: usize, layout: Width) -> anyhow::Resu
 /// Runs `show`.
 pub fn show(spec: &str, selector: &str, layout: Width) -> anyhow::Result<ExitCode> {
     let mut s = Store::open_existing(spec)?;
-    let id = s.resolve(selector, None)?;
+    let id = match s.named(selector, None)? {
+        store::Named::Run(id) => id,
+        store::Named::Sweep(id) => return show_sweep(&mut s, &id, layout),
+    };
     let stored = s.load(&id)?;
     let sum = &stored.summary;
     let head = format!(
@@ -44,6 +47,18 @@ pub fn show(spec: &str, selector: &str, layout: Width) -> anyhow::Result<ExitCod
         crate::output::prose(layout, &crate::output::clean(&head))
     );
     let record = records::record(&stored)?;
+    if let Some(sweep) = s.sweep_of(&id)? {
+        print!(
+            "{}",
+            crate::output::prose(
+                layout,
+                &format!(
+                    "This run is one shard of sweep {sweep}: `kembench show sweep:{sweep}` shows \
+                     the whole sweep."
+                )
+            )
+        );
+    }
     print!(
         "{}",
         crate::output::record(&record, layout, &crate::output::elsewhere(Some(&id), None))
@@ -58,6 +73,54 @@ pub fn show(spec: &str, selector: &str, layout: Width) -> anyhow::Result<ExitCod
     Ok(ExitCode::SUCCESS)
 }
 
+/// `show sweep:ID`: the sweep's runs, then its shards read back as one record.
+fn show_sweep(s: &mut Store, id: &str, layout: Width) -> anyhow::Result<ExitCode> {
+    let (name, record) = store::load_sweep(s, id)?;
+    let mut head = format!("Sweep {id}: {name}");
+    if let Some(sw) = record.sweep() {
+        let runs: Vec<String> = sw
+            .runs
+            .iter()
+            .map(|r| {
+                format!(
+                    "shard {}/{} run {} ({}, {} benchmarks, host {})",
+                    r.shard, sw.shards, r.run_id, r.status, r.benchmarks, r.host
+                )
+            })
+            .collect();
+        head = format!(
+            "Sweep {id}: {} of {} shards, {} planned benchmarks: {}",
+            sw.runs.len(),
+            sw.shards,
+            sw.plan.len(),
+            runs.join("; ")
+        );
+        if !sw.missing_shards.is_empty() {
+            head.push_str(&format!(
+                "; missing shard(s) {}",
+                sw.missing_shards
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    print!(
+        "{}",
+        crate::output::prose(layout, &crate::output::clean(&head))
+    );
+    print!(
+        "{}",
+        crate::output::record(
+            &record,
+            layout,
+            &crate::output::elsewhere(Some(&format!("sweep:{id}")), None)
+        )
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Runs `export`.
 pub fn export(
     spec: &str,
@@ -69,12 +132,11 @@ pub fn export(
     // Checked before the store is read: a bad output is the first thing said.
     files::target(out)?;
     files::refuse_overwrite(out, &store::protected(spec))?;
-    let mut s = Store::open_existing(spec)?;
-    let id = s.resolve(selector, None)?;
-    let bytes = format.serialize_any(&records::record(&s.load(&id)?)?)?;
+    let (name, record) = store::load(spec, selector, None)?;
+    let bytes = format.serialize_any(&record)?;
     files::write_output(out, &bytes)?;
     if out.as_os_str() != "-" {
-        eprintln!("wrote run {id} to {}", out.display());
+        eprintln!("wrote {name} to {}", out.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -136,6 +136,7 @@ pub fn run() -> RunRecord {
     RunRecord {
         schema_version: SCHEMA_VERSION,
         run_id: None,
+        sweep: None,
         state: RunState::default(),
         kind: "kembench-run".into(),
         started_at: "2026-11-22T12:00:00Z".into(),
@@ -305,6 +306,7 @@ pub fn throughput() -> ThroughputRecord {
     ThroughputRecord {
         schema_version: crate::record::throughput::SCHEMA_VERSION,
         run_id: None,
+        sweep: None,
         state: Default::default(),
         kind: "kembench-throughput".into(),
         started_at: "2026-11-22T12:00:00Z".into(),
@@ -479,6 +481,7 @@ pub fn profile() -> ProfileRecord {
     ProfileRecord {
         schema_version: crate::record::profile::SCHEMA_VERSION,
         run_id: Some("20261122-120000-0123abcd".into()),
+        sweep: None,
         state: Default::default(),
         kind: "kembench-profile".into(),
         started_at: "2026-11-22T12:00:00Z".into(),
@@ -706,6 +709,7 @@ pub fn tls() -> TlsRecord {
     TlsRecord {
         schema_version: crate::record::tls::SCHEMA_VERSION,
         run_id: None,
+        sweep: None,
         state: Default::default(),
         kind: "kembench-tls".into(),
         started_at: "2026-11-22T12:00:00Z".into(),

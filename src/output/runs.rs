@@ -41,7 +41,10 @@ pub fn print(all: &[RunSummary], total: usize, location: &str, layout: Width) {
         if wide {
             row.push(super::clean(&r.cpu));
         }
-        row.push(super::clean(&r.selection));
+        row.push(super::clean(&match &r.sweep {
+            Some(sweep) => format!("{} (sweep {sweep})", r.selection),
+            None => r.selection.clone(),
+        }));
         row.push(if r.not_ok == 0 {
             r.results.to_string()
         } else {

@@ -123,6 +123,16 @@ macro_rules! kinds {
                 }
             }
 
+            /// A record of kind `K` as a record of any kind.
+            pub fn wrap<K: $crate::record::Kind>(r: Record<K>) -> AnyRecord {
+                let mut slot = Some(r);
+                let any: &mut dyn std::any::Any = &mut slot;
+                $( if let Some(r) = any.downcast_mut::<Option<Record<$module::$marker>>>() {
+                    return AnyRecord::$variant(Box::new(r.take().expect("just put")));
+                } )*
+                unreachable!("every Kind is in the list of kinds")
+            }
+
             /// Parses `v` as a record of kind `kind` (its kind and schema already checked).
             pub(crate) fn from_value(
                 kind: RecordKind,
@@ -169,6 +179,20 @@ impl AnyRecord {
     /// The machine it was made on.
     pub fn environment(&self) -> &Environment {
         self.visit(Env)
+    }
+
+    /// The sweep it is a shard of, or the whole sweep it holds.
+    pub fn sweep(&self) -> Option<&super::sweep::Sweep> {
+        self.visit(SweepOf)
+    }
+}
+
+/// [`AnyRecord::sweep`].
+struct SweepOf;
+impl<'a> Visit<'a> for SweepOf {
+    type Out = Option<&'a super::sweep::Sweep>;
+    fn visit<K: Kind>(self, r: &'a Record<K>) -> Self::Out {
+        r.sweep.as_ref()
     }
 }
 

@@ -16,6 +16,7 @@ mod failure;
 mod load;
 pub mod metrics;
 pub mod scaling;
+pub mod sweep;
 
 /// The list of kinds, one line each (`Variant => module::Marker,`), handed to the macro `$then`:
 /// here to [`kinds!`](kinds.rs), which declares each kind's record module (`record/module/`) and
@@ -230,6 +231,10 @@ pub trait Kind: Debug + Clone + Copy + 'static {
     /// order results are listed in, and what `--resume` completes.
     fn planned(config: &Self::Config) -> &[String];
 
+    /// The planned list, to be replaced (a sweep read back as one record plans the whole
+    /// sweep).
+    fn planned_mut(config: &mut Self::Config) -> &mut Vec<String>;
+
     /// Whether the run was stopped before every benchmark completed.
     fn interrupted(_state: &Self::State) -> bool {
         false
@@ -321,6 +326,10 @@ pub struct Record<K: Kind> {
     /// The run's id in the results store, when it was recorded in one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_id: Option<String>,
+    /// The sweep this run is a shard of (`--shard K/N --sweep ID`), or the whole sweep when
+    /// its shards were read back as one record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<sweep::Sweep>,
     /// What the kind keeps before `kind`.
     #[serde(flatten)]
     pub state: K::State,
@@ -355,6 +364,7 @@ impl<K: Kind> Record<K> {
         Record {
             schema_version: K::FACTS.schema_version,
             run_id,
+            sweep: None,
             state: K::State::default(),
             kind: K::FACTS.file_kind.to_string(),
             started_at: now_rfc3339(),
@@ -392,6 +402,7 @@ impl<K: Kind> Record<K> {
         Record {
             schema_version: self.schema_version,
             run_id: self.run_id.clone(),
+            sweep: self.sweep.clone(),
             state: self.state.clone(),
             kind: self.kind.clone(),
             started_at: self.started_at.clone(),

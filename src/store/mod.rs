@@ -20,7 +20,7 @@ use crate::record::RecordKind;
 pub use crate::record::RunStatus;
 use anyhow::{bail, Context};
 use db::{Backend, Val};
-pub use load::{load, load_kind};
+pub use load::{load, load_kind, load_sweep, Named};
 pub use recorder::{Closed, Holds, Recorder};
 pub use spec::{redact, Spec};
 use std::path::PathBuf;
@@ -102,6 +102,8 @@ pub struct NewRun {
     pub command_line: String,
     /// The record without its results, as JSON.
     pub header_json: String,
+    /// The sweep it is a shard of, if any.
+    pub sweep: Option<String>,
 }
 
 /// One benchmark's stored record.
@@ -197,6 +199,9 @@ pub struct RunSummary {
     pub results: i64,
     /// Benchmarks whose status is not `ok`.
     pub not_ok: i64,
+    /// The sweep the run is a shard of, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<String>,
 }
 
 /// A run read back.
@@ -248,6 +253,7 @@ fn summary(r: &[Val]) -> anyhow::Result<RunSummary> {
         ),
         results: r[10].as_int("results")?,
         not_ok: r[11].as_int("not_ok")?,
+        sweep: None,
     })
 }
 
@@ -325,9 +331,9 @@ impl Store {
             .transaction(true, &mut |db| {
                 db.exec(
                 "INSERT INTO runs (id, kind, status, started_at, finished_at, host, cpu, selection,
-                     kembench_version, git_commit, command_line, header_json, seq)
+                     kembench_version, git_commit, command_line, header_json, seq, sweep)
                  VALUES ($1, $2, 'running', $3, NULL, $4, $5, $6, $7, $8, $9, $10,
-                     (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs))",
+                     (SELECT COALESCE(MAX(seq), 0) + 1 FROM runs), $11)",
                 &[
                     Val::text(&run.id),
                     Val::text(&run.kind),
@@ -339,6 +345,7 @@ impl Store {
                     Val::text(&run.git_commit),
                     Val::text(&run.command_line),
                     Val::text(&run.header_json),
+                    Val::Text(run.sweep.clone()),
                 ],
             )?;
                 Ok(())
@@ -438,11 +445,67 @@ impl Store {
         let sql = format!(
             "{SUMMARY_SQL} ORDER BY runs.started_at DESC, COALESCE(runs.seq, 0) DESC, runs.id DESC"
         );
-        self.db
+        let mut all: Vec<RunSummary> = self
+            .db
             .read(&sql, &[])?
             .iter()
             .map(|r| summary(r))
+            .collect::<anyhow::Result<_>>()?;
+        if schema::version(self.db.as_mut())? >= 4 {
+            let sweeps: std::collections::HashMap<String, String> = self
+                .db
+                .read("SELECT id, sweep FROM runs WHERE sweep IS NOT NULL", &[])?
+                .iter()
+                .map(|r| Ok((r[0].as_text("id")?, r[1].as_text("sweep")?)))
+                .collect::<anyhow::Result<_>>()?;
+            for r in &mut all {
+                r.sweep = sweeps.get(&r.id).cloned();
+            }
+        }
+        Ok(all)
+    }
+
+    /// The runs of sweep `id` with their states, in the order the store recorded them; none
+    /// in a store older than sweeps (schema 4), which cannot hold one.
+    pub fn sweep_runs(&mut self, id: &str) -> anyhow::Result<Vec<(String, String)>> {
+        if schema::version(self.db.as_mut())? < 4 {
+            return Ok(Vec::new());
+        }
+        self.db
+            .read(
+                "SELECT id, status FROM runs WHERE sweep = $1
+                 ORDER BY COALESCE(seq, 0), started_at, id",
+                &[Val::text(id)],
+            )?
+            .iter()
+            .map(|r| Ok((r[0].as_text("id")?, r[1].as_text("status")?)))
             .collect()
+    }
+
+    /// The ids of every sweep in the store.
+    pub fn sweeps(&mut self) -> anyhow::Result<Vec<String>> {
+        if schema::version(self.db.as_mut())? < 4 {
+            return Ok(Vec::new());
+        }
+        self.db
+            .read(
+                "SELECT DISTINCT sweep FROM runs WHERE sweep IS NOT NULL ORDER BY sweep",
+                &[],
+            )?
+            .iter()
+            .map(|r| r[0].as_text("sweep"))
+            .collect()
+    }
+
+    /// The sweep run `id` is a shard of, if any.
+    pub fn sweep_of(&mut self, id: &str) -> anyhow::Result<Option<String>> {
+        if schema::version(self.db.as_mut())? < 4 {
+            return Ok(None);
+        }
+        let rows = self
+            .db
+            .read("SELECT sweep FROM runs WHERE id = $1", &[Val::text(id)])?;
+        Ok(rows.first().and_then(|r| r[0].as_opt_text()))
     }
 
     /// Whether a run with this exact id exists.

@@ -61,6 +61,12 @@ where
         git_commit: r.environment.build.git_commit.clone(),
         command_line: r.command_line.join(" "),
         header_json: r.header_json()?,
+        // A record of a whole sweep read back (no shard) is stored as a run of its own.
+        sweep: r
+            .sweep
+            .as_ref()
+            .filter(|s| s.shard.is_some())
+            .map(|s| s.id.clone()),
     })
 }
 

@@ -14,7 +14,7 @@ mod v1;
 
 /// The schema this kembench writes. A store at a lower version is migrated forward when
 /// opened; one at a higher version is refused.
-pub const LATEST: i64 = 3;
+pub const LATEST: i64 = 4;
 
 /// Version 1: runs and one JSON record per (run, algorithm, implementation).
 const V1: &[&str] = &[
@@ -72,6 +72,13 @@ const V2: &[&str] = &[
 /// id suffix sorts last. Runs of older stores have none and order as before.
 const V3: &[&str] = &["ALTER TABLE runs ADD COLUMN seq BIGINT"];
 
+/// Version 4: the sweep a run is a shard of (`--shard K/N --sweep ID`), so that the runs of
+/// one sweep, written by N jobs into one store, are found together. Older runs have none.
+const V4: &[&str] = &[
+    "ALTER TABLE runs ADD COLUMN sweep TEXT",
+    "CREATE INDEX runs_sweep ON runs (sweep)",
+];
+
 fn apply(db: &mut dyn Db, version: i64) -> anyhow::Result<()> {
     match version {
         1 => V1.iter().try_for_each(|s| db.exec(s, &[]).map(|_| ()))?,
@@ -80,6 +87,7 @@ fn apply(db: &mut dyn Db, version: i64) -> anyhow::Result<()> {
             v1::backfill_operations(db)?;
         }
         3 => V3.iter().try_for_each(|s| db.exec(s, &[]).map(|_| ()))?,
+        4 => V4.iter().try_for_each(|s| db.exec(s, &[]).map(|_| ()))?,
         v => bail!("no migration to schema version {v}"),
     }
     Ok(())
@@ -99,6 +107,15 @@ fn newer(location: &str, found: i64) -> anyhow::Error {
          kembench knows versions up to {LATEST}); upgrade kembench to use it. The store was \
          left untouched"
     )
+}
+
+/// The schema version of a store (0 for one with no kembench tables yet).
+pub fn version(b: &mut dyn Backend) -> anyhow::Result<i64> {
+    if !b.has_schema_table()? {
+        return Ok(0);
+    }
+    let rows = b.read("SELECT version FROM kembench_schema WHERE id = 1", &[])?;
+    rows.first().map_or(Ok(0), |r| r[0].as_int("version"))
 }
 
 /// Checks, without writing, that a store opened read-only is one this kembench reads: a

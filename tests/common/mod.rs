@@ -168,3 +168,21 @@ pub fn run_exchange(builds: &std::path::Path, filters: &[&str]) -> (String, Valu
     let record = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     (String::from_utf8_lossy(&out.stdout).into_owned(), record)
 }
+
+/// The labels of a record's results, sorted.
+pub fn result_labels(record: &serde_json::Value) -> Vec<String> {
+    let mut v: Vec<String> = record["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            format!(
+                "{}@{}",
+                r["algorithm"].as_str().unwrap(),
+                r["implementation"].as_str().unwrap()
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}

@@ -326,6 +326,10 @@ impl Kind for Profile {
         &config.planned
     }
 
+    fn planned_mut(config: &mut ProfileConfig) -> &mut Vec<String> {
+        &mut config.planned
+    }
+
     fn interrupted(state: &ProfileState) -> bool {
         state.interrupted
     }

@@ -351,6 +351,10 @@ impl Kind for Run {
         &c.planned
     }
 
+    fn planned_mut(config: &mut RunConfig) -> &mut Vec<String> {
+        &mut config.planned
+    }
+
     fn interrupted(state: &RunState) -> bool {
         state.interrupted
     }

@@ -119,6 +119,10 @@ impl Kind for Throughput {
         &config.planned
     }
 
+    fn planned_mut(config: &mut ThroughputConfig) -> &mut Vec<String> {
+        &mut config.planned
+    }
+
     fn interrupted(state: &ThroughputState) -> bool {
         state.interrupted
     }

@@ -422,6 +422,10 @@ impl Kind for Tls {
         &config.planned
     }
 
+    fn planned_mut(config: &mut TlsConfig) -> &mut Vec<String> {
+        &mut config.planned
+    }
+
     fn interrupted(state: &TlsState) -> bool {
         state.interrupted
     }

@@ -360,18 +360,23 @@ mod imp {
             _pvalloc: pvalloc,
         };
 
+        // Every entry point checks `ENABLED` first and, off (always, outside a measurement),
+        // hands the call straight to glibc's function: no frame, no register saved, a few
+        // instructions, as the allocator calls inside a timed call pay. The bookkeeping of a
+        // measurement is in the cold functions below, never inlined into that path.
+
         /// C `malloc`, forwarded to glibc.
         ///
         /// # Safety
         /// As for C `malloc`.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
-            // SAFETY: glibc's implementation, same contract.
-            let p = unsafe { __libc_malloc(size) };
             if ENABLED.get() {
-                with_state(|s| on_alloc(s, p, size));
+                // SAFETY: same contract.
+                return unsafe { counted::malloc(size) };
             }
-            p
+            // SAFETY: glibc's implementation, same contract.
+            unsafe { __libc_malloc(size) }
         }
 
         /// C `free`, forwarded to glibc.
@@ -381,8 +386,8 @@ mod imp {
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn free(p: *mut c_void) {
             if !p.is_null() && ENABLED.get() {
-                // SAFETY: `p` is a live block (the caller's contract), not yet freed.
-                with_state(|s| unsafe { on_free(s, p) });
+                // SAFETY: same contract.
+                return unsafe { counted::free(p) };
             }
             // SAFETY: glibc's implementation, same contract.
             unsafe { __libc_free(p) }
@@ -394,12 +399,12 @@ mod imp {
         /// As for C `calloc`.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn calloc(nmemb: usize, size: usize) -> *mut c_void {
-            // SAFETY: glibc's implementation, same contract (it checks the overflow).
-            let p = unsafe { __libc_calloc(nmemb, size) };
             if ENABLED.get() {
-                with_state(|s| on_alloc(s, p, nmemb.wrapping_mul(size)));
+                // SAFETY: same contract.
+                return unsafe { counted::calloc(nmemb, size) };
             }
-            p
+            // SAFETY: glibc's implementation, same contract (it checks the overflow).
+            unsafe { __libc_calloc(nmemb, size) }
         }
 
         /// C `realloc`, forwarded to glibc.
@@ -408,30 +413,12 @@ mod imp {
         /// As for C `realloc`: `p` is null or a live block from this allocator.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
-            if !ENABLED.get() {
-                // SAFETY: glibc's implementation, same contract.
-                return unsafe { __libc_realloc(p, size) };
+            if ENABLED.get() {
+                // SAFETY: same contract.
+                return unsafe { counted::realloc(p, size) };
             }
-            // Charge of the old block, taken while it is still live.
-            let old = if p.is_null() {
-                0
-            } else {
-                // SAFETY: `p` is a live glibc block (the caller's contract).
-                with_state(|s| unsafe { charge_of(s, p) })
-            };
             // SAFETY: glibc's implementation, same contract.
-            let q = unsafe { __libc_realloc(p, size) };
-            // glibc frees `p` when it returns a new block, or when `size` is 0; on failure
-            // (null with a non-zero size) `p` is untouched.
-            let released = !p.is_null() && (!q.is_null() || size == 0);
-            with_state(|s| {
-                if released {
-                    s.remove(p as usize);
-                    s.live -= old as i64;
-                }
-                on_alloc(s, q, size);
-            });
-            q
+            unsafe { __libc_realloc(p, size) }
         }
 
         /// C `reallocarray`, forwarded to [`realloc`] after the overflow check.
@@ -455,18 +442,29 @@ mod imp {
             }
         }
 
+        /// glibc's `memalign`, counted while a measurement runs: what `memalign`,
+        /// `aligned_alloc` and `posix_memalign` do.
+        ///
+        /// # Safety
+        /// As for C `memalign`.
+        #[inline(always)]
+        unsafe fn any_memalign(alignment: usize, size: usize) -> *mut c_void {
+            if ENABLED.get() {
+                // SAFETY: same contract.
+                return unsafe { counted::memalign(alignment, size) };
+            }
+            // SAFETY: glibc's implementation, same contract.
+            unsafe { __libc_memalign(alignment, size) }
+        }
+
         /// C `memalign`, forwarded to glibc.
         ///
         /// # Safety
         /// As for C `memalign`.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn memalign(alignment: usize, size: usize) -> *mut c_void {
-            // SAFETY: glibc's implementation, same contract.
-            let p = unsafe { __libc_memalign(alignment, size) };
-            if ENABLED.get() {
-                with_state(|s| on_alloc(s, p, size));
-            }
-            p
+            // SAFETY: same contract.
+            unsafe { any_memalign(alignment, size) }
         }
 
         /// C11 `aligned_alloc`, forwarded to glibc's `memalign` (as glibc 2.36 does).
@@ -476,7 +474,7 @@ mod imp {
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn aligned_alloc(alignment: usize, size: usize) -> *mut c_void {
             // SAFETY: same contract as `memalign`.
-            unsafe { memalign(alignment, size) }
+            unsafe { any_memalign(alignment, size) }
         }
 
         /// POSIX `posix_memalign`, forwarded to glibc's `memalign` with POSIX's checks.
@@ -495,7 +493,7 @@ mod imp {
                 return libc::EINVAL;
             }
             // SAFETY: same contract as `memalign`, with a valid alignment.
-            let p = unsafe { memalign(alignment, size) };
+            let p = unsafe { any_memalign(alignment, size) };
             if p.is_null() {
                 return libc::ENOMEM;
             }
@@ -510,12 +508,12 @@ mod imp {
         /// As for C `valloc`.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn valloc(size: usize) -> *mut c_void {
-            // SAFETY: glibc's implementation, same contract.
-            let p = unsafe { __libc_valloc(size) };
             if ENABLED.get() {
-                with_state(|s| on_alloc(s, p, size));
+                // SAFETY: same contract.
+                return unsafe { counted::valloc(size) };
             }
-            p
+            // SAFETY: glibc's implementation, same contract.
+            unsafe { __libc_valloc(size) }
         }
 
         /// Obsolete `pvalloc`, forwarded to glibc.
@@ -524,12 +522,97 @@ mod imp {
         /// As for C `pvalloc`.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn pvalloc(size: usize) -> *mut c_void {
-            // SAFETY: glibc's implementation, same contract.
-            let p = unsafe { __libc_pvalloc(size) };
             if ENABLED.get() {
-                with_state(|s| on_alloc(s, p, size));
+                // SAFETY: same contract.
+                return unsafe { counted::pvalloc(size) };
             }
-            p
+            // SAFETY: glibc's implementation, same contract.
+            unsafe { __libc_pvalloc(size) }
+        }
+
+        /// The entry points while a measurement runs on this thread: glibc's function, then
+        /// the bookkeeping. Cold and never inlined, so that none of it (no frame, no saved
+        /// register) reaches the path every other call takes.
+        mod counted {
+            use super::*;
+
+            /// Counts a new block of `size` requested bytes at `p` (null: a failed call).
+            fn note(p: *mut c_void, size: usize) -> *mut c_void {
+                with_state(|s| on_alloc(s, p, size));
+                p
+            }
+
+            #[cold]
+            #[inline(never)]
+            pub(super) unsafe fn malloc(size: usize) -> *mut c_void {
+                // SAFETY: glibc's implementation, the caller's contract.
+                note(unsafe { __libc_malloc(size) }, size)
+            }
+
+            #[cold]
+            #[inline(never)]
+            pub(super) unsafe fn free(p: *mut c_void) {
+                // SAFETY: `p` is a live block (the caller's contract), not yet freed.
+                with_state(|s| unsafe { on_free(s, p) });
+                // SAFETY: glibc's implementation, same contract.
+                unsafe { __libc_free(p) }
+            }
+
+            #[cold]
+            #[inline(never)]
+            pub(super) unsafe fn calloc(nmemb: usize, size: usize) -> *mut c_void {
+                // SAFETY: glibc's implementation, same contract (it checks the overflow).
+                note(
+                    unsafe { __libc_calloc(nmemb, size) },
+                    nmemb.wrapping_mul(size),
+                )
+            }
+
+            #[cold]
+            #[inline(never)]
+            pub(super) unsafe fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
+                // Charge of the old block, taken while it is still live.
+                let old = if p.is_null() {
+                    0
+                } else {
+                    // SAFETY: `p` is a live glibc block (the caller's contract).
+                    with_state(|s| unsafe { charge_of(s, p) })
+                };
+                // SAFETY: glibc's implementation, same contract.
+                let q = unsafe { __libc_realloc(p, size) };
+                // glibc frees `p` when it returns a new block, or when `size` is 0; on
+                // failure (null with a non-zero size) `p` is untouched.
+                let released = !p.is_null() && (!q.is_null() || size == 0);
+                with_state(|s| {
+                    if released {
+                        s.remove(p as usize);
+                        s.live -= old as i64;
+                    }
+                    on_alloc(s, q, size);
+                });
+                q
+            }
+
+            #[cold]
+            #[inline(never)]
+            pub(super) unsafe fn memalign(alignment: usize, size: usize) -> *mut c_void {
+                // SAFETY: glibc's implementation, same contract.
+                note(unsafe { __libc_memalign(alignment, size) }, size)
+            }
+
+            #[cold]
+            #[inline(never)]
+            pub(super) unsafe fn valloc(size: usize) -> *mut c_void {
+                // SAFETY: glibc's implementation, same contract.
+                note(unsafe { __libc_valloc(size) }, size)
+            }
+
+            #[cold]
+            #[inline(never)]
+            pub(super) unsafe fn pvalloc(size: usize) -> *mut c_void {
+                // SAFETY: glibc's implementation, same contract.
+                note(unsafe { __libc_pvalloc(size) }, size)
+            }
         }
     }
 

@@ -170,8 +170,15 @@ pub struct ShardArgs {
 
 impl ShardArgs {
     /// The job these flags describe: none without `--shard`; `--shard` without `--sweep`
-    /// (or the reverse) and a malformed sweep id are refused.
-    pub fn job(&self) -> anyhow::Result<Option<crate::shard::Job>> {
+    /// (or the reverse), a malformed sweep id, and `--shard` on a command that resumes a run
+    /// (`resuming`) are refused.
+    pub fn job(&self, resuming: bool) -> anyhow::Result<Option<crate::shard::Job>> {
+        if self.shard.is_some() && resuming {
+            crate::bail_usage!(
+                "--resume completes a run, shard of a sweep or not, as it was planned; it \
+                 cannot be used with --shard"
+            );
+        }
         match (self.shard, &self.sweep) {
             (None, None) => Ok(None),
             (Some(shard), Some(id)) => {

@@ -314,3 +314,51 @@ fn a_profile_sweep_gates_and_exports_as_one_profile() {
         );
     }
 }
+
+#[test]
+fn a_throughput_sweep_reads_back_as_one_throughput_run() {
+    let d = dir("throughput");
+    let store = d.join("s.sqlite");
+    for k in 1..=2 {
+        kembench_at(&store)
+            .args([
+                "throughput",
+                "--include-mock",
+                "--impl",
+                "mock/correct,mock/broken",
+            ])
+            .args([
+                "--threads",
+                "1",
+                "--duration",
+                "0.05",
+                "--repeats",
+                "1",
+                "--ops",
+                "keygen",
+            ])
+            .args(["--shard", &format!("{k}/2"), "--sweep", "tp"])
+            .assert()
+            .stderr(predicate::str::contains(format!(
+                "throughput: shard {k}/2 of sweep tp: 1 of the 2 planned benchmarks"
+            )));
+    }
+    let merged = export_json(&store, "sweep:tp");
+    assert_eq!(merged["kind"], "kembench-throughput");
+    assert_eq!(
+        result_labels(&merged),
+        ["MockKEM@mock/broken", "MockKEM@mock/correct"]
+    );
+    kembench_at(&store)
+        .args([
+            "throughput",
+            "--include-mock",
+            "--resume",
+            "latest",
+            "--shard",
+            "1/2",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cannot be used with --shard"));
+}

@@ -127,13 +127,7 @@ impl Args {
                  --no-store"
             );
         }
-        let shard = self.shard.job()?;
-        if shard.is_some() && self.resume.is_some() {
-            crate::bail_usage!(
-                "--resume completes a profile, shard of a sweep or not, as it was planned; it \
-                 cannot be used with --shard"
-            );
-        }
+        let shard = self.shard.job(self.resume.is_some())?;
         for (flag, dir) in [
             ("--flamegraphs", &self.flamegraphs),
             ("--callgrind-out", &self.callgrind_out),

@@ -112,13 +112,7 @@ impl Args {
         if self.resume.is_some() && self.no_store {
             crate::bail_usage!("--resume continues a run from the results store; it cannot be used with --no-store");
         }
-        let shard = self.shard.job()?;
-        if shard.is_some() && self.resume.is_some() {
-            crate::bail_usage!(
-                "--resume completes a run, shard of a sweep or not, as it was planned; it \
-                 cannot be used with --shard"
-            );
-        }
+        let shard = self.shard.job(self.resume.is_some())?;
         self.output.check_dirs()?;
         Ok(Options {
             filter: filter.to_filter(),

@@ -1,6 +1,6 @@
 //! `kembench throughput`: measure, record, write the result files, print the tables.
 
-use crate::cli::{positive_seconds, FilterArgs, OutputArgs, MAX_THREADS_PER_CPU};
+use crate::cli::{positive_seconds, FilterArgs, OutputArgs, ShardArgs, MAX_THREADS_PER_CPU};
 use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
 use crate::export::Outputs;
@@ -53,6 +53,9 @@ pub struct Args {
     /// fit 120 columns.
     #[arg(long)]
     pub wide: bool,
+    /// One job of a sweep.
+    #[command(flatten)]
+    pub shard: ShardArgs,
     /// Result files.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -87,10 +90,12 @@ impl Args {
         if self.resume.is_some() && self.no_store {
             crate::bail_usage!("--resume continues a run from the results store; it cannot be used with --no-store");
         }
+        let shard = self.shard.job(self.resume.is_some())?;
         self.output.check_dirs()?;
         Ok(Options {
             filter: filter.to_filter(),
             include_mock: filter.include_mock,
+            shard,
             threads,
             duration_s: self.duration,
             repeats: self.repeats,
@@ -117,6 +122,8 @@ pub struct Options {
     pub filter: Filter,
     /// Whether the mock implementations are offered.
     pub include_mock: bool,
+    /// The sweep this run is one job of, if any.
+    pub shard: Option<crate::shard::Job>,
     /// Thread (or process) counts, 1 included.
     pub threads: Vec<usize>,
     /// Seconds per thread count and repeat.
@@ -149,10 +156,11 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
     }
     let registry = Registry::new(o.include_mock);
     let impls = measure::select(&registry, &o.filter)?;
+    let (impls, sweep) = crate::shard::split(o.shard.as_ref(), impls, "throughput");
     let run_id = store::new_run_id();
     let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
     let environment = Environment::for_implementations(&impls);
-    let record = ThroughputRecord::new(
+    let mut record = ThroughputRecord::new(
         Some(run_id.clone()),
         store::recorded_command_line(),
         ThroughputConfig {
@@ -168,6 +176,7 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
         environment,
         Nothing {},
     );
+    record.sweep = sweep;
     recorder.begin(records::run_row(&record));
     recorder.announce(&run_id);
     execute(record, impls, o, cpus, recorder)

@@ -204,7 +204,18 @@ impl Job {
         Vec<std::sync::Arc<dyn crate::kem::Kem>>,
         crate::record::sweep::Sweep,
     ) {
-        let (mine, plan) = take(impls, self.shard, |k| k.meta().label(), cost_of);
+        self.take_by(impls, |k| k.meta().label(), cost_of)
+    }
+
+    /// The part of `items` this job measures (named by `label`, weighed by `cost`), and the
+    /// sweep section of its record.
+    pub fn take_by<T>(
+        &self,
+        items: Vec<T>,
+        label: impl Fn(&T) -> String,
+        cost: impl Fn(&T) -> f64,
+    ) -> (Vec<T>, crate::record::sweep::Sweep) {
+        let (mine, plan) = take(items, self.shard, label, cost);
         let sweep = crate::record::sweep::Sweep {
             id: self.sweep.clone(),
             shard: Some(self.shard.index),

@@ -157,6 +157,16 @@ fn two_shards_read_back_as_one_run_and_what_is_missing_is_said() {
         ["MockKEM@mock/broken", "MockKEM@mock/correct"]
     );
 
+    // A report of the latest run, a shard, says which sweep it belongs to.
+    kembench_at(&store)
+        .current_dir(&d)
+        .args(["report"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("one shard of sweep nightly-1"))
+        .stdout(predicate::str::contains(
+            "`kembench report sweep:nightly-1`",
+        ));
     // Unknown sweeps are named with the nearest.
     kembench_at(&store)
         .args(["export", "sweep:nightly-2"])
@@ -361,4 +371,26 @@ fn a_throughput_sweep_reads_back_as_one_throughput_run() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("cannot be used with --shard"));
+}
+
+#[test]
+fn a_tls_sweep_splits_groups_and_stacks_and_reads_back_as_one_tls_run() {
+    let d = dir("tls");
+    let store = d.join("s.sqlite");
+    // Two groups on two stacks: four benchmarks, two per shard.
+    for k in 1..=2 {
+        kembench_at(&store)
+            .args(["tls", "--groups", "X25519,secp256r1", "--duration", "0.05"])
+            .args(["--threads", "0", "--modes", "full"])
+            .args(["--shard", &format!("{k}/2"), "--sweep", "hello"])
+            .assert()
+            .success()
+            .stderr(predicate::str::contains(format!(
+                "tls: shard {k}/2 of sweep hello: 2 of the 4 planned benchmarks"
+            )));
+    }
+    let merged = export_json(&store, "sweep:hello");
+    assert_eq!(merged["kind"], "kembench-tls");
+    assert_eq!(merged["results"].as_array().unwrap().len(), 4);
+    assert_eq!(merged["config"]["planned"].as_array().unwrap().len(), 4);
 }

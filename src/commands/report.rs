@@ -73,11 +73,19 @@ fn latest_run(spec: &str) -> anyhow::Result<String> {
         .resolve("latest", None)
         .context("no RUN given, so the report would be of the latest run in the store")?;
     let run = s.load(&id)?.summary;
+    let sweep = match s.sweep_of(&id)? {
+        Some(sweep) => format!(
+            " It is one shard of sweep {sweep}: `kembench report sweep:{sweep}` reports the whole \
+             sweep."
+        ),
+        None => String::new(),
+    };
     print!(
         "{}",
         crate::output::wrap(
             &crate::output::clean(&format!(
-                "No RUN given: reporting the latest run in {}: {id} ({}, {}, host {}, started {}).",
+                "No RUN given: reporting the latest run in {}: {id} ({}, {}, host {}, started \
+                 {}).{sweep}",
                 s.location(),
                 run.kind,
                 run.status,

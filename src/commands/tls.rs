@@ -1,7 +1,7 @@
 //! `kembench tls`: make the certificates, measure each (group, stack, certificate), record,
 //! write the result files, print the tables.
 
-use crate::cli::{pick, positive_seconds, OutputArgs, MAX_THREADS_PER_CPU};
+use crate::cli::{pick, positive_seconds, OutputArgs, ShardArgs, MAX_THREADS_PER_CPU};
 use crate::ending::Ending;
 use crate::env::Environment;
 use crate::export::Outputs;
@@ -75,6 +75,9 @@ pub struct Args {
     /// Result files.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// One job of a sweep.
+    #[command(flatten)]
+    pub shard: ShardArgs,
 }
 
 impl Args {
@@ -158,6 +161,7 @@ impl Args {
             store: !self.no_store,
             outputs: self.output.files(),
             layout: Width::wide_if(self.wide),
+            shard: self.shard.job(false)?,
         })
     }
 }
@@ -195,6 +199,8 @@ pub struct Options {
     pub outputs: Outputs,
     /// How much the console tables show.
     pub layout: Width,
+    /// The sweep this run is one job of, if any.
+    pub shard: Option<crate::shard::Job>,
 }
 
 /// Runs `tls`.
@@ -217,6 +223,16 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
             }
         }
     }
+    // Every (chain, group, stack) costs alike: the same handshakes, modes and conditions.
+    let sweep = match &o.shard {
+        None => None,
+        Some(j) => {
+            let (mine, sweep) = j.take_by(plans, Plan::label, |_| 1.0);
+            eprintln!("tls: {}", j.announce(mine.len(), &sweep));
+            plans = mine;
+            Some(sweep)
+        }
+    };
     let registry = Registry::new(false);
     let kems: Vec<_> = plans
         .iter()
@@ -224,7 +240,7 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
         .collect();
     let run_id = store::new_run_id();
     let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
-    let record = TlsRecord::new(
+    let mut record = TlsRecord::new(
         Some(run_id.clone()),
         store::recorded_command_line(),
         TlsConfig {
@@ -245,6 +261,7 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
         Environment::for_implementations(&kems),
         Nothing {},
     );
+    record.sweep = sweep;
     recorder.begin(records::run_row(&record));
     recorder.announce(&run_id);
 

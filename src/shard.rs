@@ -15,7 +15,6 @@
 //! key and ciphertext (the catalog's sizes), which is where Classic McEliece's and FrodoKEM's
 //! larger work shows.
 
-use sha2::{Digest, Sha256};
 use std::fmt;
 use std::str::FromStr;
 
@@ -75,25 +74,7 @@ impl fmt::Display for Shard {
     }
 }
 
-/// Checks a sweep id given with `--sweep`: 1 to 64 characters of letters, digits, `.`, `_`,
-/// `:` and `-`, not starting with `-` (a CI run id, `nightly-2026-11-27`, `slurm:81234`).
-pub fn check_sweep_id(id: &str) -> Result<(), String> {
-    let ok = !id.is_empty()
-        && id.len() <= 64
-        && !id.starts_with('-')
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "--sweep {id:?}: a sweep id is 1 to 64 letters, digits, '.', '_', ':' or '-' (not \
-             starting with '-'), the same for every job of the sweep, e.g. \
-             --sweep \"$GITHUB_RUN_ID\""
-        ))
-    }
-}
+pub use crate::record::sweep::{check_sweep_id, plan_digest};
 
 /// The expected cost of a benchmark of an algorithm with these sizes (see the module's
 /// documentation): 1 + (pk + sk + ct bytes) / 50,000.
@@ -125,19 +106,6 @@ pub fn assign(labels: &[String], costs: &[f64], shards: u32) -> Vec<u32> {
         to[i] = least as u32;
     }
     to
-}
-
-/// SHA-256 of a plan's labels, sorted, one per line: equal for two jobs exactly when they
-/// planned the same set of benchmarks.
-pub fn plan_digest(labels: &[String]) -> String {
-    let mut sorted: Vec<&str> = labels.iter().map(String::as_str).collect();
-    sorted.sort_unstable();
-    let mut h = Sha256::new();
-    for l in sorted {
-        h.update(l.as_bytes());
-        h.update(b"\n");
-    }
-    hex::encode(h.finalize())
 }
 
 /// The items of `items` that `shard` measures, in their planned order, and the labels of the

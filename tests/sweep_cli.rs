@@ -241,6 +241,18 @@ fn shards_written_to_files_on_separate_machines_import_into_one_sweep() {
         files.push(f);
     }
     let store = d.join("all.sqlite");
+    // A shard file whose sweep section was edited is refused before the store is opened.
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&files[0]).unwrap()).unwrap();
+    v["sweep"]["shard"] = serde_json::json!(5);
+    let edited = d.join("edited.json");
+    std::fs::write(&edited, serde_json::to_vec(&v).unwrap()).unwrap();
+    kembench_at(&store)
+        .arg("import")
+        .arg(&edited)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("names shard 5 of 2"));
+    assert!(!store.exists());
     for f in &files {
         kembench_at(&store).arg("import").arg(f).assert().success();
     }

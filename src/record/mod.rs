@@ -428,7 +428,8 @@ impl<K: Kind> Record<K> {
     }
 
     /// Checks a record read from outside before it is stored: its run id (when it has one)
-    /// has kembench's form, no benchmark appears twice, and every result is sound
+    /// has kembench's form, its sweep section (when it has one) is sound, no benchmark appears
+    /// twice, and every result is sound
     /// ([`Kind::check_result`]).
     pub fn check(&self) -> Result<(), String> {
         if let Some(id) = &self.run_id {
@@ -438,6 +439,9 @@ impl<K: Kind> Record<K> {
                     id
                 ));
             }
+        }
+        if let Some(s) = &self.sweep {
+            s.check()?;
         }
         let mut seen = std::collections::HashSet::new();
         for r in &self.results {

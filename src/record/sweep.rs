@@ -5,7 +5,64 @@
 
 use super::{Benchmark, Kind, Record, RunStatus};
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
+
+/// Checks a sweep id given with `--sweep`: 1 to 64 characters of letters, digits, `.`, `_`,
+/// `:` and `-`, not starting with `-` (a CI run id, `nightly-2026-11-27`, `slurm:81234`).
+pub fn check_sweep_id(id: &str) -> Result<(), String> {
+    let ok = !id.is_empty()
+        && id.len() <= 64
+        && !id.starts_with('-')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b':' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "--sweep {id:?}: a sweep id is 1 to 64 letters, digits, '.', '_', ':' or '-' (not \
+             starting with '-'), the same for every job of the sweep, e.g. \
+             --sweep \"$GITHUB_RUN_ID\""
+        ))
+    }
+}
+
+/// SHA-256 of a plan's labels, sorted, one per line: equal for two jobs exactly when they
+/// planned the same set of benchmarks.
+pub fn plan_digest(labels: &[String]) -> String {
+    let mut sorted: Vec<&str> = labels.iter().map(String::as_str).collect();
+    sorted.sort_unstable();
+    let mut h = Sha256::new();
+    for l in sorted {
+        h.update(l.as_bytes());
+        h.update(b"\n");
+    }
+    hex::encode(h.finalize())
+}
+
+impl Sweep {
+    /// What is wrong with a sweep section read from outside (an imported file): an id not of
+    /// the form `--sweep` takes, a shard outside 1..=shards, a digest that is not its plan's.
+    pub fn check(&self) -> Result<(), String> {
+        check_sweep_id(&self.id).map_err(|e| format!("its sweep: {e}"))?;
+        if self.shards == 0 || self.shard.is_some_and(|k| k == 0 || k > self.shards) {
+            return Err(format!(
+                "its sweep {} names shard {} of {}",
+                self.id,
+                self.shard.map_or("-".to_string(), |k| k.to_string()),
+                self.shards
+            ));
+        }
+        if plan_digest(&self.plan) != self.plan_digest {
+            return Err(format!(
+                "its sweep {}'s plan digest is not the digest of its plan",
+                self.id
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// A run's place in a sweep, in its record's header.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -343,7 +400,7 @@ mod tests {
             id: id.into(),
             shard: Some(k),
             shards: n,
-            plan_digest: crate::shard::plan_digest(&plan),
+            plan_digest: plan_digest(&plan),
             plan,
             runs: Vec::new(),
             missing_shards: Vec::new(),
@@ -436,7 +493,7 @@ mod tests {
         let mut other = shard(2, 2, &[1], "s");
         let sw = other.sweep.as_mut().unwrap();
         sw.plan.pop();
-        sw.plan_digest = crate::shard::plan_digest(&sw.plan);
+        sw.plan_digest = plan_digest(&sw.plan);
         let e =
             merge::<Run>("s", vec![complete(shard(1, 2, &[0], "s")), complete(other)]).unwrap_err();
         assert!(e.contains("did not plan the same sweep"), "{e}");
@@ -461,6 +518,22 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.contains("is not a shard of sweep s"), "{e}");
+    }
+
+    #[test]
+    fn a_sweep_section_read_from_outside_is_checked() {
+        let good = shard(1, 2, &[0], "s");
+        good.check().unwrap();
+        let bad = |f: &dyn Fn(&mut Sweep)| {
+            let mut r = good.clone();
+            f(r.sweep.as_mut().unwrap());
+            r.check().unwrap_err()
+        };
+        assert!(bad(&|s| s.id = "a b".into()).contains("a sweep id is"));
+        assert!(bad(&|s| s.shard = Some(3)).contains("names shard 3 of 2"));
+        assert!(bad(&|s| s.shard = Some(0)).contains("names shard 0 of 2"));
+        assert!(bad(&|s| s.shards = 0).contains("of 0"));
+        assert!(bad(&|s| s.plan.push("X@y".into())).contains("not the digest of its plan"));
     }
 
     #[test]

@@ -57,8 +57,9 @@
 //! 4. **Key boxing** (`SecretKey::new` in keygen of providers with key objects, sk-import and
 //!    exchange, and freeing the previous key's box at the next call), kembench: one object-safe
 //!    trait keeps every provider's key type (a program keeps its key in a typed variable). One
-//!    `malloc` and one `free`, about 210 instructions with glibc and the interposer (0.22% of
-//!    aws-lc's X25519 keygen); freeing the key object itself is the user's. libcrux moves its
+//!    `malloc` and one `free`, about 210 instructions with glibc and the interposer at 75b4589
+//!    (0.22% of aws-lc's X25519 keygen; the interposer's two calls cost about 20 fewer since its
+//!    fast path); freeing the key object itself is the user's. libcrux moves its
 //!    2,400-byte `MlKemPrivateKey` into the box (256 instructions of copying). Byte-keyed
 //!    providers (liboqs, PQClean, builds) pay none of it in keygen: the new secret key is
 //!    written over the previous key's bytes (`keypair_again` where `Kem::keeps_bytes`),
@@ -74,13 +75,11 @@
 //!    glibc. It tests its per-thread flag first and, off, jumps straight to glibc's function
 //!    (the bookkeeping of a heap measurement is in cold functions of its own): 13 to 14
 //!    instructions per call, TLS access included. liboqs's ML-KEM-768 encaps: 7 `aligned_alloc`
-//!    and 7 `free`, 189 instructions (0.16%). Until the fast path it saved six registers before
-//!    testing the flag, 23 instructions per call: 329 for that encaps (0.27%), aws-lc's X25519
-//!    keygen 184 (0.19%), OpenSSL's ML-KEM-768 encaps 1,562 (0.23%), the cheap imports most:
-//!    aws-lc's ML-KEM-768 pk-import 138 (8.8%), OpenSSL's X25519 pk-import 578 (5.3%) (those
-//!    figures, and the rows below other than liboqs's, are from before it: each allocator call
-//!    in them now costs about 10 instructions less). libcrux's encaps and decaps, and PQClean's
-//!    and RustCrypto's decaps, allocate nothing.
+//!    and 7 `free`, 189 instructions (0.16%); aws-lc's X25519 keygen 84 (0.09%); OpenSSL's
+//!    ML-KEM-768 encaps 771 (0.12%); the cheap imports most: aws-lc's ML-KEM-768 pk-import 63
+//!    (4.2%), OpenSSL's X25519 pk-import 288 (2.7%). Until the fast path it saved six registers
+//!    before testing the flag, 23 instructions per call: 329, 184, 1,562, 138 and 578 of those.
+//!    libcrux's encaps and decaps, and PQClean's and RustCrypto's decaps, allocate nothing.
 //! 7. **OpenSSL's context pool** (`GenPool` in `providers/openssl.rs`), kembench: one adapter
 //!    object serves every thread, where a server keeps a key-generation context per thread.
 //!    Keygen, and the ephemeral key of ECDH and DH encaps, take the context from a mutex-guarded
@@ -109,19 +108,20 @@
 //! | implementation | keygen | encaps | decaps | sk-import | pk-import |
 //! |---|---|---|---|---|---|
 //! | liboqs | 299 (0.26%) | 265 (0.22%) | 316 (0.21%) | | |
-//! | pqclean/avx2 (ntruhps2048509) | 87 (0.02%) | 75 (0.12%) | 99 (0.08%) | | |
-//! | libcrux/avx2 | 942 (0.46%) | 578 (0.28%) | 248 (0.11%) | | |
-//! | rustcrypto | 664 (0.09%) | 420 (0.05%) | 265 (0.02%) | 731 (0.72%) | 104 (0.13%) |
-//! | aws-lc | 868 (0.52%) | 580 (0.34%) | 274 (0.13%) | 430 (9.7%) | 192 (12%) |
-//! | openssl | 1,912 (0.33%) | 1,765 (0.26%) | 326 (0.05%) | 2,022 (0.15%) | 1,364 (0.53%) |
-//! | rustls/aws-lc-rs | 986 (0.58%) | 667 (0.39%) | 491 (0.22%) | | |
-//! | X25519, aws-lc | 475 (0.50%) | 664 (0.16%) | 479 (0.14%) | 388 (0.42%) | |
-//! | X25519, openssl | 1,129 (0.20%) | 1,897 (0.17%) | 897 (0.17%) | 961 (0.17%) | 672 (6.1%) |
-//! | X25519, rustls/aws-lc-rs | 491 (0.52%) | 654 (0.15%) | 489 (0.15%) | | |
+//! | pqclean/avx2 (ntruhps2048509) | 110 (0.03%) | 75 (0.12%) | 99 (0.08%) | | |
+//! | libcrux/avx2 | 938 (0.45%) | 582 (0.28%) | 248 (0.11%) | | |
+//! | rustcrypto | 556 (0.07%) | 395 (0.04%) | 265 (0.02%) | 632 (0.63%) | 76 (0.09%) |
+//! | aws-lc | 668 (0.40%) | 415 (0.24%) | 204 (0.10%) | 331 (7.7%) | 117 (7.8%) |
+//! | openssl | 1,268 (0.22%) | 976 (0.15%) | 226 (0.04%) | 1,136 (0.09%) | 727 (0.28%) |
+//! | rustls/aws-lc-rs | 714 (0.42%) | 452 (0.27%) | 308 (0.14%) | | |
+//! | X25519, aws-lc | 418 (0.44%) | 435 (0.10%) | 325 (0.10%) | 314 (0.34%) | |
+//! | X25519, openssl | 884 (0.15%) | 1,217 (0.11%) | 557 (0.11%) | 624 (0.11%) | 384 (3.6%) |
+//! | X25519, rustls/aws-lc-rs | 409 (0.43%) | 375 (0.09%) | 302 (0.09%) | | |
 //!
-//! The liboqs row is from after the interposer's fast path (piece 6; it read 439/405/476
-//! before), the NTRU keygen figure from after the change of piece 4 (commit after 5a6dd98;
-//! `scripts/timed-share ML-KEM-768@liboqs`), the other rows from 75b4589. PQClean's
+//! Every row is from after the interposer's fast path (piece 6; commit 26eae83), measured with
+//! `scripts/timed-share LABEL --ops keygen,encaps,decaps,sk-import,pk-import`; before it,
+//! liboqs read 439/405/476, aws-lc's pk-import 192 (12%) and OpenSSL's X25519 pk-import 1,364
+//! (as 75b4589 measured them). PQClean's
 //! ML-KEM keygen and encaps are profiled through its derandomized entry points, hence the NTRU
 //! row; its ML-KEM-768 decaps carries 64 (0.04%). Valgrind hides ADX and AVX-512, so aws-lc and OpenSSL
 //! take other code paths under it than natively: the counts are of those paths.

@@ -76,36 +76,32 @@ pub fn show(spec: &str, selector: &str, layout: Width) -> anyhow::Result<ExitCod
 /// `show sweep:ID`: the sweep's runs, then its shards read back as one record.
 fn show_sweep(s: &mut Store, id: &str, layout: Width) -> anyhow::Result<ExitCode> {
     let (name, record) = store::load_sweep(s, id)?;
-    let mut head = format!("Sweep {id}: {name}");
-    if let Some(sw) = record.sweep() {
-        let runs: Vec<String> = sw
-            .runs
-            .iter()
-            .map(|r| {
-                format!(
-                    "shard {}/{} run {} ({}, {} benchmarks, host {})",
-                    r.shard, sw.shards, r.run_id, r.status, r.benchmarks, r.host
-                )
-            })
-            .collect();
-        head = format!(
-            "Sweep {id}: {} of {} shards, {} planned benchmarks: {}",
-            sw.runs.len(),
-            sw.shards,
-            sw.plan.len(),
-            runs.join("; ")
-        );
-        if !sw.missing_shards.is_empty() {
-            head.push_str(&format!(
-                "; missing shard(s) {}",
-                sw.missing_shards
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+    let head = match record.sweep() {
+        None => format!("Sweep {id}: {name}"),
+        Some(sw) => {
+            let runs: Vec<String> = sw
+                .runs
+                .iter()
+                .map(|r| {
+                    format!(
+                        "shard {}/{} run {} ({}, {} benchmarks, host {})",
+                        r.shard, sw.shards, r.run_id, r.status, r.benchmarks, r.host
+                    )
+                })
+                .collect();
+            let missing = match sw.missing_shards.as_slice() {
+                [] => String::new(),
+                m => format!("; missing shard(s) {}", crate::record::sweep::shard_list(m)),
+            };
+            format!(
+                "Sweep {id}: {} of {} shards, {} planned benchmarks: {}{missing}",
+                sw.runs.len(),
+                sw.shards,
+                sw.plan.len(),
+                runs.join("; ")
+            )
         }
-    }
+    };
     print!(
         "{}",
         crate::output::prose(layout, &crate::output::clean(&head))

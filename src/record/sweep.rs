@@ -204,11 +204,7 @@ pub fn merge<K: Kind>(id: &str, runs: Vec<(String, Record<K>)>) -> Result<Merged
         warnings.push(format!(
             "shard(s) {} of {} not in the store: {lacking} of the sweep's {} benchmarks are \
              missing",
-            missing
-                .iter()
-                .map(u32::to_string)
-                .collect::<Vec<_>>()
-                .join(", "),
+            shard_list(&missing),
             head.shards,
             head.plan.len()
         ));
@@ -275,9 +271,9 @@ fn name<K: Kind>(r: &Record<K>) -> String {
 type Fact<'a, K> = &'a dyn Fn(&Record<K>) -> String;
 
 /// Adds a warning for each way the chosen shards differ: machine, CPU, kembench build, what
-/// counted the figures, and options.
+/// counted the figures, and options (named).
 fn differences<K: Kind>(chosen: &[(u32, String, Record<K>)], warnings: &mut Vec<String>) {
-    let facts: [(&str, Fact<K>, &str); 5] = [
+    let facts: [(&str, Fact<K>, &str); 4] = [
         ("hosts", &|r| r.environment.hostname.clone(), ""),
         (
             "CPUs",
@@ -299,7 +295,6 @@ fn differences<K: Kind>(chosen: &[(u32, String, Record<K>)], warnings: &mut Vec<
             &|r| K::counted_under(&r.measured).unwrap_or_default(),
             ": exact counts across shards were made by different tools",
         ),
-        ("options", &|r| options::<K>(r), ""),
     ];
     for (what, fact, consequence) in facts {
         let mut seen: Vec<(String, Vec<u32>)> = Vec::new();
@@ -313,45 +308,34 @@ fn differences<K: Kind>(chosen: &[(u32, String, Record<K>)], warnings: &mut Vec<
         if seen.len() > 1 {
             let parts: Vec<String> = seen
                 .iter()
-                .map(|(v, shards)| {
-                    let v = if what == "options" {
-                        "one set".to_string()
-                    } else {
-                        v.clone()
-                    };
-                    format!(
-                        "{v} on shard(s) {}",
-                        shards
-                            .iter()
-                            .map(u32::to_string)
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                })
+                .map(|(v, shards)| format!("{v} on shard(s) {}", shard_list(shards)))
                 .collect();
-            let detail = if what == "options" {
-                format!(
-                    "the shards were run with different options ({} sets: {})",
-                    seen.len(),
-                    differing_options::<K>(chosen).join(", ")
-                )
-            } else {
-                format!(
-                    "the shards ran on {} {what}: {}",
-                    seen.len(),
-                    parts.join("; ")
-                )
-            };
-            warnings.push(format!("{detail}{consequence}"));
+            warnings.push(format!(
+                "the shards ran on {} {what}: {}{consequence}",
+                seen.len(),
+                parts.join("; ")
+            ));
         }
+    }
+    let options = differing_options::<K>(chosen);
+    if !options.is_empty() {
+        warnings.push(format!(
+            "the shards were run with different options: {}",
+            options.join(", ")
+        ));
     }
 }
 
-/// A record's configuration without its plan, as JSON: what must agree across shards.
-fn options<K: Kind>(r: &Record<K>) -> String {
-    options_value::<K>(r).to_string()
+/// Shard numbers as a list: `1, 3`.
+pub fn shard_list(shards: &[u32]) -> String {
+    shards
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
+/// A record's configuration without its plan, as JSON: what must agree across shards.
 fn options_value<K: Kind>(r: &Record<K>) -> serde_json::Value {
     let mut c = r.config.clone();
     K::planned_mut(&mut c).clear();

@@ -41,6 +41,7 @@ macro_rules! engines {
 
 with_kinds!(engines);
 
+pub mod arch;
 pub mod builds;
 pub mod callgrind;
 pub mod cli;
@@ -60,6 +61,7 @@ pub mod providers;
 pub mod report;
 pub mod resume;
 pub mod shard;
+pub mod signals;
 pub mod stats;
 pub mod store;
 pub mod suggest;

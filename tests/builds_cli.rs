@@ -7,25 +7,12 @@ use common::kembench;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-/// A fresh build cache for one test.
 fn cache(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("kembench-builds-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    common::build_cache(name)
 }
 
 fn builds(dir: &Path, args: &[&str]) -> (i32, Value, String) {
-    let out = kembench()
-        .env("KEMBENCH_BUILD_DIR", dir)
-        .arg("builds")
-        .args(args)
-        .arg("--json")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    (out.status.code().unwrap_or(-1), json, stderr)
+    common::builds_json(dir, args)
 }
 
 #[test]

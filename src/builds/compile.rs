@@ -114,7 +114,12 @@ fn split_sets(text: &str) -> Vec<String> {
 /// The build id: `pqclean/clean@gcc-12:O3+march=native` (`compiler_short` is the compiler's
 /// short name, or the name asked for when it does not exist).
 pub fn id(source: &Source, compiler_short: &str, flags: &FlagSet) -> String {
-    format!("{}@{compiler_short}:{}", source.id, flags.slug())
+    let id = format!("{}@{compiler_short}:{}", source.id, flags.slug());
+    if source.arch.foreign() {
+        format!("{id}@{}", source.arch)
+    } else {
+        id
+    }
 }
 
 /// The cache key: SHA-256 over the recipe, the source id and its files' SHA-256, the
@@ -136,6 +141,17 @@ pub fn key(source: &Source, source_sha256: &str, compiler: &Compiler, flags: &Fl
             "flags first"
         },
         RANDOMBYTES_C,
+        &compiler.target_args.join(" "),
+        if source.arch.foreign() {
+            source.arch.name()
+        } else {
+            "host"
+        },
+        if source.arch.foreign() {
+            crate::providers::foreign::DRIVER_C
+        } else {
+            ""
+        },
     ] {
         h.update(part.as_bytes());
         h.update([0]);
@@ -153,6 +169,11 @@ pub fn compile(
 ) -> Result<f64, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     match &source.recipe {
+        Recipe::Files {
+            compile,
+            includes,
+            shim: None,
+        } if source.arch.foreign() => foreign(source, compile, includes, compiler, flags, dir),
         Recipe::Files {
             compile,
             includes,
@@ -303,6 +324,12 @@ fn files(
         .args(libs)
         .arg("-o")
         .arg(&tmp);
+    finish(cmd, compiler, &tmp, &dir.join("lib.so"))
+}
+
+/// Runs the compiler command `cmd`, which writes `tmp`, and renames `tmp` to `to`: the seconds
+/// it took, or its first error lines.
+fn finish(mut cmd: Command, compiler: &Compiler, tmp: &Path, to: &Path) -> Result<f64, String> {
     cmd.stdin(Stdio::null()).stdout(Stdio::null());
     let started = Instant::now();
     let out = cmd
@@ -310,11 +337,61 @@ fn files(
         .map_err(|e| format!("{}: {e}", compiler.path.display()))?;
     let secs = started.elapsed().as_secs_f64();
     if !out.status.success() {
-        let _ = std::fs::remove_file(&tmp);
+        let _ = std::fs::remove_file(tmp);
         return Err(first_lines(&String::from_utf8_lossy(&out.stderr)));
     }
-    std::fs::rename(&tmp, dir.join("lib.so")).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::rename(tmp, to).map_err(|e| format!("{}: {e}", to.display()))?;
     Ok(secs)
+}
+
+/// A foreign build: the source and kembench's driver (`DRIVER_C`, which serves `randombytes`
+/// too) compiled by the architecture's cross compiler into one static program, `dir/driver`,
+/// run under QEMU. The scheme's functions and sizes reach the driver as macros.
+fn foreign(
+    source: &Source,
+    compile: &[std::path::PathBuf],
+    includes: &[std::path::PathBuf],
+    compiler: &Compiler,
+    flags: &FlagSet,
+    dir: &Path,
+) -> Result<f64, String> {
+    use crate::providers::foreign::DRIVER_C;
+    let alg = crate::kem::catalog::find(source.algorithm)
+        .ok_or_else(|| format!("{} is not in the catalog", source.algorithm))?;
+    let driver = dir.join("kembench_driver.c");
+    std::fs::write(&driver, DRIVER_C).map_err(|e| format!("{}: {e}", driver.display()))?;
+    let sy = &source.symbols;
+    let mut defines = vec![
+        format!("-DKB_KEYPAIR={}", sy.keypair),
+        format!("-DKB_ENC={}", sy.enc),
+        format!("-DKB_DEC={}", sy.dec),
+        format!("-DKB_PK_LEN={}", alg.pk_len),
+        format!("-DKB_SK_LEN={}", alg.sk_len),
+        format!("-DKB_CT_LEN={}", alg.ct_len),
+        format!("-DKB_SS_LEN={}", alg.ss_len),
+    ];
+    if let (Some(k), Some(e)) = (&sy.keypair_derand, &sy.enc_derand) {
+        defines.push(format!("-DKB_KEYPAIR_DERAND={k}"));
+        defines.push(format!("-DKB_ENC_DERAND={e}"));
+    }
+    let tmp = dir.join(format!(".driver.{}", std::process::id()));
+    let (libs, opts): (Vec<&String>, Vec<&String>) = flags
+        .words
+        .iter()
+        .chain(&source.required_flags)
+        .partition(|w| w.starts_with("-l"));
+    let mut cmd = Command::new(&compiler.path);
+    cmd.args(&compiler.target_args).args(opts).arg("-static");
+    for i in includes {
+        cmd.arg("-I").arg(i);
+    }
+    cmd.args(compile)
+        .arg(&driver)
+        .args(&defines)
+        .args(libs)
+        .arg("-o")
+        .arg(&tmp);
+    finish(cmd, compiler, &tmp, &dir.join("driver"))
 }
 
 #[cfg(test)]

@@ -16,6 +16,9 @@ pub struct Compiler {
     pub short: String,
     /// The first line of `--version`.
     pub version: String,
+    /// Arguments that make it compile for a foreign architecture (clang's `--target=...`);
+    /// empty for the host and for a cross gcc.
+    pub target_args: Vec<String>,
 }
 
 fn on_path(name: &str) -> Option<PathBuf> {
@@ -91,14 +94,53 @@ impl Compiler {
             path,
             short: format!("{family}-{major}"),
             version,
+            target_args: Vec::new(),
         })
+    }
+
+    /// The compiler `name` for `arch`: itself for the host; for a foreign architecture gcc's
+    /// Debian cross compiler (`gcc` → `s390x-linux-gnu-gcc`, `gcc-12` →
+    /// `s390x-linux-gnu-gcc-12`), clang with `--target=` the architecture's triple (it finds
+    /// the cross gcc's libraries), or a path as given (a cross compiler of the user's).
+    pub fn find_for(name: &str, arch: crate::arch::Arch) -> Result<Compiler, String> {
+        if !arch.foreign() || name.contains('/') {
+            return Compiler::find(name);
+        }
+        let triple = arch.triple();
+        let base = name.rsplit('/').next().unwrap_or(name);
+        if base.starts_with("clang") {
+            let mut c = Compiler::find(name)?;
+            c.target_args = vec![format!("--target={triple}")];
+            if on_path(&format!("{triple}-gcc")).is_none() {
+                return Err(format!(
+                    "clang compiles for {arch} with the cross gcc's C library, which is not \
+                     installed (Debian package: {}; scripts/setup installs it)",
+                    arch.gcc_package()
+                ));
+            }
+            return Ok(c);
+        }
+        if let Some(version) = base.strip_prefix("gcc") {
+            let cross = format!("{triple}-gcc{version}");
+            return Compiler::find(&cross).map_err(|_| {
+                format!(
+                    "no {arch} cross compiler for '{name}': {cross} is not installed (Debian \
+                     package: gcc{version}-{triple}; scripts/setup installs gcc's)"
+                )
+            });
+        }
+        Err(format!(
+            "kembench knows how to cross-compile for {arch} with gcc and clang; give another \
+             compiler for {arch} by its path"
+        ))
     }
 
     /// The CPU features that compiling with `flags` targets beyond x86-64's baseline (SSE2),
     /// read from the predefined macros; an error (the compiler's message) when it rejects the
     /// flags.
     pub fn targets(&self, flags: &[String]) -> Result<Vec<String>, String> {
-        let mut args: Vec<&str> = flags.iter().map(String::as_str).collect();
+        let mut args: Vec<&str> = self.target_args.iter().map(String::as_str).collect();
+        args.extend(flags.iter().map(String::as_str));
         args.extend(["-dM", "-E", "-x", "c", "/dev/null"]);
         let macros = output(&self.path, &args)?;
         Ok(FEATURES

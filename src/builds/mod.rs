@@ -188,6 +188,7 @@ pub fn prebuilt(
             required_flags: Vec::new(),
             targets: Vec::new(),
             gate: Gate::NotRun,
+            arch: None,
         },
         symbols,
         kat_sha256: None,
@@ -229,10 +230,16 @@ fn expected_cost(s: &Source) -> f64 {
 pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<Summary> {
     let root = manifest::dir();
     std::fs::create_dir_all(&root)?;
-    let compilers: Vec<(String, Result<Compiler, String>)> = req
-        .compilers
+    let mut archs: Vec<crate::arch::Arch> = req.sources.iter().map(|s| s.arch).collect();
+    archs.sort();
+    archs.dedup();
+    let compilers: Vec<(String, crate::arch::Arch, Result<Compiler, String>)> = archs
         .iter()
-        .map(|c| (c.clone(), Compiler::find(c)))
+        .flat_map(|&a| {
+            req.compilers
+                .iter()
+                .map(move |c| (c.clone(), a, Compiler::find_for(c, a)))
+        })
         .collect();
     let cpu_flags = compiler::cpu_flags();
     let me = gated_by();
@@ -242,9 +249,12 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
     let mut todo: Vec<(Entry, &Source, &Compiler, &FlagSet)> = Vec::new();
     let mut combos = Vec::new();
     for s in &req.sources {
-        for cc in &compilers {
+        for (asked, arch, c) in &compilers {
+            if *arch != s.arch {
+                continue;
+            }
             for f in &req.flags {
-                combos.push((s, cc, f));
+                combos.push((s, (asked, c), f));
             }
         }
     }
@@ -252,7 +262,14 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
         let (mine, plan) = crate::shard::take(
             combos,
             shard,
-            |(s, (asked, _), f)| format!("{}@{}@{asked}:{}", s.algorithm, s.id, f.text),
+            |(s, (asked, _), f)| {
+                let on = if s.arch.foreign() {
+                    format!("@{}", s.arch)
+                } else {
+                    String::new()
+                };
+                format!("{}@{}@{asked}:{}{on}", s.algorithm, s.id, f.text)
+            },
             |(s, _, _)| expected_cost(s),
         );
         eprintln!(
@@ -283,6 +300,7 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
             required_flags: s.required_flags.clone(),
             targets,
             gate: Gate::NotRun,
+            arch: s.arch.foreign().then(|| s.arch.to_string()),
         };
         let entry = |key: String, facts: BuildFacts, compiled: Compiled| Entry {
             key,
@@ -326,6 +344,24 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                 continue;
             }
         }
+        if let (true, Some(n)) = (
+            s.arch.foreign(),
+            f.words.iter().find(|w| w.ends_with("=native")),
+        ) {
+            let why = format!(
+                "{n} names this machine's CPU, not a {} one: give a CPU model (for example \
+                 -march=z13 on s390x, -mcpu=neoverse-n1 on aarch64)",
+                s.arch
+            );
+            let e = entry(
+                key,
+                base(&c.short, &c.version, vec![]),
+                Compiled::Refused(why),
+            );
+            manifest::write(&root, &e)?;
+            settled.push(Outcome::new(e, false));
+            continue;
+        }
         let all_flags: Vec<String> = if s.flags_last {
             s.required_flags.iter().chain(&f.words).cloned().collect()
         } else {
@@ -342,7 +378,12 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                 settled.push(Outcome::new(e, false));
             }
             Ok(targets) => {
-                let lacking = compiler::lacking(&targets, &cpu_flags);
+                // A foreign build runs on QEMU's CPU model, not this CPU.
+                let lacking = if s.arch.foreign() {
+                    Vec::new()
+                } else {
+                    compiler::lacking(&targets, &cpu_flags)
+                };
                 let facts = base(&c.short, &c.version, targets);
                 if !lacking.is_empty() {
                     let why = format!(

@@ -177,6 +177,7 @@ pub fn from_dir(
         },
         kat_sha256: None,
         package: Some(package),
+        arch: crate::arch::Arch::host(),
     })
 }
 

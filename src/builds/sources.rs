@@ -9,6 +9,7 @@
 //!   (`OQS_OPT_TARGET=generic`, portable C) and `liboqs/auto` (`OQS_OPT_TARGET=auto`: this CPU's
 //!   extensions, AVX2 code compiled in).
 
+use crate::arch::Arch;
 use crate::providers::built::{Symbols, LIBOQS_SET_HOOK_SYMBOL, SET_HOOK_SYMBOL};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -151,6 +152,9 @@ pub struct Source {
     pub kat_sha256: Option<(String, String)>,
     /// For a package added with `kembench add`: what the user said about it.
     pub package: Option<Package>,
+    /// The architecture it is built for: the host's, or a foreign one (cross-compiled into a
+    /// static driver program run under QEMU).
+    pub arch: Arch,
 }
 
 /// What `kembench add` knows about a package besides its files.
@@ -195,8 +199,32 @@ pub struct Missing {
     pub unreadable: bool,
 }
 
-/// Every source kembench carries, and those it cannot offer on this machine.
+/// Every source kembench carries for the host, and those it cannot offer on this machine.
 pub fn all() -> (Vec<Source>, Vec<Missing>) {
+    all_for(&[Arch::host()])
+}
+
+/// Every source kembench carries for each of `archs`, and those it cannot offer.
+pub fn all_for(archs: &[Arch]) -> (Vec<Source>, Vec<Missing>) {
+    let (mut found, mut missing) = (Vec::new(), Vec::new());
+    for &arch in archs {
+        let (f, m) = one_arch(arch);
+        found.extend(f);
+        missing.extend(m);
+    }
+    (found, missing)
+}
+
+/// `label` for `arch`: as it is for the host, `@arch` added for a foreign one.
+fn on(label: String, arch: Arch) -> String {
+    if arch.foreign() {
+        format!("{label}@{arch}")
+    } else {
+        label
+    }
+}
+
+fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
     let (mut found, mut missing) = (Vec::new(), Vec::new());
     for &(alg, krate, scheme) in TABLE {
         let Some(root) = krate.dir() else {
@@ -232,27 +260,43 @@ pub fn all() -> (Vec<Source>, Vec<Missing>) {
         for v in variants {
             let id = format!("pqclean/{v}");
             let arch_ok = match v.as_str() {
-                "avx2" => cfg!(target_arch = "x86_64"),
-                "aarch64" => cfg!(target_arch = "aarch64"),
+                "avx2" => arch == Arch::X86_64,
+                "aarch64" => arch == Arch::Aarch64,
                 _ => true,
             };
             if !arch_ok {
                 missing.push(Missing {
-                    label: format!("{alg}@{id}"),
-                    reason: format!("{v} code does not run on {}", std::env::consts::ARCH),
+                    label: on(format!("{alg}@{id}"), arch),
+                    reason: format!("{v} code does not run on {arch}"),
                     unreadable: false,
                 });
                 continue;
             }
             match source(alg, krate, &pqclean, &scheme_dir, &v) {
-                Ok(s) => found.push(s),
+                Ok(mut s) => {
+                    s.arch = arch;
+                    found.push(s)
+                }
                 Err(reason) => missing.push(Missing {
-                    label: format!("{alg}@{id}"),
+                    label: on(format!("{alg}@{id}"), arch),
                     reason,
                     unreadable: false,
                 }),
             }
         }
+    }
+    if arch.foreign() {
+        for &(alg, _, _) in LIBOQS {
+            missing.push(Missing {
+                label: on(format!("{alg}@liboqs"), arch),
+                reason: format!(
+                    "kembench builds liboqs for the host only, not yet for {arch} (PQClean's \
+                     sources build for every architecture)"
+                ),
+                unreadable: false,
+            });
+        }
+        return (found, missing);
     }
     match Crate::OqsSys.dir() {
         None => missing.push(Missing {
@@ -349,6 +393,7 @@ fn liboqs(
         },
         kat_sha256: None,
         package: None,
+        arch: Arch::host(),
     }
 }
 
@@ -541,6 +586,7 @@ fn source(
         },
         kat_sha256,
         package: None,
+        arch: Arch::host(),
     })
 }
 

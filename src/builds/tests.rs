@@ -40,6 +40,7 @@ fn two_builds_of_one_source_coexist_in_one_process_and_agree() {
                 required_flags: vec![],
                 targets: vec![],
                 gate: Gate::NotRun,
+                arch: None,
             },
             symbols: src.symbols.clone(),
             kat_sha256: src.kat_sha256.clone(),

@@ -25,6 +25,8 @@ pub struct Args {
     pub reverify: bool,
     /// Only this shard of the builds.
     pub shard: Option<crate::shard::Shard>,
+    /// Architectures to build for (empty: the host's).
+    pub archs: Vec<crate::arch::Arch>,
 }
 
 /// What `builds` and `add` share: how they compile and gate, and how they answer.
@@ -107,7 +109,15 @@ fn finish(
 
 /// Runs `builds`.
 pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
-    let (all, missing) = sources::all();
+    let archs = if a.archs.is_empty() {
+        vec![crate::arch::Arch::host()]
+    } else {
+        a.archs.clone()
+    };
+    for arch in archs.iter().filter(|a| a.foreign()) {
+        arch.emulator().map_err(crate::usage::Usage)?;
+    }
+    let (all, missing) = sources::all_for(&archs);
     let (mut alg_names, mut src_names): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
     for s in &all {
         if !alg_names.iter().any(|n| n == s.algorithm) {
@@ -153,6 +163,26 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
             said.join("; ")
         )
     };
+    // A source that exists but not for the architecture asked (liboqs on s390x): say why.
+    for p in &a.sources {
+        let m = matcher(p);
+        if src_names.iter().any(|n| m.is_match(n)) {
+            continue;
+        }
+        let why: Vec<String> = missing
+            .iter()
+            .filter(|x| !x.unreadable && algs.matches(&algorithm_of(x)))
+            .filter(|x| {
+                x.label.split('@').nth(1).is_some_and(|src| {
+                    m.is_match(src) || src.starts_with(p.as_str()) || p.starts_with(src)
+                })
+            })
+            .map(|x| format!("{}: {}", x.label, x.reason))
+            .collect();
+        if !why.is_empty() {
+            crate::bail_usage!("'{p}' cannot be built here: {}", why.join("; "));
+        }
+    }
     let srcs = match Patterns::new("source", &a.sources, &src_names) {
         Err(_) if !asked.is_empty() => return Err(cannot_read()),
         p => p?,
@@ -205,9 +235,17 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     if tty {
         eprint!("\r\x1b[2K");
     }
+    // Code for another architecture than the one asked for (AVX2 on s390x) is named only when
+    // the source was asked for by a pattern that matches it.
     let unavailable: Vec<&sources::Missing> = missing
         .iter()
         .filter(|m| algs.matches(m.label.split('@').next().unwrap_or_default()))
+        .filter(|m| {
+            !m.reason.contains(" code does not run on ")
+                || a.sources.is_empty() && m.label.matches('@').count() == 1
+                || (!a.sources.is_empty()
+                    && srcs.matches(m.label.split('@').nth(1).unwrap_or_default()))
+        })
         .collect();
     finish(&summary, a.compile.json, &unavailable, None)
 }

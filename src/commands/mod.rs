@@ -193,6 +193,13 @@ pub enum Command {
         /// sharing one build cache (KEMBENCH_BUILD_DIR) build the whole matrix once.
         #[arg(long, value_name = "K/N", value_parser = crate::shard::Shard::from_str_arg)]
         shard: Option<crate::shard::Shard>,
+        /// Architectures to build for (default: this machine's): `s390x`, `aarch64`,
+        /// `ppc64le`, `riscv64` are cross-compiled into static programs run under QEMU's
+        /// user-mode emulation, gated there (known answers, interoperability with this
+        /// machine's implementations), and counted by `profile`, never timed. With a foreign
+        /// architecture the default flag sets are -O2;-O3.
+        #[arg(long, value_delimiter = ',')]
+        arch: Vec<String>,
     },
     /// Measure latency, TSC ticks, hardware counters, heap and stack of keygen, encaps, decaps
     /// and the full exchange (default suite unless filters or --all are given).
@@ -447,14 +454,35 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             jobs,
             reverify,
             shard,
-        } => builds::run(&builds::Args {
-            algorithms,
-            sources,
-            compile: compiling(compile.or(&["gcc", "clang"], &["-O2", "-O3", "-O3 -march=native"])),
-            jobs: jobs.map(usize::from),
-            reverify,
-            shard,
-        }),
+            arch,
+        } => {
+            let archs = crate::arch::Arch::parse_list(&arch).map_err(|e| {
+                let asked = arch.join(",");
+                let bad = asked
+                    .split(',')
+                    .find(|a| crate::arch::Arch::parse(a).is_err())
+                    .unwrap_or_default();
+                crate::usage::Usage(format!(
+                    "{e}{} (kembench builds for {})",
+                    crate::suggest::hint(bad, &crate::arch::Arch::names()),
+                    crate::arch::Arch::names().join(", ")
+                ))
+            })?;
+            let flags: &[&str] = if archs.iter().any(|a| a.foreign()) {
+                &["-O2", "-O3"]
+            } else {
+                &["-O2", "-O3", "-O3 -march=native"]
+            };
+            builds::run(&builds::Args {
+                algorithms,
+                sources,
+                compile: compiling(compile.or(&["gcc", "clang"], flags)),
+                jobs: jobs.map(usize::from),
+                reverify,
+                shard,
+                archs,
+            })
+        }
         Command::Run { filter, args } => run::run(&args.to_options(&filter)?, &spec),
         Command::RunWorker => crate::run::worker::serve().map(|()| ExitCode::SUCCESS),
         Command::Profile { filter, args } => {

@@ -460,8 +460,24 @@ fn execute(s: Started, o: &Options, store_spec: &str) -> anyhow::Result<ExitCode
         debug: crate::callgrind::DebugInfo::new(),
     };
     let total = plan.impls.len();
+    let foreign = plan
+        .impls
+        .iter()
+        .filter(|k| {
+            k.build()
+                .and_then(|b| crate::arch::Arch::of(b.arch.as_deref()))
+                .is_some()
+        })
+        .count();
+    let how = match (foreign, total - foreign) {
+        (0, _) => "under callgrind".to_string(),
+        (_, 0) => "under QEMU with kembench's counting plugin".to_string(),
+        (f, _) => format!(
+            "under callgrind ({f} foreign build(s) under QEMU with kembench's counting plugin)"
+        ),
+    };
     eprintln!(
-        "profile: {total} implementation(s), {} seed(s) each, {} at a time, under callgrind ...",
+        "profile: {total} implementation(s), {} seed(s) each, {} at a time, {how} ...",
         plan.config.seeds, plan.jobs
     );
     let mut done = 0;

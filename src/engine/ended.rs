@@ -21,23 +21,7 @@ pub enum Ended {
     Garbled(String),
 }
 
-/// `SIGSEGV` for 11, and so on; `signal N` for the rest.
-pub fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGINT => "SIGINT",
-        libc::SIGTRAP => "SIGTRAP",
-        libc::SIGSYS => "SIGSYS",
-        _ => return format!("signal {sig}"),
-    };
-    name.to_string()
-}
+pub use crate::signals::signal_name;
 
 impl std::fmt::Display for Ended {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

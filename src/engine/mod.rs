@@ -13,6 +13,23 @@ use crate::verify::{self, Outcome};
 /// `kembench verify`; a build compiled at run time must have passed it (`kembench builds`
 /// runs it on every new build) before it is timed.
 pub fn quick_check(k: &dyn Kem) -> Outcome {
+    if let Some(a) = k
+        .build()
+        .and_then(|b| crate::arch::Arch::of(b.arch.as_deref()))
+    {
+        return Outcome::Fail(format!(
+            "a build for {a} runs under emulation ({}): it is verified and counted by `kembench \
+             profile`, never timed (time under an emulator says nothing about the machine)",
+            a.qemu()
+        ));
+    }
+    correctness_check(k)
+}
+
+/// The quick gate without the refusal of foreign builds: the build's gate verdict, then a few
+/// round trips and the canary check (under emulation for a foreign build, as `profile` counts
+/// it).
+pub fn correctness_check(k: &dyn Kem) -> Outcome {
     if let Some(b) = k.build() {
         match &b.gate {
             Gate::Passed(_) => {}

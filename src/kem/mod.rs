@@ -167,6 +167,10 @@ pub struct BuildFacts {
     pub targets: Vec<String>,
     /// Whether the build passed the correctness gate, and what it found.
     pub gate: Gate,
+    /// The foreign architecture it was cross-compiled for (`s390x`), run under QEMU; absent
+    /// for the host's own builds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<String>,
 }
 
 impl BuildFacts {

@@ -37,6 +37,9 @@ fn status(e: &Entry) -> String {
 /// The widest vector extension a build targets, and how many features in all (the JSON has
 /// the list).
 fn targets(e: &Entry) -> String {
+    if let Some(a) = &e.facts.arch {
+        return format!("{a} (emulated)");
+    }
     let t = &e.facts.targets;
     let widest = ["avx512f", "avx2", "avx", "sse4_2", "ssse3", "pni"]
         .into_iter()
@@ -136,10 +139,28 @@ pub fn print_summary(s: &Summary, unavailable: &[&Missing]) {
         );
     }
     let mut algs: Vec<&str> = Vec::new();
+    let mut foreign: Vec<&str> = Vec::new();
     for o in s.outcomes.iter().filter(|o| !failed(&o.entry)) {
-        if !algs.contains(&o.entry.algorithm.as_str()) {
+        if let Some(a) = &o.entry.facts.arch {
+            if !foreign.contains(&a.as_str()) {
+                foreign.push(a);
+            }
+        } else if !algs.contains(&o.entry.algorithm.as_str()) {
             algs.push(&o.entry.algorithm);
         }
+    }
+    if !foreign.is_empty() {
+        print!(
+            "{}",
+            wrap(
+                &format!(
+                    "Builds for {} run under emulation: they are verified and counted, never \
+                     timed (time under an emulator says nothing about the machine).",
+                    foreign.join(", ")
+                ),
+                2
+            )
+        );
     }
     if !algs.is_empty() {
         print!(

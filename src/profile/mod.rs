@@ -4,6 +4,8 @@
 //! ([`crate::callgrind`]). Implementations are profiled side by side (`jobs` at a time):
 //! instruction counts do not depend on what else the machine is doing.
 
+pub mod emulated;
+pub mod mix;
 pub mod randomness;
 pub mod symbols;
 pub mod valgrind;
@@ -203,6 +205,15 @@ struct SeedOutput {
 /// then every seed of the plan in a worker under callgrind.
 pub fn profile_one(plan: &Plan, k: &dyn Kem, stop: &dyn Fn() -> bool) -> ProfileResult {
     let mut result = skeleton(k, Outcome::Skip("not checked".into()));
+    if k.build().and_then(|b| crate::arch::Arch::of(b.arch.as_deref())).is_some() {
+        return emulated::profile(
+            k,
+            plan.config.seeds,
+            &plan.config.operations,
+            stop,
+            result,
+        );
+    }
     let native = match run_native(plan, k, stop) {
         Ok(n) => n,
         Err(f) => {
@@ -264,6 +275,7 @@ pub fn profile_one(plan: &Plan, k: &dyn Kem, stop: &dyn Fn() -> bool) -> Profile
             instructions: Spread::of(counts),
             analysis: p.analysis.clone(),
             native: counters,
+            emulated: None,
         });
     }
     if !errors.is_empty() {

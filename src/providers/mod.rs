@@ -10,6 +10,7 @@
 mod aws_lc_random;
 pub mod built;
 pub mod drbg;
+pub mod foreign;
 pub mod mock;
 pub mod registry;
 pub mod seeded;

@@ -167,7 +167,7 @@ impl Registry {
             impls,
             builds: super::built::registered()
                 .into_iter()
-                .map(|b| Arc::new(b) as Arc<dyn Kem>)
+                .map(Arc::from)
                 .collect(),
             unavailable: real.unavailable,
         }

@@ -186,3 +186,25 @@ pub fn result_labels(record: &serde_json::Value) -> Vec<String> {
     v.sort();
     v
 }
+
+/// A fresh, empty build cache for one test (`KEMBENCH_BUILD_DIR`).
+pub fn build_cache(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("kembench-builds-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `kembench builds ARGS --json` with the build cache `dir`: exit code, JSON, stderr.
+pub fn builds_json(dir: &std::path::Path, args: &[&str]) -> (i32, Value, String) {
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", dir)
+        .arg("builds")
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), json, stderr)
+}

@@ -62,6 +62,17 @@ pub struct Symbols {
     pub set_random: String,
 }
 
+impl Symbols {
+    /// The seed lengths of the derandomized entry points it exports (ML-KEM's 64-byte key
+    /// seed and 32-byte encapsulation seed).
+    pub fn seed_lens(&self) -> crate::kem::SeedLens {
+        crate::kem::SeedLens {
+            keypair: self.keypair_derand.as_ref().map(|_| 64),
+            encaps: self.enc_derand.as_ref().map(|_| 32),
+        }
+    }
+}
+
 /// A scheme that is not in the catalog, described by its package.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CustomAlgorithm {
@@ -140,9 +151,15 @@ impl Entry {
         format!("{}@{}", self.algorithm, self.facts.implementation)
     }
 
-    /// The shared object, in the build's directory under `root`.
+    /// The shared object, in the build's directory under `root`; for a foreign build, its
+    /// static driver program (run under QEMU).
     pub fn library(&self, root: &Path) -> PathBuf {
-        root.join(&self.key).join("lib.so")
+        let name = if self.facts.arch.is_some() {
+            "driver"
+        } else {
+            "lib.so"
+        };
+        root.join(&self.key).join(name)
     }
 }
 

@@ -205,11 +205,7 @@ impl Kem for Built {
     }
 
     fn seed_lens(&self) -> SeedLens {
-        let s = &self.entry.symbols;
-        SeedLens {
-            keypair: s.keypair_derand.as_ref().map(|_| 64),
-            encaps: s.enc_derand.as_ref().map(|_| 32),
-        }
+        self.entry.symbols.seed_lens()
     }
 
     fn keypair_derand_raw(
@@ -291,12 +287,20 @@ pub fn read_api_sizes(path: &Path) -> Result<[usize; 4], String> {
     Ok([s[0], s[1], s[2], s[3]].map(|v| v as usize))
 }
 
-/// Every compiled build recorded in the build cache, as implementations (libraries unopened).
-pub fn registered() -> Vec<Built> {
+/// Every compiled build recorded in the build cache, as implementations (libraries unopened,
+/// foreign builds' emulators not started).
+pub fn registered() -> Vec<Box<dyn Kem>> {
     let root = manifest::dir();
     manifest::all(&root)
         .into_iter()
-        .filter_map(|e| Built::new(&root, e))
+        .filter_map(|e| {
+            if e.facts.arch.is_some() {
+                crate::providers::foreign::Foreign::new(&root, e)
+                    .map(|f| Box::new(f) as Box<dyn Kem>)
+            } else {
+                Built::new(&root, e).map(|b| Box::new(b) as Box<dyn Kem>)
+            }
+        })
         .collect()
 }
 

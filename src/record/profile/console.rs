@@ -72,6 +72,21 @@ fn details(r: &ProfileResult, o: &OpProfile) -> String {
         thousands(a.instructions)
     );
     tree(&mut s, &a.tree, "", true, true);
+    if let Some(e) = &o.emulated {
+        let mix: Vec<String> = e
+            .mix
+            .iter()
+            .map(|m| format!("{} {}", m.class, thousands(m.instructions)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "Under {}: loads {}, stores {}; {}",
+            e.emulator.split(" version").next().unwrap_or(&e.emulator),
+            thousands(e.loads),
+            thousands(e.stores),
+            mix.join(", ")
+        );
+    }
     let _ = writeln!(s, "Hottest functions (self, inclusive, calls):");
     let mut by_self: Vec<_> = a.functions.iter().collect();
     by_self.sort_by_key(|f| std::cmp::Reverse(f.self_instructions));
@@ -133,12 +148,40 @@ fn tree(s: &mut String, n: &HotNode, prefix: &str, last: bool, root: bool) {
 /// cross-check).
 pub fn notes(record: &ProfileRecord) -> Table {
     let m = &record.measured;
-    let mut out = vec![format!(
+    let native = record
+        .results
+        .iter()
+        .any(|r| r.operations.iter().any(|o| o.emulated.is_none()))
+        || record.results.iter().all(|r| r.operations.is_empty());
+    let mut out = Vec::new();
+    out.extend(native.then(|| format!(
         "Instructions: exact counts of one call under {} (callgrind), median over {} seed(s); shares are of those instructions, by the outermost primitive on each stack, frames inlined by the compiler included (from the binary's debug information). Estimated cycles: L1 hits + 5 × LL hits + 35 × memory accesses in callgrind's simulated caches ({}), not this machine's.",
         m.valgrind, record.config.seeds, record.config.cache_geometry
-    )];
+    )));
+    let emulated: Vec<&super::Emulated> = record
+        .results
+        .iter()
+        .flat_map(|r| r.operations.iter().filter_map(|o| o.emulated.as_ref()))
+        .collect();
+    let mut seen: Vec<String> = Vec::new();
+    for e in &emulated {
+        let version = e.emulator.split(" (").next().unwrap_or(&e.emulator);
+        let said = format!(
+            "{} under {version} (empty region: {} instruction(s))",
+            e.arch, e.calibration
+        );
+        if !seen.contains(&said) {
+            seen.push(said);
+        }
+    }
+    if !seen.is_empty() {
+        out.push(format!(
+            "Foreign builds ({}) are counted under emulation by kembench's QEMU plugin: exact instructions between markers around one call, the empty region's count subtracted; per function self costs only (the plugin sees no calls, so trees are one level deep and inclusive = self); no cache simulation; loads and stores are the memory accesses QEMU reports; the mix (divide, multiply, branch, vector; classes overlap) is read from QEMU's disassembly by mnemonic. Never timed.",
+            seen.join("; ")
+        ));
+    }
     let lost = m.features_lost_under_valgrind();
-    if !lost.is_empty() {
+    if native && !lost.is_empty() {
         out.push(format!(
             "Under valgrind the CPU lacks {} (valgrind does not run AVX-512): libraries that dispatch on these took other code paths than they do natively.",
             lost.join(", ")

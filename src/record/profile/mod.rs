@@ -169,6 +169,38 @@ pub struct OpProfile {
     /// Real hardware counters per call of the same operation run natively, where the
     /// machine has them.
     pub native: Counters,
+    /// For a foreign build counted under emulation: what the emulator's plugin saw besides
+    /// the instructions (seed 0's call).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulated: Option<Emulated>,
+}
+
+/// What QEMU's counting plugin saw of one call of a foreign build, besides its instructions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Emulated {
+    /// The architecture (`s390x`).
+    pub arch: String,
+    /// The emulator and its version (`qemu-s390x version 7.2.22 ...`).
+    pub emulator: String,
+    /// Memory loads QEMU reports for the call (its accesses: a 32-byte vector load may be
+    /// several; s390x's storage-to-storage instructions report none).
+    pub loads: u64,
+    /// Memory stores, counted the same way.
+    pub stores: u64,
+    /// Instructions per class of the mix (`divide`, `multiply`, `branch`, `vector`; classes
+    /// overlap), from QEMU's disassembly by mnemonic.
+    pub mix: Vec<MixCount>,
+    /// Instructions of the empty calibration region, subtracted from the call's.
+    pub calibration: u64,
+}
+
+/// Instructions of one class of the mix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MixCount {
+    /// The class (`divide`, `multiply`, `branch`, `vector`).
+    pub class: String,
+    /// Instructions of that class executed in the call.
+    pub instructions: u64,
 }
 
 /// One (algorithm, implementation)'s profile.

@@ -1,0 +1,177 @@
+//! The architectures kembench builds for: the host's own, and the foreign ones it compiles with
+//! Debian's cross compilers and runs under QEMU's user-mode emulation (`qemu-<arch>`), where
+//! its builds are proven correct and counted, never timed.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// A Linux architecture kembench knows how to build for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Arch {
+    /// x86-64.
+    X86_64,
+    /// 64-bit Arm (Graviton, Ampere, Apple).
+    Aarch64,
+    /// IBM Z (big-endian).
+    S390x,
+    /// POWER, little-endian.
+    Ppc64le,
+    /// 64-bit RISC-V.
+    Riscv64,
+}
+
+/// Every architecture, in the order tables show them.
+pub const ALL: [Arch; 5] = [
+    Arch::X86_64,
+    Arch::Aarch64,
+    Arch::S390x,
+    Arch::Ppc64le,
+    Arch::Riscv64,
+];
+
+impl Arch {
+    /// Its name as Rust and Debian's QEMU spell it (`s390x`, `aarch64`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64",
+            Arch::Aarch64 => "aarch64",
+            Arch::S390x => "s390x",
+            Arch::Ppc64le => "ppc64le",
+            Arch::Riscv64 => "riscv64",
+        }
+    }
+
+    /// The GNU triple of its Debian cross toolchain (`s390x-linux-gnu`).
+    pub fn triple(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64-linux-gnu",
+            Arch::Aarch64 => "aarch64-linux-gnu",
+            Arch::S390x => "s390x-linux-gnu",
+            Arch::Ppc64le => "powerpc64le-linux-gnu",
+            Arch::Riscv64 => "riscv64-linux-gnu",
+        }
+    }
+
+    /// The Debian package of its cross gcc (`gcc-s390x-linux-gnu`).
+    pub fn gcc_package(self) -> String {
+        format!("gcc-{}", self.triple())
+    }
+
+    /// The QEMU user-mode emulator that runs its binaries (`qemu-s390x`).
+    pub fn qemu(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "qemu-x86_64",
+            Arch::Aarch64 => "qemu-aarch64",
+            Arch::S390x => "qemu-s390x",
+            Arch::Ppc64le => "qemu-ppc64le",
+            Arch::Riscv64 => "qemu-riscv64",
+        }
+    }
+
+    /// The byte order of its integers.
+    pub fn big_endian(self) -> bool {
+        self == Arch::S390x
+    }
+
+    /// The architecture kembench itself runs on.
+    pub fn host() -> Arch {
+        Arch::parse(std::env::consts::ARCH).unwrap_or(Arch::X86_64)
+    }
+
+    /// Whether it is another architecture than the host's.
+    pub fn foreign(self) -> bool {
+        self != Arch::host()
+    }
+
+    /// The foreign architecture a build runs on under emulation, from its record's `arch`
+    /// (`None` for the host's own builds, which are timed).
+    pub fn of(arch: Option<&str>) -> Option<Arch> {
+        arch.and_then(|a| Arch::parse(a).ok())
+    }
+
+    /// Every name, for suggestions.
+    pub fn names() -> Vec<String> {
+        ALL.iter().map(|a| a.name().to_string()).collect()
+    }
+
+    /// Reads a name (`s390x`; `arm64` and `x86-64`, `amd64`, `ppc64el` as their usual aliases);
+    /// an unknown one is refused by name (the command adds the nearest).
+    pub fn parse(name: &str) -> Result<Arch, String> {
+        let n = name.trim().to_ascii_lowercase();
+        let alias = match n.as_str() {
+            "arm64" => "aarch64",
+            "x86-64" | "amd64" | "x64" => "x86_64",
+            "ppc64el" => "ppc64le",
+            other => other,
+        };
+        ALL.into_iter()
+            .find(|a| a.name() == alias)
+            .ok_or_else(|| format!("unknown architecture '{name}'"))
+    }
+
+    /// Reads a comma-separated list, in order, without repeats.
+    pub fn parse_list(values: &[String]) -> Result<Vec<Arch>, String> {
+        let mut out = Vec::new();
+        for v in values.iter().flat_map(|v| v.split(',')) {
+            if v.trim().is_empty() {
+                continue;
+            }
+            let a = Arch::parse(v)?;
+            if !out.contains(&a) {
+                out.push(a);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The emulator's path, or why there is none (naming the Debian package).
+    pub fn emulator(self) -> Result<PathBuf, String> {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|d| d.join(self.qemu()))
+            .find(|p| p.is_file())
+            .ok_or_else(|| {
+                format!(
+                    "{} builds run under {}, which is not installed (Debian package: qemu-user; \
+                     scripts/setup installs it)",
+                    self.name(),
+                    self.qemu()
+                )
+            })
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases_read_back() {
+        for a in ALL {
+            assert_eq!(Arch::parse(a.name()), Ok(a));
+        }
+        assert_eq!(Arch::parse("arm64"), Ok(Arch::Aarch64));
+        assert_eq!(Arch::parse("AMD64"), Ok(Arch::X86_64));
+        assert_eq!(
+            Arch::parse_list(&["s390x,aarch64".into(), "s390x".into()]),
+            Ok(vec![Arch::S390x, Arch::Aarch64])
+        );
+        assert!(Arch::S390x.big_endian() && !Arch::Aarch64.big_endian());
+        assert_eq!(Arch::S390x.gcc_package(), "gcc-s390x-linux-gnu");
+    }
+
+    #[test]
+    fn an_unknown_name_is_refused_by_name() {
+        assert_eq!(
+            Arch::parse("mips"),
+            Err("unknown architecture 'mips'".into())
+        );
+        assert_eq!(Arch::of(Some("s390x")), Some(Arch::S390x));
+        assert_eq!(Arch::of(None), None);
+    }
+}

@@ -1,0 +1,267 @@
+//! `kembench builds --arch`: PQClean's sources cross-compiled with Debian's real cross
+//! compilers, run under QEMU's user-mode emulator, and gated there (known answers, and
+//! interoperability with this machine's implementations). These tests need `qemu-user` and
+//! `gcc-s390x-linux-gnu` (scripts/setup installs both) and fail without them.
+
+mod common;
+
+use common::kembench;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn cache(name: &str) -> PathBuf {
+    common::build_cache(name)
+}
+
+fn builds(dir: &Path, args: &[&str]) -> (i32, Value, String) {
+    common::builds_json(dir, args)
+}
+
+/// ML-KEM-768 from PQClean's portable C, for s390x, by gcc at -O2.
+const S390X_O2: [&str; 10] = [
+    "--alg",
+    "ML-KEM-768",
+    "--impl",
+    "pqclean/clean",
+    "--arch",
+    "s390x",
+    "--cc",
+    "gcc",
+    "--flags",
+    "-O2",
+];
+
+#[test]
+fn an_s390x_build_passes_its_known_answers_and_interoperates_with_this_machine() {
+    let dir = cache("s390x");
+    let (code, v, err) = builds(&dir, &S390X_O2);
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let b = &v["builds"][0];
+    let id = b["facts"]["implementation"].as_str().unwrap();
+    assert!(
+        id.starts_with("pqclean/clean@gcc-") && id.ends_with(":O2@s390x"),
+        "{id}"
+    );
+    assert_eq!(b["facts"]["arch"], "s390x");
+    // The gate ran under qemu-s390x: NIST's known answers through kembench's DRBG.
+    let gate = b["facts"]["gate"]["detail"].as_str().unwrap();
+    assert_eq!(b["facts"]["gate"]["gate"], "passed", "{v:#}");
+    assert!(gate.contains("NIST KAT") && gate.contains("ACVP"), "{gate}");
+    // A static big-endian program, really: the cross compiler made an s390x ELF.
+    let program = dir.join(b["key"].as_str().unwrap()).join("driver");
+    let elf = std::fs::read(&program).unwrap();
+    assert_eq!(&elf[..4], b"\x7fELF");
+    assert_eq!(elf[5], 2, "ELFDATA2MSB: big-endian");
+    assert_eq!(u16::from_be_bytes([elf[18], elf[19]]), 22, "EM_S390");
+
+    // Interoperability across architectures: keys, ciphertexts and secrets made on s390x are
+    // accepted by liboqs and libcrux on x86-64, and the reverse.
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args(["verify", "--json", "--alg", "ML-KEM-768", "--impl"])
+        .arg(format!("{id},liboqs,libcrux/portable"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mine = r["implementations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["implementation"] == id)
+        .unwrap();
+    assert_eq!(mine["checks"]["interop"]["status"], "pass", "{mine:#}");
+    assert_eq!(mine["checks"]["interop"]["detail"], "2 peers", "{mine:#}");
+
+    // A second call reuses it; `list --builds` names the architecture.
+    let (code, again, err) = builds(&dir, &S390X_O2);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(again["builds"][0]["cached"], true, "{again:#}");
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args(["list", "--builds"])
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(listed.contains("s390x"), "{listed}");
+
+    // Counted: `profile` runs it under qemu-s390x with kembench's plugin (built on first use
+    // into the build cache); two runs give the same counts, instruction for instruction.
+    let profile = |name: &str| {
+        let json = dir.join(name);
+        let out = kembench()
+            .env("KEMBENCH_BUILD_DIR", &dir)
+            .args([
+                "profile",
+                "--no-store",
+                "--seeds",
+                "2",
+                "--alg",
+                "ML-KEM-768",
+                "--impl",
+            ])
+            .arg(id)
+            .arg("--json")
+            .arg(&json)
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{said}");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        (v, String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (first, stdout) = profile("p1.json");
+    let (second, _) = profile("p2.json");
+    let r = &first["results"][0];
+    assert_eq!(r["correctness"]["status"], "pass", "{r:#}");
+    let ops = r["operations"].as_array().unwrap();
+    assert!(ops.len() >= 3, "{r:#}");
+    for (a, b) in ops
+        .iter()
+        .zip(second["results"][0]["operations"].as_array().unwrap())
+    {
+        assert_eq!(
+            a["instructions"], b["instructions"],
+            "identical across runs"
+        );
+        let e = &a["emulated"];
+        assert_eq!(e["arch"], "s390x");
+        assert!(e["emulator"]
+            .as_str()
+            .unwrap()
+            .starts_with("qemu-s390x version"));
+        assert!(e["loads"].as_u64().unwrap() > 0 && e["stores"].as_u64().unwrap() > 0);
+        let n = a["instructions"]["median"].as_u64().unwrap();
+        assert!((100_000..10_000_000).contains(&n), "{n}");
+        // Keccak, by PQClean's function names, and the mix: PQClean's ML-KEM divides nothing.
+        let keccak = a["analysis"]["shares"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["primitive"] == "keccak")
+            .unwrap()["instructions"]
+            .as_u64()
+            .unwrap();
+        assert!(keccak > n / 5, "{a:#}");
+        let divide = e["mix"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["class"] == "divide");
+        assert_eq!(divide.unwrap()["instructions"], 0, "{e:#}");
+    }
+    assert!(stdout.contains("KeccakF1600_StatePermute"), "{stdout}");
+    assert!(stdout.contains("Under qemu-s390x: loads"), "{stdout}");
+
+    // Never timed: `run` says why instead of timing the emulator.
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args(["run", "--no-store", "--alg", "ML-KEM-768", "--impl"])
+        .arg(id)
+        .args(common::FAST)
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("never timed"), "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_byte_order_bug_passes_its_own_round_trips_and_fails_known_answers_and_interop() {
+    let dir = cache("byte-order");
+    // The driver's test switch swaps each 16-bit word of its ciphertexts on big-endian
+    // machines, consistently (what it writes, it reads back): only known answers and other
+    // machines' implementations can tell.
+    let build = |arch: &str| {
+        builds(
+            &dir,
+            &[
+                "--alg",
+                "ML-KEM-768",
+                "--impl",
+                "pqclean/clean",
+                "--arch",
+                arch,
+                "--cc",
+                "gcc",
+                "--flags",
+                "-O2 -DKEMBENCH_TEST_BYTE_ORDER_BUG",
+            ],
+        )
+    };
+    // Little-endian aarch64 has no bug.
+    let (code, v, err) = build("aarch64");
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    assert_eq!(v["builds"][0]["facts"]["gate"]["gate"], "passed", "{v:#}");
+    let (code, v, err) = build("s390x");
+    assert_eq!(code, 1, "{err}\n{v:#}");
+    let s390x = &v["builds"][0]["facts"]["gate"];
+    assert_eq!(s390x["gate"], "failed", "{v:#}");
+    let why = s390x["detail"].as_str().unwrap();
+    assert!(
+        why.contains("interop") && why.contains("secrets differ"),
+        "{why}"
+    );
+    assert!(why.contains("known-answers"), "{why}");
+    assert!(
+        !why.contains("round-trip"),
+        "its own round trips pass: {why}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_architectures_and_native_cpu_flags_are_refused_with_the_fix() {
+    let dir = cache("refusals");
+    let (code, _, err) = builds(&dir, &["--alg", "ML-KEM-768", "--arch", "s390"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("did you mean s390x?"), "{err}");
+    let (code, v, err) = builds(
+        &dir,
+        &[
+            "--alg",
+            "ML-KEM-768",
+            "--impl",
+            "pqclean/clean",
+            "--arch",
+            "riscv64",
+            "--cc",
+            "gcc",
+            "--flags",
+            "-O3 -march=native",
+        ],
+    );
+    assert_eq!(
+        code, 1,
+        "refused, as a build this CPU cannot run is: {err}\n{v:#}"
+    );
+    let b = &v["builds"][0];
+    assert_eq!(b["compiled"]["status"], "refused", "{v:#}");
+    assert!(
+        b["compiled"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("names this machine's CPU"),
+        "{v:#}"
+    );
+    // liboqs is not yet cross-built, and says so.
+    let (_, v, err) = builds(
+        &dir,
+        &[
+            "--alg",
+            "ML-KEM-768",
+            "--impl",
+            "liboqs/generic",
+            "--arch",
+            "s390x",
+        ],
+    );
+    let said = format!("{err}{v}");
+    assert!(said.contains("host only"), "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

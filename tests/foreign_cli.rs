@@ -249,19 +249,97 @@ fn bad_architectures_and_native_cpu_flags_are_refused_with_the_fix() {
             .contains("names this machine's CPU"),
         "{v:#}"
     );
-    // liboqs is not yet cross-built, and says so.
-    let (_, v, err) = builds(
+    // liboqs has no s390x code of its own: its `auto` build is not offered there, and says so.
+    let (code, v, err) = builds(
         &dir,
         &[
             "--alg",
             "ML-KEM-768",
             "--impl",
-            "liboqs/generic",
+            "liboqs/auto",
             "--arch",
             "s390x",
         ],
     );
-    let said = format!("{err}{v}");
-    assert!(said.contains("host only"), "{said}");
+    assert_eq!(code, 2, "{err}{v}");
+    assert!(
+        err.contains("liboqs has no code of its own for s390x"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn liboqs_cross_built_for_aarch64_runs_its_neon_backend_and_counts_fewer_instructions() {
+    let dir = cache("liboqs-aarch64");
+    // liboqs's own CMake build with the cross toolchain: portable C, and a dist build that
+    // compiles mlkem-native's AArch64 backend in.
+    let (code, v, err) = builds(
+        &dir,
+        &[
+            "--alg",
+            "ML-KEM-768",
+            "--impl",
+            "liboqs/generic,liboqs/auto",
+            "--arch",
+            "aarch64",
+            "--cc",
+            "gcc",
+            "--flags",
+            "-O3",
+        ],
+    );
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let all = v["builds"].as_array().unwrap();
+    assert_eq!(all.len(), 2, "{v:#}");
+    for b in all {
+        let gate = b["facts"]["gate"]["detail"].as_str().unwrap();
+        assert!(gate.contains("liboqs KAT"), "{gate}");
+    }
+    let json = dir.join("p.json");
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args([
+            "profile",
+            "--no-store",
+            "--seeds",
+            "1",
+            "--ops",
+            "decaps",
+            "--alg",
+        ])
+        .args(["ML-KEM-768", "--impl", "liboqs/*@aarch64", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let count = |id: &str| {
+        let r = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["implementation"].as_str().unwrap().starts_with(id))
+            .unwrap_or_else(|| panic!("{id}: {v:#}"));
+        let o = &r["operations"][0];
+        let functions: Vec<&str> = o["analysis"]["functions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["name"].as_str().unwrap())
+            .collect();
+        (o["instructions"]["median"].as_u64().unwrap(), functions)
+    };
+    let (neon, neon_fns) = count("liboqs/auto");
+    let (portable, portable_fns) = count("liboqs/generic");
+    // The NEON backend ran (its functions are counted) and the portable build never did.
+    let aarch64 = |f: &&str| f.contains("AARCH64") || f.contains("aarch64");
+    assert!(neon_fns.iter().any(aarch64), "{neon_fns:?}");
+    assert!(!portable_fns.iter().any(aarch64), "{portable_fns:?}");
+    assert!(neon < portable, "NEON {neon} vs portable {portable}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -152,6 +152,11 @@ pub fn key(source: &Source, source_sha256: &str, compiler: &Compiler, flags: &Fl
         } else {
             ""
         },
+        if source.arch.foreign() {
+            "foreign 2: static driver, each derandomized entry its own macro; liboqs: cmake cross build, static, linked -O2 -static"
+        } else {
+            ""
+        },
     ] {
         h.update(part.as_bytes());
         h.update([0]);
@@ -191,7 +196,23 @@ pub fn compile(
             root,
             minimal,
             opt_target,
-        } => liboqs(root, minimal, opt_target, compiler, flags, dir),
+        } if source.arch.foreign() => {
+            let secs = liboqs(
+                root,
+                minimal,
+                opt_target,
+                compiler,
+                flags,
+                dir,
+                Some(source),
+            )?;
+            Ok(secs + link_liboqs_driver(source, compiler, dir)?)
+        }
+        Recipe::Liboqs {
+            root,
+            minimal,
+            opt_target,
+        } => liboqs(root, minimal, opt_target, compiler, flags, dir, None),
     }
 }
 
@@ -226,6 +247,7 @@ fn liboqs(
     compiler: &Compiler,
     flags: &FlagSet,
     dir: &Path,
+    foreign: Option<&Source>,
 ) -> Result<f64, String> {
     let launcher = dir.join("append-flags.sh");
     let words: Vec<String> = flags.words.iter().map(|w| sh_quote(w)).collect();
@@ -242,28 +264,52 @@ fn liboqs(
     let build = dir.join("cmake-build");
     let _ = std::fs::remove_dir_all(&build);
     let started = Instant::now();
-    run_step(
-        Command::new("cmake")
-            .arg("-S")
-            .arg(root)
-            .arg("-B")
-            .arg(&build)
-            .args(["-G", "Unix Makefiles"])
-            .arg(format!("-DCMAKE_C_COMPILER={}", compiler.path.display()))
-            .arg(format!(
-                "-DCMAKE_C_COMPILER_LAUNCHER={}",
-                launcher.display()
-            ))
-            .args([
+    let mut configure = Command::new("cmake");
+    configure
+        .arg("-S")
+        .arg(root)
+        .arg("-B")
+        .arg(&build)
+        .args(["-G", "Unix Makefiles"])
+        .arg(format!("-DCMAKE_C_COMPILER={}", compiler.path.display()))
+        .arg(format!(
+            "-DCMAKE_C_COMPILER_LAUNCHER={}",
+            launcher.display()
+        ))
+        .args(["-DOQS_BUILD_ONLY_LIB=ON", "-DOQS_USE_OPENSSL=OFF"])
+        .arg(format!("-DOQS_MINIMAL_BUILD={minimal}"));
+    match foreign {
+        None => {
+            configure.args([
                 "-DBUILD_SHARED_LIBS=ON",
-                "-DOQS_BUILD_ONLY_LIB=ON",
                 "-DOQS_DIST_BUILD=OFF",
-                "-DOQS_USE_OPENSSL=OFF",
-            ])
-            .arg(format!("-DOQS_MINIMAL_BUILD={minimal}"))
-            .arg(format!("-DOQS_OPT_TARGET={opt_target}")),
-        "cmake (configure)",
-    )?;
+                &format!("-DOQS_OPT_TARGET={opt_target}"),
+            ]);
+        }
+        Some(s) => {
+            // A cross build (CMake's toolchain variables), static, for the driver to link.
+            // `generic`: portable C only; `auto` (aarch64): a dist build, which compiles the
+            // architecture's backend in and picks it at run time.
+            configure
+                .args(["-DCMAKE_SYSTEM_NAME=Linux", "-DBUILD_SHARED_LIBS=OFF"])
+                .arg(format!("-DCMAKE_SYSTEM_PROCESSOR={}", s.arch))
+                .arg(format!("-DCMAKE_CROSSCOMPILING_EMULATOR={}", s.arch.qemu()));
+            if let Some(t) = compiler
+                .target_args
+                .first()
+                .and_then(|t| t.strip_prefix("--target="))
+            {
+                configure.arg(format!("-DCMAKE_C_COMPILER_TARGET={t}"));
+                configure.arg(format!("-DCMAKE_ASM_COMPILER_TARGET={t}"));
+            }
+            if opt_target == "auto" {
+                configure.arg("-DOQS_DIST_BUILD=ON");
+            } else {
+                configure.args(["-DOQS_DIST_BUILD=OFF", "-DOQS_OPT_TARGET=generic"]);
+            }
+        }
+    }
+    run_step(&mut configure, "cmake (configure)")?;
     run_step(
         Command::new("cmake")
             .arg("--build")
@@ -272,6 +318,13 @@ fn liboqs(
         "cmake --build",
     )?;
     let secs = started.elapsed().as_secs_f64();
+    if foreign.is_some() {
+        let lib = build.join("lib").join("liboqs.a");
+        std::fs::rename(&lib, dir.join("liboqs.a"))
+            .map_err(|e| format!("liboqs's build made no {}: {e}", lib.display()))?;
+        let _ = std::fs::remove_dir_all(&build);
+        return Ok(secs);
+    }
     let lib = std::fs::read_dir(build.join("lib"))
         .map_err(|e| format!("{}: {e}", build.display()))?
         .flatten()
@@ -344,17 +397,9 @@ fn finish(mut cmd: Command, compiler: &Compiler, tmp: &Path, to: &Path) -> Resul
     Ok(secs)
 }
 
-/// A foreign build: the source and kembench's driver (`DRIVER_C`, which serves `randombytes`
-/// too) compiled by the architecture's cross compiler into one static program, `dir/driver`,
-/// run under QEMU. The scheme's functions and sizes reach the driver as macros.
-fn foreign(
-    source: &Source,
-    compile: &[std::path::PathBuf],
-    includes: &[std::path::PathBuf],
-    compiler: &Compiler,
-    flags: &FlagSet,
-    dir: &Path,
-) -> Result<f64, String> {
+/// kembench's driver written into `dir`, and the macros that give it the scheme's functions,
+/// sizes and (for a library with a generator hook) the hook.
+fn driver_source(source: &Source, dir: &Path) -> Result<(std::path::PathBuf, Vec<String>), String> {
     use crate::providers::foreign::DRIVER_C;
     let alg = crate::kem::catalog::find(source.algorithm)
         .ok_or_else(|| format!("{} is not in the catalog", source.algorithm))?;
@@ -370,10 +415,46 @@ fn foreign(
         format!("-DKB_CT_LEN={}", alg.ct_len),
         format!("-DKB_SS_LEN={}", alg.ss_len),
     ];
-    if let (Some(k), Some(e)) = (&sy.keypair_derand, &sy.enc_derand) {
+    if let Some(k) = &sy.keypair_derand {
         defines.push(format!("-DKB_KEYPAIR_DERAND={k}"));
+    }
+    if let Some(e) = &sy.enc_derand {
         defines.push(format!("-DKB_ENC_DERAND={e}"));
     }
+    if sy.set_random == crate::providers::built::LIBOQS_SET_HOOK_SYMBOL {
+        defines.push(format!("-DKB_SET_RANDOM={}", sy.set_random));
+    }
+    Ok((driver, defines))
+}
+
+/// A foreign liboqs build: kembench's driver linked statically with the `liboqs.a` that
+/// liboqs's cross build left in `dir`, into `dir/driver`.
+fn link_liboqs_driver(source: &Source, compiler: &Compiler, dir: &Path) -> Result<f64, String> {
+    let (driver, defines) = driver_source(source, dir)?;
+    let tmp = dir.join(format!(".driver.{}", std::process::id()));
+    let mut cmd = Command::new(&compiler.path);
+    cmd.args(&compiler.target_args)
+        .args(["-O2", "-static"])
+        .arg(&driver)
+        .args(&defines)
+        .arg(dir.join("liboqs.a"))
+        .arg("-o")
+        .arg(&tmp);
+    finish(cmd, compiler, &tmp, &dir.join("driver"))
+}
+
+/// A foreign build: the source and kembench's driver (`DRIVER_C`, which serves `randombytes`
+/// too) compiled by the architecture's cross compiler into one static program, `dir/driver`,
+/// run under QEMU. The scheme's functions and sizes reach the driver as macros.
+fn foreign(
+    source: &Source,
+    compile: &[std::path::PathBuf],
+    includes: &[std::path::PathBuf],
+    compiler: &Compiler,
+    flags: &FlagSet,
+    dir: &Path,
+) -> Result<f64, String> {
+    let (driver, defines) = driver_source(source, dir)?;
     let tmp = dir.join(format!(".driver.{}", std::process::id()));
     let (libs, opts): (Vec<&String>, Vec<&String>) = flags
         .words

@@ -285,19 +285,6 @@ fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
             }
         }
     }
-    if arch.foreign() {
-        for &(alg, _, _) in LIBOQS {
-            missing.push(Missing {
-                label: on(format!("{alg}@liboqs"), arch),
-                reason: format!(
-                    "kembench builds liboqs for the host only, not yet for {arch} (PQClean's \
-                     sources build for every architecture)"
-                ),
-                unreadable: false,
-            });
-        }
-        return (found, missing);
-    }
     match Crate::OqsSys.dir() {
         None => missing.push(Missing {
             label: "liboqs".into(),
@@ -318,7 +305,27 @@ fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
             }
             for &(alg, id, family) in LIBOQS {
                 for target in ["generic", "auto"] {
-                    found.push(liboqs(alg, id, family, &root, target));
+                    // liboqs's own code for an architecture: AVX2 on x86-64 (`auto`:
+                    // `-march=native`), NEON on aarch64 (a dist build, which compiles it in);
+                    // for the others it has none.
+                    if target == "auto" && arch.foreign() && arch != Arch::Aarch64 {
+                        missing.push(Missing {
+                            label: on(format!("{alg}@liboqs/auto"), arch),
+                            reason: format!(
+                                "liboqs has no code of its own for {arch}: liboqs/generic is its \
+                                 build there"
+                            ),
+                            unreadable: false,
+                        });
+                        continue;
+                    }
+                    let mut s = liboqs(alg, id, family, &root, target);
+                    if arch.foreign() {
+                        s.arch = arch;
+                        // A cross build: no -march=native (the dist build picks the backend).
+                        s.required_flags.retain(|f| f != "-march=native");
+                    }
+                    found.push(s);
                 }
             }
         }

@@ -17,7 +17,7 @@ use crate::kem::Kem;
 use crate::measure::counters::Counters;
 use crate::measure::sampler::Op;
 use crate::providers::foreign::Foreign;
-use crate::record::profile::{Emulated, MixCount, OpProfile, ProfileResult, RandomnessNote, Spread};
+use crate::record::profile::{Emulated, FunctionCount, MixCount, OpProfile, ProfileResult, RandomnessNote, Spread};
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -264,14 +264,27 @@ fn analyse(
 ) -> Counted {
     let mut by_fn: HashMap<String, u64> = HashMap::new();
     let mut mix_counts: BTreeMap<mix::Class, u64> = BTreeMap::new();
+    let mut divisions: BTreeMap<String, u64> = BTreeMap::new();
     for (&(addr, n), &(execs, _, _)) in &r.blocks {
-        *by_fn.entry(program.function_at(addr)).or_default() += n * execs;
+        let function = program.function_at(addr);
         for (_, text) in insns.range(addr..).take(n as usize) {
             for c in mix::classes(arch, text) {
                 *mix_counts.entry(c).or_default() += execs;
+                if c == mix::Class::Divide {
+                    *divisions.entry(function.clone()).or_default() += execs;
+                }
             }
         }
+        *by_fn.entry(function).or_default() += n * execs;
     }
+    let mut divisions: Vec<FunctionCount> = divisions
+        .into_iter()
+        .map(|(function, instructions)| FunctionCount {
+            function,
+            instructions,
+        })
+        .collect();
+    divisions.sort_by_key(|d| std::cmp::Reverse(d.instructions));
     let mut functions: Vec<FunctionCost> = by_fn
         .iter()
         .map(|(name, &n)| FunctionCost {
@@ -347,6 +360,7 @@ fn analyse(
                 })
                 .collect(),
             calibration,
+            divisions,
         },
     }
 }
@@ -603,6 +617,9 @@ mod tests {
             ]
         );
         assert_eq!(c.analysis.shares.iter().map(|s| s.instructions).sum::<u64>(), 30);
+        assert_eq!(c.emulated.divisions.len(), 1);
+        assert_eq!(c.emulated.divisions[0].function, "poly_reduce");
+        assert_eq!(c.emulated.divisions[0].instructions, 10);
     }
 
     #[test]

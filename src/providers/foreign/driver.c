@@ -22,7 +22,7 @@
  * seeded stream, NIST's DRBG for known answers) serve foreign builds as they serve native ones.
  * A failed call answers "err RC". The scheme's functions and sizes come in as -D macros:
  * KB_KEYPAIR, KB_ENC, KB_DEC, optional KB_KEYPAIR_DERAND and KB_ENC_DERAND, and KB_PK_LEN,
- * KB_SK_LEN, KB_CT_LEN, KB_SS_LEN. */
+ * KB_SK_LEN, KB_CT_LEN, KB_SS_LEN, and for a library with a generator hook, KB_SET_RANDOM. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +37,14 @@ int KB_KEYPAIR_DERAND(uint8_t *pk, uint8_t *sk, const uint8_t *seed);
 #endif
 #ifdef KB_ENC_DERAND
 int KB_ENC_DERAND(uint8_t *ct, uint8_t *ss, const uint8_t *pk, const uint8_t *seed);
+#endif
+
+#ifdef KB_SET_RANDOM
+/* A library that takes its generator through a hook (liboqs's
+ * OQS_randombytes_custom_algorithm) gets the driver's. */
+void KB_SET_RANDOM(void (*hook)(uint8_t *, size_t));
+int PQCLEAN_randombytes(uint8_t *out, size_t n);
+static void kb_hook(uint8_t *out, size_t n) { PQCLEAN_randombytes(out, n); }
 #endif
 
 /* The counted region's markers: the counting plugin watches their first instructions. */
@@ -141,6 +149,9 @@ static int call(enum op op, uint8_t *a, uint8_t *b) {
 
 int main(void) {
     setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+#ifdef KB_SET_RANDOM
+    KB_SET_RANDOM(kb_hook);
+#endif
     const char *l;
     while ((l = next_line()) != NULL) {
         int counted = 0;

@@ -86,6 +86,15 @@ fn details(r: &ProfileResult, o: &OpProfile) -> String {
             thousands(e.stores),
             mix.join(", ")
         );
+        if !e.divisions.is_empty() {
+            let d: Vec<String> = e
+                .divisions
+                .iter()
+                .take(4)
+                .map(|f| format!("{} {}", f.function, thousands(f.instructions)))
+                .collect();
+            let _ = writeln!(s, "  divisions in: {}", d.join(", "));
+        }
     }
     let _ = writeln!(s, "Hottest functions (self, inclusive, calls):");
     let mut by_self: Vec<_> = a.functions.iter().collect();

@@ -192,6 +192,19 @@ pub struct Emulated {
     pub mix: Vec<MixCount>,
     /// Instructions of the empty calibration region, subtracted from the call's.
     pub calibration: u64,
+    /// The functions that executed divisions in the call, and how many (most first): where a
+    /// division on secret data would leak its timing (KyberSlash).
+    #[serde(default)]
+    pub divisions: Vec<FunctionCount>,
+}
+
+/// Instructions of some kind executed in one function.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionCount {
+    /// The function.
+    pub function: String,
+    /// How many.
+    pub instructions: u64,
 }
 
 /// Instructions of one class of the mix.

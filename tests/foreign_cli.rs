@@ -343,3 +343,62 @@ fn liboqs_cross_built_for_aarch64_runs_its_neon_backend_and_counts_fewer_instruc
     assert!(neon < portable, "NEON {neon} vs portable {portable}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn gcc_vectorises_for_z13_and_the_mix_sees_the_vector_instructions() {
+    let dir = cache("z13");
+    let (code, v, err) = builds(
+        &dir,
+        &[
+            "--alg",
+            "ML-KEM-768",
+            "--impl",
+            "pqclean/clean",
+            "--arch",
+            "s390x",
+            "--cc",
+            "gcc",
+            "--flags",
+            "-O3;-O3 -march=z13",
+        ],
+    );
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let json = dir.join("p.json");
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args([
+            "profile",
+            "--no-store",
+            "--seeds",
+            "1",
+            "--ops",
+            "decaps",
+            "--alg",
+        ])
+        .args(["ML-KEM-768", "--impl", "pqclean/clean@*@s390x", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let vector = |flags: &str| {
+        let r = v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["implementation"].as_str().unwrap().contains(flags))
+            .unwrap_or_else(|| panic!("{flags}: {v:#}"));
+        let mix = r["operations"][0]["emulated"]["mix"].as_array().unwrap();
+        mix.iter().find(|m| m["class"] == "vector").unwrap()["instructions"]
+            .as_u64()
+            .unwrap()
+    };
+    // QEMU's disassembler cannot decode them; binutils' can, and the mix reads it.
+    assert_eq!(vector(":O3@"), 0);
+    assert!(vector(":O3+march=z13@") > 1000, "{v:#}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -161,6 +161,29 @@ impl Program {
     }
 }
 
+/// Every instruction of `program` as binutils' disassembler for `arch` prints it
+/// (`s390x-linux-gnu-objdump`, installed with the cross gcc), by address: QEMU 7.2's own
+/// disassembler leaves some instructions undecoded (`.byte`; s390x's vector facility, Arm's
+/// SVE), so the mix reads binutils' where it has it. Empty where objdump cannot run.
+fn objdump(arch: Arch, program: &Path) -> BTreeMap<u64, String> {
+    let tool = format!("{}-objdump", arch.triple());
+    let Ok(out) = Command::new(&tool)
+        .args(["-d", "--no-show-raw-insn"])
+        .arg(program)
+        .output()
+    else {
+        return BTreeMap::new();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| {
+            let (addr, text) = l.trim_start().split_once(":\t")?;
+            let addr = u64::from_str_radix(addr, 16).ok()?;
+            Some((addr, text.replace('\t', " ").trim().to_string()))
+        })
+        .collect()
+}
+
 /// One region of the plugin's output.
 #[derive(Default, Debug, Clone)]
 struct Region {
@@ -381,6 +404,7 @@ fn count_seed(
     let base = Foreign::find(label).ok_or_else(|| format!("{label} is not in the build cache"))?;
     let arch = base.arch();
     let program = Program::read(base.program())?;
+    let disassembly = objdump(arch, base.program());
     let dir = tempdir(label, seed)?;
     let out = dir.0.join("counts");
     let spec = format!(
@@ -458,7 +482,12 @@ fn count_seed(
             Op::SkImport | Op::PkImport => continue,
         };
         let text = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
-        let (_, insns) = read_regions(&text)?;
+        let (_, mut insns) = read_regions(&text)?;
+        for (addr, text) in insns.iter_mut() {
+            if let Some(better) = disassembly.get(addr) {
+                text.clone_from(better);
+            }
+        }
         results.push((
             op,
             analyse(op, &region, calibration, &program, &insns, arch, provider),

@@ -1,6 +1,6 @@
-//! The instruction mix of an emulated operation: which of the instructions QEMU's own
-//! disassembler printed are divisions, multiplications, branches and vector instructions, by
-//! mnemonic and operands, per architecture. The classes overlap (a vector multiply is both a
+//! The instruction mix of an emulated operation: which of its instructions, as binutils'
+//! disassembler for the architecture prints them (QEMU's own where objdump has none), are
+//! divisions, multiplications, branches and vector instructions, by mnemonic and operands. The classes overlap (a vector multiply is both a
 //! multiply and a vector instruction); an instruction QEMU could not decode (`.byte`) is in
 //! none. Divisions are the ones to watch: their latency depends on their operands on common
 //! CPUs (KyberSlash).
@@ -37,7 +37,7 @@ impl Class {
     }
 }
 
-/// The classes of one instruction, as QEMU's disassembler prints it on `arch`
+/// The classes of one instruction, as a disassembler prints it on `arch`
 /// (`dlgr %r2,%r3`, `udiv w0, w1, w2`, `imull %eax, %ecx`).
 pub fn classes(arch: Arch, text: &str) -> Vec<Class> {
     let text = text.trim().to_ascii_lowercase();

@@ -185,7 +185,7 @@ pub fn notes(record: &ProfileRecord) -> Table {
     }
     if !seen.is_empty() {
         out.push(format!(
-            "Foreign builds ({}) are counted under emulation by kembench's QEMU plugin: exact instructions between markers around one call, the empty region's count subtracted; per function self costs only (the plugin sees no calls, so trees are one level deep and inclusive = self); no cache simulation; loads and stores are the memory accesses QEMU reports; the mix (divide, multiply, branch, vector; classes overlap) is read from QEMU's disassembly by mnemonic. Never timed.",
+            "Foreign builds ({}) are counted under emulation by kembench's QEMU plugin: exact instructions between markers around one call, the empty region's count subtracted; per function self costs only (the plugin sees no calls, so trees are one level deep and inclusive = self); no cache simulation; loads and stores are the memory accesses QEMU reports; the mix (divide, multiply, branch, vector; classes overlap) is read by mnemonic from binutils' disassembly of the program (`<triple>-objdump`; QEMU 7.2's own leaves s390x's vector instructions undecoded). Never timed.",
             seen.join("; ")
         ));
     }

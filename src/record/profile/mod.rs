@@ -188,7 +188,8 @@ pub struct Emulated {
     /// Memory stores, counted the same way.
     pub stores: u64,
     /// Instructions per class of the mix (`divide`, `multiply`, `branch`, `vector`; classes
-    /// overlap), from QEMU's disassembly by mnemonic.
+    /// overlap), by mnemonic from binutils' disassembly of the program (QEMU's where binutils
+    /// has none).
     pub mix: Vec<MixCount>,
     /// Instructions of the empty calibration region, subtracted from the call's.
     pub calibration: u64,

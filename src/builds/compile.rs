@@ -157,6 +157,11 @@ pub fn key(source: &Source, source_sha256: &str, compiler: &Compiler, flags: &Fl
         } else {
             ""
         },
+        // liboqs's algorithm switch (a wrong one builds a library without the algorithm).
+        match &source.recipe {
+            Recipe::Liboqs { minimal, .. } => minimal,
+            Recipe::Files { .. } => "",
+        },
     ] {
         h.update(part.as_bytes());
         h.update([0]);

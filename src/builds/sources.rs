@@ -45,7 +45,7 @@ const LIBOQS: &[(&str, &str, &str)] = &[
     ("ML-KEM-512", "ml_kem_512", "ml_kem"),
     ("ML-KEM-768", "ml_kem_768", "ml_kem"),
     ("ML-KEM-1024", "ml_kem_1024", "ml_kem"),
-    ("sntrup761", "sntrup761", "ntruprime"),
+    ("sntrup761", "ntruprime_sntrup761", "ntruprime"),
     ("FrodoKEM-640-AES", "frodokem_640_aes", "frodokem"),
     ("FrodoKEM-640-SHAKE", "frodokem_640_shake", "frodokem"),
     ("FrodoKEM-976-AES", "frodokem_976_aes", "frodokem"),
@@ -641,6 +641,41 @@ mod tests {
             .find(|s| s.algorithm == "ML-KEM-768" && s.id == "liboqs/generic")
             .expect("liboqs sources");
         assert_eq!(oqs.symbols.enc, "OQS_KEM_ml_kem_768_encaps");
+    }
+
+    /// Every liboqs source names functions its family's header declares and an
+    /// `OQS_MINIMAL_BUILD` switch liboqs knows (sntrup761's are `ntruprime_sntrup761`: a wrong
+    /// id builds a library without the algorithm), for the host and for a foreign architecture.
+    #[test]
+    fn liboqs_sources_name_what_liboqs_declares() {
+        let (found, _) = all_for(&[Arch::host(), Arch::S390x]);
+        let dir = Crate::OqsSys.dir().expect("oqs-sys sources").join("liboqs");
+        let support =
+            std::fs::read_to_string(dir.join(".CMake").join("alg_support.cmake")).unwrap();
+        let mut checked = 0;
+        for src in found.iter().filter(|s| s.id.starts_with("liboqs")) {
+            let Recipe::Liboqs { minimal, .. } = &src.recipe else {
+                panic!("{} is not a liboqs build", src.id)
+            };
+            let option = format!("OQS_ENABLE_{minimal}");
+            assert!(support.contains(&option), "{option}: {}", src.algorithm);
+            let family = &LIBOQS.iter().find(|l| l.0 == src.algorithm).unwrap().2;
+            let header = dir
+                .join("src")
+                .join("kem")
+                .join(family)
+                .join(format!("kem_{family}.h"));
+            let text = std::fs::read_to_string(&header).unwrap();
+            for f in [&src.symbols.keypair, &src.symbols.enc, &src.symbols.dec] {
+                assert!(
+                    text.contains(&format!("{f}(")),
+                    "{f} in {}",
+                    header.display()
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 2 * LIBOQS.len(), "{checked}");
     }
 
     /// The cache key is the sources' names and contents, wherever they lie: a copy of the

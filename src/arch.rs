@@ -89,6 +89,16 @@ impl Arch {
         arch.and_then(|a| Arch::parse(a).ok())
     }
 
+    /// What a label or build id gets for this architecture: nothing for the host's,
+    /// `@s390x` for a foreign one.
+    pub fn suffix(self) -> String {
+        if self.foreign() {
+            format!("@{self}")
+        } else {
+            String::new()
+        }
+    }
+
     /// Every name, for suggestions.
     pub fn names() -> Vec<String> {
         ALL.iter().map(|a| a.name().to_string()).collect()
@@ -109,14 +119,14 @@ impl Arch {
             .ok_or_else(|| format!("unknown architecture '{name}'"))
     }
 
-    /// Reads a comma-separated list, in order, without repeats.
+    /// Reads a comma-separated list, in order, without repeats; an unknown name is the error.
     pub fn parse_list(values: &[String]) -> Result<Vec<Arch>, String> {
         let mut out = Vec::new();
         for v in values.iter().flat_map(|v| v.split(',')) {
             if v.trim().is_empty() {
                 continue;
             }
-            let a = Arch::parse(v)?;
+            let a = Arch::parse(v).map_err(|_| v.trim().to_string())?;
             if !out.contains(&a) {
                 out.push(a);
             }
@@ -160,6 +170,10 @@ mod tests {
         assert_eq!(
             Arch::parse_list(&["s390x,aarch64".into(), "s390x".into()]),
             Ok(vec![Arch::S390x, Arch::Aarch64])
+        );
+        assert_eq!(
+            Arch::parse_list(&["s390x, mips".into()]),
+            Err("mips".into())
         );
         assert!(Arch::S390x.big_endian() && !Arch::Aarch64.big_endian());
         assert_eq!(Arch::S390x.gcc_package(), "gcc-s390x-linux-gnu");

@@ -12,6 +12,10 @@ use std::time::Instant;
 const RECIPE: &str = "kembench-builds-2: -fPIC -shared -Wl,-Bsymbolic -Wl,--no-undefined; \
     liboqs: cmake, shared, minimal, no dist build, user flags appended by a launcher";
 
+/// Bumped whenever the way kembench makes a foreign build changes.
+const FOREIGN_RECIPE: &str = "foreign 2: static driver, each derandomized entry its own macro; \
+    liboqs: cmake cross build, static, linked -O2 -static";
+
 /// A set of compiler flags as the user wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlagSet {
@@ -114,17 +118,27 @@ fn split_sets(text: &str) -> Vec<String> {
 /// The build id: `pqclean/clean@gcc-12:O3+march=native` (`compiler_short` is the compiler's
 /// short name, or the name asked for when it does not exist).
 pub fn id(source: &Source, compiler_short: &str, flags: &FlagSet) -> String {
-    let id = format!("{}@{compiler_short}:{}", source.id, flags.slug());
-    if source.arch.foreign() {
-        format!("{id}@{}", source.arch)
-    } else {
-        id
-    }
+    format!(
+        "{}@{compiler_short}:{}{}",
+        source.id,
+        flags.slug(),
+        source.arch.suffix()
+    )
 }
 
 /// The cache key: SHA-256 over the recipe, the source id and its files' SHA-256, the
 /// compiler's path and version, and the flags.
 pub fn key(source: &Source, source_sha256: &str, compiler: &Compiler, flags: &FlagSet) -> String {
+    // A foreign build: its architecture and how its static driver is made.
+    let foreign_recipe = if source.arch.foreign() {
+        format!(
+            "{}\0{FOREIGN_RECIPE}\0{}",
+            source.arch,
+            crate::providers::foreign::DRIVER_C
+        )
+    } else {
+        "host".to_string()
+    };
     let mut h = Sha256::new();
     for part in [
         RECIPE,
@@ -142,21 +156,7 @@ pub fn key(source: &Source, source_sha256: &str, compiler: &Compiler, flags: &Fl
         },
         RANDOMBYTES_C,
         &compiler.target_args.join(" "),
-        if source.arch.foreign() {
-            source.arch.name()
-        } else {
-            "host"
-        },
-        if source.arch.foreign() {
-            crate::providers::foreign::DRIVER_C
-        } else {
-            ""
-        },
-        if source.arch.foreign() {
-            "foreign 2: static driver, each derandomized entry its own macro; liboqs: cmake cross build, static, linked -O2 -static"
-        } else {
-            ""
-        },
+        &foreign_recipe,
         // liboqs's algorithm switch (a wrong one builds a library without the algorithm).
         match &source.recipe {
             Recipe::Liboqs { minimal, .. } => minimal,
@@ -179,11 +179,6 @@ pub fn compile(
 ) -> Result<f64, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     match &source.recipe {
-        Recipe::Files {
-            compile,
-            includes,
-            shim: None,
-        } if source.arch.foreign() => foreign(source, compile, includes, compiler, flags, dir),
         Recipe::Files {
             compile,
             includes,
@@ -356,15 +351,25 @@ fn files(
     flags: &FlagSet,
     dir: &Path,
 ) -> Result<f64, String> {
-    let random = dir.join("kembench_randombytes.c");
-    std::fs::write(&random, RANDOMBYTES_C).map_err(|e| format!("{}: {e}", random.display()))?;
-    let mut extra = vec![random];
-    if let Some(text) = shim {
-        let api = dir.join("kembench_api.c");
-        std::fs::write(&api, text).map_err(|e| format!("{}: {e}", api.display()))?;
-        extra.push(api);
-    }
-    let tmp = dir.join(format!(".lib.so.{}", std::process::id()));
+    // A host build: a shared object with kembench's `randombytes` (and a package's shim). A
+    // foreign build: one static program with kembench's driver, which serves `randombytes`
+    // too and takes the scheme's functions and sizes as macros, run under QEMU.
+    let (extra, defines, link, out) = if source.arch.foreign() {
+        let (driver, defines) = driver_source(source, dir)?;
+        (vec![driver], defines, &["-static"][..], "driver")
+    } else {
+        let random = dir.join("kembench_randombytes.c");
+        std::fs::write(&random, RANDOMBYTES_C).map_err(|e| format!("{}: {e}", random.display()))?;
+        let mut extra = vec![random];
+        if let Some(text) = shim {
+            let api = dir.join("kembench_api.c");
+            std::fs::write(&api, text).map_err(|e| format!("{}: {e}", api.display()))?;
+            extra.push(api);
+        }
+        const SHARED: &[&str] = &["-fPIC", "-shared", "-Wl,-Bsymbolic", "-Wl,--no-undefined"];
+        (extra, Vec::new(), SHARED, "lib.so")
+    };
+    let tmp = dir.join(format!(".{out}.{}", std::process::id()));
     // Libraries (`-lcrypto`) go after the files that need them.
     let (libs, opts): (Vec<&String>, Vec<&String>) = flags
         .words
@@ -372,17 +377,17 @@ fn files(
         .chain(&source.required_flags)
         .partition(|w| w.starts_with("-l"));
     let mut cmd = Command::new(&compiler.path);
-    cmd.args(opts)
-        .args(["-fPIC", "-shared", "-Wl,-Bsymbolic", "-Wl,--no-undefined"]);
+    cmd.args(&compiler.target_args).args(opts).args(link);
     for i in includes {
         cmd.arg("-I").arg(i);
     }
     cmd.args(compile)
         .args(&extra)
+        .args(&defines)
         .args(libs)
         .arg("-o")
         .arg(&tmp);
-    finish(cmd, compiler, &tmp, &dir.join("lib.so"))
+    finish(cmd, compiler, &tmp, &dir.join(out))
 }
 
 /// Runs the compiler command `cmd`, which writes `tmp`, and renames `tmp` to `to`: the seconds
@@ -443,38 +448,6 @@ fn link_liboqs_driver(source: &Source, compiler: &Compiler, dir: &Path) -> Resul
         .arg(&driver)
         .args(&defines)
         .arg(dir.join("liboqs.a"))
-        .arg("-o")
-        .arg(&tmp);
-    finish(cmd, compiler, &tmp, &dir.join("driver"))
-}
-
-/// A foreign build: the source and kembench's driver (`DRIVER_C`, which serves `randombytes`
-/// too) compiled by the architecture's cross compiler into one static program, `dir/driver`,
-/// run under QEMU. The scheme's functions and sizes reach the driver as macros.
-fn foreign(
-    source: &Source,
-    compile: &[std::path::PathBuf],
-    includes: &[std::path::PathBuf],
-    compiler: &Compiler,
-    flags: &FlagSet,
-    dir: &Path,
-) -> Result<f64, String> {
-    let (driver, defines) = driver_source(source, dir)?;
-    let tmp = dir.join(format!(".driver.{}", std::process::id()));
-    let (libs, opts): (Vec<&String>, Vec<&String>) = flags
-        .words
-        .iter()
-        .chain(&source.required_flags)
-        .partition(|w| w.starts_with("-l"));
-    let mut cmd = Command::new(&compiler.path);
-    cmd.args(&compiler.target_args).args(opts).arg("-static");
-    for i in includes {
-        cmd.arg("-I").arg(i);
-    }
-    cmd.args(compile)
-        .arg(&driver)
-        .args(&defines)
-        .args(libs)
         .arg("-o")
         .arg(&tmp);
     finish(cmd, compiler, &tmp, &dir.join("driver"))

@@ -107,8 +107,7 @@ impl Compiler {
             return Compiler::find(name);
         }
         let triple = arch.triple();
-        let base = name.rsplit('/').next().unwrap_or(name);
-        if base.starts_with("clang") {
+        if name.starts_with("clang") {
             let mut c = Compiler::find(name)?;
             c.target_args = vec![format!("--target={triple}")];
             if on_path(&format!("{triple}-gcc")).is_none() {
@@ -120,7 +119,7 @@ impl Compiler {
             }
             return Ok(c);
         }
-        if let Some(version) = base.strip_prefix("gcc") {
+        if let Some(version) = name.strip_prefix("gcc") {
             let cross = format!("{triple}-gcc{version}");
             return Compiler::find(&cross).map_err(|_| {
                 format!(

@@ -263,12 +263,13 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
             combos,
             shard,
             |(s, (asked, _), f)| {
-                let on = if s.arch.foreign() {
-                    format!("@{}", s.arch)
-                } else {
-                    String::new()
-                };
-                format!("{}@{}@{asked}:{}{on}", s.algorithm, s.id, f.text)
+                format!(
+                    "{}@{}@{asked}:{}{}",
+                    s.algorithm,
+                    s.id,
+                    f.text,
+                    s.arch.suffix()
+                )
             },
             |(s, _, _)| expected_cost(s),
         );

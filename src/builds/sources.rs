@@ -197,6 +197,10 @@ pub struct Missing {
     /// Whether its files are there but cannot be read (a permission, a broken registry), as
     /// opposed to code this machine cannot run or a crate the build did not find.
     pub unreadable: bool,
+    /// Whether it is said only when asked for by name: code for another architecture than a
+    /// foreign one asked for (AVX2 on s390x, liboqs's `auto` where liboqs has no code of its
+    /// own), which every foreign request would list otherwise.
+    pub quiet: bool,
 }
 
 /// Every source kembench carries for the host, and those it cannot offer on this machine.
@@ -217,11 +221,7 @@ pub fn all_for(archs: &[Arch]) -> (Vec<Source>, Vec<Missing>) {
 
 /// `label` for `arch`: as it is for the host, `@arch` added for a foreign one.
 fn on(label: String, arch: Arch) -> String {
-    if arch.foreign() {
-        format!("{label}@{arch}")
-    } else {
-        label
-    }
+    label + &arch.suffix()
 }
 
 fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
@@ -235,6 +235,7 @@ fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
                     krate.name()
                 ),
                 unreadable: false,
+                quiet: false,
             });
             continue;
         };
@@ -247,6 +248,7 @@ fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
                     label: format!("{alg}@pqclean"),
                     reason: format!("{} cannot be read: {e}", scheme_dir.display()),
                     unreadable: true,
+                    quiet: false,
                 });
                 continue;
             }
@@ -269,6 +271,7 @@ fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
                     label: on(format!("{alg}@{id}"), arch),
                     reason: format!("{v} code does not run on {arch}"),
                     unreadable: false,
+                    quiet: arch.foreign(),
                 });
                 continue;
             }
@@ -281,6 +284,7 @@ fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
                     label: on(format!("{alg}@{id}"), arch),
                     reason,
                     unreadable: false,
+                    quiet: false,
                 }),
             }
         }
@@ -290,6 +294,7 @@ fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
             label: "liboqs".into(),
             reason: "the kembench build found no oqs-sys sources in the cargo registry".into(),
             unreadable: false,
+            quiet: false,
         }),
         Some(dir) => {
             let root = dir.join("liboqs");
@@ -299,6 +304,7 @@ fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
                         label: format!("{alg}@liboqs"),
                         reason: format!("{} cannot be read: {e}", root.display()),
                         unreadable: true,
+                        quiet: false,
                     });
                 }
                 return (found, missing);
@@ -316,6 +322,7 @@ fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
                                  build there"
                             ),
                             unreadable: false,
+                            quiet: true,
                         });
                         continue;
                     }

@@ -235,16 +235,13 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     if tty {
         eprint!("\r\x1b[2K");
     }
-    // Code for another architecture than the one asked for (AVX2 on s390x) is named only when
-    // the source was asked for by a pattern that matches it.
     let unavailable: Vec<&sources::Missing> = missing
         .iter()
         .filter(|m| algs.matches(m.label.split('@').next().unwrap_or_default()))
         .filter(|m| {
-            !m.reason.contains(" code does not run on ")
-                || a.sources.is_empty() && m.label.matches('@').count() == 1
-                || (!a.sources.is_empty()
-                    && srcs.matches(m.label.split('@').nth(1).unwrap_or_default()))
+            !m.quiet
+                || !a.sources.is_empty()
+                    && srcs.matches(m.label.split('@').nth(1).unwrap_or_default())
         })
         .collect();
     finish(&summary, a.compile.json, &unavailable, None)

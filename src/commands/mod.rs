@@ -456,16 +456,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             shard,
             arch,
         } => {
-            let archs = crate::arch::Arch::parse_list(&arch).map_err(|e| {
-                let asked = arch.join(",");
-                let bad = asked
-                    .split(',')
-                    .find(|a| crate::arch::Arch::parse(a).is_err())
-                    .unwrap_or_default();
+            let names = crate::arch::Arch::names();
+            let archs = crate::arch::Arch::parse_list(&arch).map_err(|bad| {
                 crate::usage::Usage(format!(
-                    "{e}{} (kembench builds for {})",
-                    crate::suggest::hint(bad, &crate::arch::Arch::names()),
-                    crate::arch::Arch::names().join(", ")
+                    "unknown architecture '{bad}'{} (kembench builds for {})",
+                    crate::suggest::hint(&bad, &names),
+                    names.join(", ")
                 ))
             })?;
             let flags: &[&str] = if archs.iter().any(|a| a.foreign()) {

@@ -463,11 +463,7 @@ fn execute(s: Started, o: &Options, store_spec: &str) -> anyhow::Result<ExitCode
     let foreign = plan
         .impls
         .iter()
-        .filter(|k| {
-            k.build()
-                .and_then(|b| crate::arch::Arch::of(b.arch.as_deref()))
-                .is_some()
-        })
+        .filter(|k| crate::engine::foreign_arch(k.as_ref()).is_some())
         .count();
     let how = match (foreign, total - foreign) {
         (0, _) => "under callgrind".to_string(),

@@ -9,14 +9,17 @@ pub mod ended;
 use crate::kem::{Gate, Kem};
 use crate::verify::{self, Outcome};
 
+/// The architecture `k` runs on under emulation, if it is a foreign build (counted by
+/// `profile`, never timed); `None` for everything that runs on this machine.
+pub fn foreign_arch(k: &dyn Kem) -> Option<crate::arch::Arch> {
+    crate::arch::Arch::of(k.build()?.arch.as_deref())
+}
+
 /// The quick gate before timing: a few round trips and the canary check. The full gate is
 /// `kembench verify`; a build compiled at run time must have passed it (`kembench builds`
 /// runs it on every new build) before it is timed.
 pub fn quick_check(k: &dyn Kem) -> Outcome {
-    if let Some(a) = k
-        .build()
-        .and_then(|b| crate::arch::Arch::of(b.arch.as_deref()))
-    {
+    if let Some(a) = foreign_arch(k) {
         return Outcome::Fail(format!(
             "a build for {a} runs under emulation ({}): it is verified and counted by `kembench \
              profile`, never timed (time under an emulator says nothing about the machine)",

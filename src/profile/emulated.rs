@@ -444,10 +444,12 @@ fn count_seed(
         regions_seen = regions.len();
         Ok::<_, String>((reply, r))
     };
-    let mut results = Vec::new();
+    let key = |f: &Foreign| {
+        f.call("k", &[pk_len, sk_len], "keypair")
+            .map_err(|e| e.to_string())
+    };
+    let mut counts = Vec::new();
     for &op in ops {
-        let key = |f: &Foreign| f.call("k", &[pk_len, sk_len], "keypair").map_err(|e| e.to_string());
-        let hexed = hex::encode;
         let (region, calibration) = match op {
             Op::Keygen => {
                 let (_, r) = counted("k", &[pk_len, sk_len], "keypair")?;
@@ -455,15 +457,15 @@ fn count_seed(
             }
             Op::Encaps => {
                 let kp = key(&f)?;
-                let (_, r) = counted(&format!("e {}", hexed(&kp[0])), &[ct_len, ss_len], "enc")?;
+                let (_, r) = counted(&format!("e {}", hex::encode(&kp[0])), &[ct_len, ss_len], "enc")?;
                 r
             }
             Op::Decaps => {
                 let kp = key(&f)?;
                 let e = f
-                    .call(&format!("e {}", hexed(&kp[0])), &[ct_len, ss_len], "enc")
+                    .call(&format!("e {}", hex::encode(&kp[0])), &[ct_len, ss_len], "enc")
                     .map_err(|e| e.to_string())?;
-                let line = format!("d {} {}", hexed(&kp[1]), hexed(&e[0]));
+                let line = format!("d {} {}", hex::encode(&kp[1]), hex::encode(&e[0]));
                 let (ss, r) = counted(&line, &[ss_len], "dec")?;
                 if ss[0] != e[1] {
                     return Err("decapsulation under the plugin gave another secret".into());
@@ -472,8 +474,8 @@ fn count_seed(
             }
             Op::Exchange => {
                 let (kp, mut r) = counted("k", &[pk_len, sk_len], "keypair")?;
-                let (e, r2) = counted(&format!("e {}", hexed(&kp[0])), &[ct_len, ss_len], "enc")?;
-                let line = format!("d {} {}", hexed(&kp[1]), hexed(&e[0]));
+                let (e, r2) = counted(&format!("e {}", hex::encode(&kp[0])), &[ct_len, ss_len], "enc")?;
+                let line = format!("d {} {}", hex::encode(&kp[1]), hex::encode(&e[0]));
                 let (_, r3) = counted(&line, &[ss_len], "dec")?;
                 add(&mut r.0, &r2.0);
                 add(&mut r.0, &r3.0);
@@ -481,19 +483,24 @@ fn count_seed(
             }
             Op::SkImport | Op::PkImport => continue,
         };
-        let text = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
-        let (_, mut insns) = read_regions(&text)?;
-        for (addr, text) in insns.iter_mut() {
-            if let Some(better) = disassembly.get(addr) {
-                text.clone_from(better);
-            }
-        }
-        results.push((
-            op,
-            analyse(op, &region, calibration, &program, &insns, arch, provider),
-        ));
+        counts.push((op, region, calibration));
     }
-    Ok(results)
+    // Every instruction the regions ran, as binutils prints it where it can (QEMU's text
+    // otherwise), read once the last call is counted.
+    let text = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
+    let (_, mut insns) = read_regions(&text)?;
+    for (addr, text) in insns.iter_mut() {
+        if let Some(better) = disassembly.get(addr) {
+            text.clone_from(better);
+        }
+    }
+    Ok(counts
+        .into_iter()
+        .map(|(op, region, calibration)| {
+            let c = analyse(op, &region, calibration, &program, &insns, arch, provider);
+            (op, c)
+        })
+        .collect())
 }
 
 /// A work directory of one's own, removed when dropped.
@@ -577,9 +584,7 @@ pub fn profile(
             call: format!(
                 "{} under {}, counted by kembench's QEMU plugin",
                 super::call_of(op),
-                k.build()
-                    .and_then(|b| crate::arch::Arch::of(b.arch.as_deref()))
-                    .map_or("qemu", |a| a.qemu())
+                crate::engine::foreign_arch(k).map_or("qemu", |a| a.qemu())
             ),
             instructions: Spread::of(counts),
             analysis: c.analysis,

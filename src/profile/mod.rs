@@ -205,7 +205,7 @@ struct SeedOutput {
 /// then every seed of the plan in a worker under callgrind.
 pub fn profile_one(plan: &Plan, k: &dyn Kem, stop: &dyn Fn() -> bool) -> ProfileResult {
     let mut result = skeleton(k, Outcome::Skip("not checked".into()));
-    if k.build().and_then(|b| crate::arch::Arch::of(b.arch.as_deref())).is_some() {
+    if crate::engine::foreign_arch(k).is_some() {
         return emulated::profile(
             k,
             plan.config.seeds,

@@ -296,29 +296,34 @@ fn liboqs_cross_built_for_aarch64_runs_its_neon_backend_and_counts_fewer_instruc
         let gate = b["facts"]["gate"]["detail"].as_str().unwrap();
         assert!(gate.contains("liboqs KAT"), "{gate}");
     }
-    let json = dir.join("p.json");
-    let out = kembench()
-        .env("KEMBENCH_BUILD_DIR", &dir)
-        .args([
-            "profile",
-            "--no-store",
-            "--seeds",
-            "1",
-            "--ops",
-            "decaps",
-            "--alg",
-        ])
-        .args(["ML-KEM-768", "--impl", "liboqs/*@aarch64", "--json"])
-        .arg(&json)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-    let count = |id: &str| {
+    // Profiled twice: the second time with a long environment and from another directory,
+    // which move the stack of a program that inherits them. The counts must not move.
+    let profile = |name: &str, padding: usize| -> Value {
+        let json = dir.join(name);
+        let out = kembench()
+            .env("KEMBENCH_BUILD_DIR", &dir)
+            .env("KEMBENCH_TEST_PADDING", "x".repeat(padding))
+            .current_dir(&dir)
+            .args(["profile", "--no-store", "--seeds", "1", "--ops", "decaps"])
+            .args([
+                "--alg",
+                "ML-KEM-768",
+                "--impl",
+                "liboqs/*@aarch64",
+                "--json",
+            ])
+            .arg(&json)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap()
+    };
+    let v = profile("p.json", 0);
+    let count = |v: &Value, id: &str| {
         let r = v["results"]
             .as_array()
             .unwrap()
@@ -326,18 +331,24 @@ fn liboqs_cross_built_for_aarch64_runs_its_neon_backend_and_counts_fewer_instruc
             .find(|r| r["implementation"].as_str().unwrap().starts_with(id))
             .unwrap_or_else(|| panic!("{id}: {v:#}"));
         let o = &r["operations"][0];
-        let functions: Vec<&str> = o["analysis"]["functions"]
+        let functions: Vec<String> = o["analysis"]["functions"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|f| f["name"].as_str().unwrap())
+            .map(|f| f["name"].as_str().unwrap().to_string())
             .collect();
         (o["instructions"]["median"].as_u64().unwrap(), functions)
     };
-    let (neon, neon_fns) = count("liboqs/auto");
-    let (portable, portable_fns) = count("liboqs/generic");
+    let padded = profile("padded.json", 3000);
+    for id in ["liboqs/auto", "liboqs/generic"] {
+        assert_eq!(count(&v, id).0, count(&padded, id).0, "{id}");
+    }
+    let (neon, neon_fns) = count(&v, "liboqs/auto");
+    let (portable, portable_fns) = count(&v, "liboqs/generic");
     // The NEON backend ran (its functions are counted) and the portable build never did.
-    let aarch64 = |f: &&str| f.contains("AARCH64") || f.contains("aarch64");
+    // mlkem-native's backend names its functions `..._MLKEM768_AARCH64_...`; libgcc's
+    // outline atomics (`__aarch64_swp8_acq`, reached through pthread_once) run in both.
+    let aarch64 = |f: &String| f.contains("MLKEM768_AARCH64");
     assert!(neon_fns.iter().any(aarch64), "{neon_fns:?}");
     assert!(!portable_fns.iter().any(aarch64), "{portable_fns:?}");
     assert!(neon < portable, "NEON {neon} vs portable {portable}");
@@ -359,10 +370,21 @@ fn gcc_vectorises_for_z13_and_the_mix_sees_the_vector_instructions() {
             "--cc",
             "gcc",
             "--flags",
-            "-O3;-O3 -march=z13",
+            // `-march=vector` is each architecture's vector unit: z13's on s390x.
+            "-O3;-O3 -march=vector",
         ],
     );
     assert_eq!(code, 0, "{err}\n{v:#}");
+    let ids: Vec<&str> = v["builds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["facts"]["implementation"].as_str().unwrap())
+        .collect();
+    assert!(
+        ids.contains(&"pqclean/clean@gcc-12:O3+march=z13@s390x"),
+        "{ids:?}"
+    );
     let json = dir.join("p.json");
     let out = kembench()
         .env("KEMBENCH_BUILD_DIR", &dir)
@@ -400,5 +422,11 @@ fn gcc_vectorises_for_z13_and_the_mix_sees_the_vector_instructions() {
     // QEMU's disassembler cannot decode them; binutils' can, and the mix reads it.
     assert_eq!(vector(":O3@"), 0);
     assert!(vector(":O3+march=z13@") > 1000, "{v:#}");
+    // The record says which CPU QEMU presented: one with the vector facility, which is why
+    // the z13 build runs at all.
+    let cpu = v["results"][0]["operations"][0]["emulated"]["cpu"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(cpu.contains("vxrs"), "{cpu}");
     let _ = std::fs::remove_dir_all(&dir);
 }

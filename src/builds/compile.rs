@@ -26,6 +26,18 @@ pub struct FlagSet {
 }
 
 impl FlagSet {
+    /// The flag set of `words`, its text each word quoted as a shell would need.
+    fn of_words(words: Vec<String>) -> FlagSet {
+        FlagSet {
+            text: words
+                .iter()
+                .map(|w| shell_word(w))
+                .collect::<Vec<_>>()
+                .join(" "),
+            words,
+        }
+    }
+
     /// Parses one flag set into words as a shell would (`-DMSG='a b'` is one word,
     /// `-DMSG=a b`), or says why it cannot (an unbalanced quote).
     pub fn parse(text: &str) -> Result<FlagSet, String> {
@@ -35,14 +47,7 @@ impl FlagSet {
                  splits them: quote a flag that holds spaces, e.g. -DMSG='a b')"
             )
         })?;
-        Ok(FlagSet {
-            text: words
-                .iter()
-                .map(|w| shell_word(w))
-                .collect::<Vec<_>>()
-                .join(" "),
-            words,
-        })
+        Ok(FlagSet::of_words(words))
     }
 
     /// Every flag set of `--flags` values: each value holds flag sets separated by `;`
@@ -58,6 +63,29 @@ impl FlagSet {
             }
         }
         Ok(sets)
+    }
+
+    /// The flag set for `arch`: `-march=vector` replaced by the architecture's vector flags
+    /// ([`Arch::vector_flags`]); `Err` with the reason when it has none.
+    pub fn for_arch(&self, arch: crate::arch::Arch) -> Result<FlagSet, String> {
+        if !self.words.iter().any(|w| w == crate::arch::VECTOR_FLAG) {
+            return Ok(self.clone());
+        }
+        let vector = arch
+            .vector_flags()
+            .map_err(|why| format!("{} for {arch}: {why}", crate::arch::VECTOR_FLAG))?;
+        let words: Vec<String> = self
+            .words
+            .iter()
+            .flat_map(|w| {
+                if w == crate::arch::VECTOR_FLAG {
+                    vector.iter().map(|v| v.to_string()).collect()
+                } else {
+                    vec![w.clone()]
+                }
+            })
+            .collect();
+        Ok(FlagSet::of_words(words))
     }
 
     /// The flag set as an id part: each flag without its leading dashes, joined by `+`
@@ -455,6 +483,24 @@ fn link_liboqs_driver(source: &Source, compiler: &Compiler, dir: &Path) -> Resul
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn march_vector_is_read_per_architecture() {
+        use crate::arch::Arch;
+        let f = FlagSet::parse("-O3 -march=vector -DX=1").unwrap();
+        let z = f.for_arch(Arch::S390x).unwrap();
+        assert_eq!(z.text, "-O3 -march=z13 -DX=1");
+        assert_eq!(z.slug(), "O3+march=z13+DX=1");
+        assert_eq!(
+            f.for_arch(Arch::Aarch64).unwrap().text,
+            "-O3 -march=armv8.2-a+sve -DX=1"
+        );
+        let why = f.for_arch(Arch::Riscv64).unwrap_err();
+        assert!(why.starts_with("-march=vector for riscv64: "), "{why}");
+        // A set without it is itself on every architecture.
+        let plain = FlagSet::parse("-O2").unwrap();
+        assert_eq!(plain.for_arch(Arch::Riscv64).unwrap(), plain);
+    }
+
     use super::*;
 
     #[test]

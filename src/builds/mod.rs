@@ -244,17 +244,37 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
     let cpu_flags = compiler::cpu_flags();
     let me = gated_by();
 
+    // Each flag set as each architecture reads it (`-march=vector`: its vector unit's flags).
+    let per_arch: Vec<(crate::arch::Arch, Vec<Result<FlagSet, String>>)> = archs
+        .iter()
+        .map(|&a| (a, req.flags.iter().map(|f| f.for_arch(a)).collect()))
+        .collect();
     // Plan: every combination, each either settled already (refused, cached) or to compile.
     let mut settled: Vec<Outcome> = Vec::new();
     let mut todo: Vec<(Entry, &Source, &Compiler, &FlagSet)> = Vec::new();
     let mut combos = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
     for s in &req.sources {
         for (asked, arch, c) in &compilers {
             if *arch != s.arch {
                 continue;
             }
-            for f in &req.flags {
-                combos.push((s, (asked, c), f));
+            let flags = per_arch
+                .iter()
+                .find(|(a, _)| *a == s.arch)
+                .map(|(_, f)| f.as_slice())
+                .unwrap_or_default();
+            for f in flags {
+                match f {
+                    Ok(f) => combos.push((s, (asked, c), f)),
+                    Err(why) => {
+                        let said = format!("{}@{}: {why}", s.algorithm, s.id);
+                        if !skipped.contains(&said) {
+                            eprintln!("builds: not built: {said}");
+                            skipped.push(said);
+                        }
+                    }
+                }
             }
         }
     }

@@ -244,7 +244,39 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
                     && srcs.matches(m.label.split('@').nth(1).unwrap_or_default())
         })
         .collect();
-    finish(&summary, a.compile.json, &unavailable, None)
+    let cpus = emulated_cpus(&summary);
+    finish(&summary, a.compile.json, &unavailable, cpus.as_deref())
+}
+
+/// What CPU each emulator presents to the programs built for it (its platform and vector
+/// capabilities), read by the driver of one passed build per architecture.
+fn emulated_cpus(summary: &builds::Summary) -> Option<String> {
+    let mut said: Vec<String> = Vec::new();
+    let mut done: Vec<&str> = Vec::new();
+    for o in summary.outcomes.iter().filter(|o| !out::failed(&o.entry)) {
+        let Some(a) = o.entry.facts.arch.as_deref() else {
+            continue;
+        };
+        if done.contains(&a) {
+            continue;
+        }
+        done.push(a);
+        let Some(f) = crate::providers::foreign::Foreign::new(&summary.root, o.entry.clone())
+        else {
+            continue;
+        };
+        said.push(match f.cpu() {
+            Ok(c) => format!("{a} under {}: {}", c.arch.qemu(), c.describe()),
+            Err(e) => format!("{a}: not read ({e})"),
+        });
+    }
+    (!said.is_empty()).then(|| {
+        format!(
+            "The CPU each emulator presents (its auxiliary vector, as a build's program reads \
+             it): {}.",
+            said.join("; ")
+        )
+    })
 }
 
 /// The validated command line of `add`.

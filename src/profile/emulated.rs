@@ -383,6 +383,7 @@ fn analyse(
                 })
                 .collect(),
             calibration,
+            cpu: String::new(),
             divisions,
         },
     }
@@ -406,7 +407,9 @@ fn count_seed(
     let program = Program::read(base.program())?;
     let disassembly = objdump(arch, base.program());
     let dir = tempdir(label, seed)?;
-    let out = dir.0.join("counts");
+    // Absolute: the driver runs from its own directory.
+    let out = std::path::absolute(dir.0.join("counts")).map_err(|e| e.to_string())?;
+    let plugin = std::path::absolute(plugin).map_err(|e| e.to_string())?;
     let spec = format!(
         "{},out={},begin={:#x},end={:#x},mem=on",
         plugin.display(),
@@ -419,6 +422,10 @@ fn count_seed(
         .with_seed(&super::worker::seed_bytes(seed));
     let a = f.meta().algorithm;
     let (pk_len, sk_len, ct_len, ss_len) = (a.pk_len, a.sk_len, a.ct_len, a.ss_len);
+    // The CPU QEMU presents (outside any counted region).
+    let cpu = f
+        .cpu()
+        .map_or_else(|e| format!("not read: {e}"), |c| c.describe());
     let mut regions_seen = 0;
     // Runs one counted command: its reply, and its call's region minus its calibration region
     // with the calibration's own count.
@@ -497,7 +504,8 @@ fn count_seed(
     Ok(counts
         .into_iter()
         .map(|(op, region, calibration)| {
-            let c = analyse(op, &region, calibration, &program, &insns, arch, provider);
+            let mut c = analyse(op, &region, calibration, &program, &insns, arch, provider);
+            c.emulated.cpu.clone_from(&cpu);
             (op, c)
         })
         .collect())

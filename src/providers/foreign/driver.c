@@ -16,6 +16,9 @@
  *                             nothing but the call runs inside the counted region; the replay
  *                             must give the same bytes (else "err replay")
  *   sizes                  -> ok PK_LEN SK_LEN CT_LEN SS_LEN DERAND
+ *   cpu                    -> ok HWCAP HWCAP2 PLATFORM   the CPU as the emulator presents it
+ *                             (the auxiliary vector's AT_HWCAP and AT_HWCAP2 as 8 bytes each,
+ *                             big-endian, and the AT_PLATFORM string)
  *
  * While a call runs, each random draw is asked of kembench: the driver writes "r N" and reads
  * N bytes back as one hex line, so kembench's generators (the operating system's, profile's
@@ -28,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 int KB_KEYPAIR(uint8_t *pk, uint8_t *sk);
 int KB_ENC(uint8_t *ct, uint8_t *ss, const uint8_t *pk);
@@ -185,6 +189,18 @@ int main(void) {
             derand = 1;
 #endif
             printf("ok %d %d %d %d %d\n", KB_PK_LEN, KB_SK_LEN, KB_CT_LEN, KB_SS_LEN, derand);
+            fflush(stdout);
+            continue;
+        } else if (strcmp(l, "cpu") == 0) {
+            unsigned long caps[2] = {getauxval(AT_HWCAP), getauxval(AT_HWCAP2)};
+            const char *platform = (const char *)getauxval(AT_PLATFORM);
+            fputs("ok ", stdout);
+            for (int i = 0; i < 2; i++) {
+                for (int s = 56; s >= 0; s -= 8) printf("%02x", (unsigned)((uint64_t)caps[i] >> s) & 0xffu);
+                fputc(' ', stdout);
+            }
+            for (const char *c = platform ? platform : ""; *c; c++) printf("%02x", (unsigned char)*c);
+            fputc('\n', stdout);
             fflush(stdout);
             continue;
         } else if (strcmp(l, "k") == 0) {

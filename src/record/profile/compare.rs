@@ -3,6 +3,10 @@
 //! callgrind are exact: where both sides' counts did not vary across seeds, any difference is
 //! real and no significance test is needed; where they varied (rejection sampling, retries,
 //! randomness the seed could not fix), the ranges over seeds are compared instead.
+//!
+//! Across architectures: a build profiled for one architecture is compared with the same
+//! source, compiler and flags built for another (`pqclean/clean@gcc-12:O3` against
+//! `pqclean/clean@gcc-12:O3@s390x`) when neither profile has an exact partner for it.
 
 use crate::measure::sampler::Op;
 use crate::record::compare::{self as shared, diff, environment_differences, Asked, EnvDifference};
@@ -35,6 +39,9 @@ pub struct ProfileRow {
     pub algorithm: String,
     /// Implementation id.
     pub implementation: String,
+    /// The new profile's implementation, when it is the same build for another architecture.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_implementation: Option<String>,
     /// Operation.
     pub operation: Op,
     /// Median instructions in the old profile.
@@ -45,6 +52,16 @@ pub struct ProfileRow {
     pub ratio: f64,
     /// Whether the ratio is exact.
     pub certainty: Certainty,
+}
+
+impl ProfileRow {
+    /// The implementation, or `old → new` when the new one is built for another architecture.
+    pub fn shown_implementation(&self) -> String {
+        match &self.new_implementation {
+            Some(n) => format!("{} → {n}", self.implementation),
+            None => self.implementation.clone(),
+        }
+    }
 }
 
 /// A function whose self count changed between the profiles.
@@ -125,16 +142,45 @@ fn label(r: &ProfileResult) -> String {
     format!("{}@{}", r.algorithm, r.implementation)
 }
 
+/// A build's id without its architecture (`pqclean/clean@gcc-12:O3@s390x` →
+/// `pqclean/clean@gcc-12:O3`); any other id as it is.
+fn arch_less(implementation: &str) -> &str {
+    match implementation.rsplit_once('@') {
+        Some((head, tail)) if head.contains('@') && crate::arch::Arch::parse(tail).is_ok() => head,
+        _ => implementation,
+    }
+}
+
+/// The result of `other` that `r` (of `own`) is compared with: the same (algorithm,
+/// implementation); else the one build of the same source, compiler and flags for another
+/// architecture that has no exact partner in `own`.
+fn partner<'b>(
+    r: &ProfileResult,
+    own: &ProfileRecord,
+    other: &'b ProfileRecord,
+) -> Option<&'b ProfileResult> {
+    if let Some(x) = other.result(&r.algorithm, &r.implementation) {
+        return Some(x);
+    }
+    let key = arch_less(&r.implementation);
+    let mut found = other.results.iter().filter(|x| {
+        x.algorithm == r.algorithm
+            && arch_less(&x.implementation) == key
+            && own.result(&x.algorithm, &x.implementation).is_none()
+    });
+    match (found.next(), found.next()) {
+        (Some(x), None) => Some(x),
+        _ => None,
+    }
+}
+
 /// Compares two profiles, `old` then `new`.
 pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
     let mut rows = Vec::new();
     let mut functions = Vec::new();
     let mut unmatched = Vec::new();
     for ra in &old.results {
-        let rb = new
-            .results
-            .iter()
-            .find(|r| r.algorithm == ra.algorithm && r.implementation == ra.implementation);
+        let rb = partner(ra, old, new);
         for oa in &ra.operations {
             let name = format!("{} {}", label(ra), oa.operation.as_str());
             let Some(ob) = rb.and_then(|rb| rb.op(oa.operation)) else {
@@ -144,6 +190,9 @@ pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
             rows.push(ProfileRow {
                 algorithm: ra.algorithm.clone(),
                 implementation: ra.implementation.clone(),
+                new_implementation: rb
+                    .filter(|rb| rb.implementation != ra.implementation)
+                    .map(|rb| rb.implementation.clone()),
                 operation: oa.operation,
                 old_instructions: oa.instructions.median,
                 new_instructions: ob.instructions.median,
@@ -176,9 +225,7 @@ pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
     }
     for rb in &new.results {
         for ob in &rb.operations {
-            let found = old
-                .result(&rb.algorithm, &rb.implementation)
-                .and_then(|ra| ra.op(ob.operation));
+            let found = partner(rb, new, old).and_then(|ra| ra.op(ob.operation));
             if found.is_none() {
                 unmatched.push((format!("{} {}", label(rb), ob.operation.as_str()), "new"));
             }
@@ -187,6 +234,27 @@ pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
     functions.sort_by_key(|f| std::cmp::Reverse(f.delta().unsigned_abs()));
     functions.truncate(TOP_FUNCTIONS);
     let mut differences = environment_differences(&old.environment, &new.environment);
+    // The architectures the compared results ran on (a foreign build's, else the host's).
+    let arches_of = |rec: &ProfileRecord, side: fn(&ProfileRow) -> &str| {
+        let mut a: Vec<String> = rows
+            .iter()
+            .filter_map(|row| rec.result(&row.algorithm, side(row)))
+            .map(|r| super::arches::place(&rec.environment.arch, r).arch)
+            .collect();
+        a.sort();
+        a.dedup();
+        a.join(", ")
+    };
+    diff(
+        &mut differences,
+        "architecture (counts compare code paths, not machines)",
+        arches_of(old, |r| &r.implementation),
+        arches_of(new, |r| {
+            r.new_implementation
+                .as_deref()
+                .unwrap_or(&r.implementation)
+        }),
+    );
     diff(
         &mut differences,
         "valgrind",
@@ -277,7 +345,7 @@ impl shared::Comparison for Compared<'_> {
             };
             rows.push(vec![
                 Cell::text(&row.algorithm),
-                Cell::text(&row.implementation),
+                Cell::text(row.shown_implementation()),
                 Cell::text(row.operation.as_str()),
                 Cell::num(thousands(row.old_instructions), row.old_instructions as f64),
                 Cell::num(thousands(row.new_instructions), row.new_instructions as f64),
@@ -330,7 +398,7 @@ impl shared::Comparison for Compared<'_> {
                 format!(
                     "{}@{} {} ×{:.3}",
                     r.algorithm,
-                    r.implementation,
+                    r.shown_implementation(),
                     r.operation.as_str(),
                     r.ratio
                 )
@@ -351,3 +419,67 @@ impl shared::Comparison for Compared<'_> {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::fixture;
+    use crate::record::profile::Spread;
+
+    /// The fixture profile, its working result once per name of `implementations`.
+    fn profile_of(implementations: &[&str]) -> ProfileRecord {
+        let mut p = fixture::profile();
+        let good = p.results[0].clone();
+        p.results = implementations
+            .iter()
+            .map(|i| ProfileResult {
+                implementation: i.to_string(),
+                ..good.clone()
+            })
+            .collect();
+        p
+    }
+
+    #[test]
+    fn a_build_is_compared_with_the_same_build_for_another_architecture() {
+        let old = profile_of(&["pqclean/clean@gcc-12:O2"]);
+        let mut new = profile_of(&["pqclean/clean@gcc-12:O2@s390x"]);
+        for o in &mut new.results[0].operations {
+            o.instructions = Spread::of(vec![o.instructions.median * 2]);
+        }
+        let r = compare(&old, &new);
+        assert_eq!(r.rows.len(), 2, "{:?}", r.unmatched);
+        assert!(r.unmatched.is_empty(), "{:?}", r.unmatched);
+        let row = &r.rows[0];
+        assert_eq!(
+            row.shown_implementation(),
+            "pqclean/clean@gcc-12:O2 → pqclean/clean@gcc-12:O2@s390x"
+        );
+        assert!((row.ratio - 2.0).abs() < 1e-9);
+        let arch = r
+            .differences
+            .iter()
+            .find(|d| d.what.starts_with("architecture"))
+            .expect("the architectures are said");
+        assert_eq!((arch.old.as_str(), arch.new.as_str()), ("x86_64", "s390x"));
+        assert_eq!(r.regressions(5.0).len(), 2);
+    }
+
+    #[test]
+    fn an_exact_partner_wins_and_libraries_are_never_paired_across_architectures() {
+        // The old profile has the s390x build itself: its x86-64 build has no partner.
+        let old = profile_of(&["pqclean/clean@gcc-12:O2", "pqclean/clean@gcc-12:O2@s390x"]);
+        let new = profile_of(&["pqclean/clean@gcc-12:O2@s390x"]);
+        let r = compare(&old, &new);
+        assert!(r.rows.iter().all(|row| row.new_implementation.is_none()));
+        assert!(r
+            .unmatched
+            .iter()
+            .any(|(l, side)| l.contains("pqclean/clean@gcc-12:O2 ") && *side == "old"));
+        assert!(!r.differences.iter().any(|d| d.what.starts_with("architecture")));
+        // A library's name carries no architecture to strip.
+        let old = profile_of(&["liboqs"]);
+        let new = profile_of(&["liboqs@s390x"]);
+        assert!(compare(&old, &new).rows.is_empty());
+    }
+}

@@ -172,16 +172,33 @@ pub fn notes(record: &ProfileRecord) -> Table {
         .iter()
         .flat_map(|r| r.operations.iter().filter_map(|o| o.emulated.as_ref()))
         .collect();
-    let mut seen: Vec<String> = Vec::new();
+    // One entry per architecture: the emulator, the CPU it presented, the empty region's
+    // counts (they differ between programs by an instruction or two).
+    let mut arches: Vec<&str> = Vec::new();
     for e in &emulated {
-        let version = e.emulator.split(" (").next().unwrap_or(&e.emulator);
-        let said = format!(
-            "{} under {version} (empty region: {} instruction(s))",
-            e.arch, e.calibration
-        );
-        if !seen.contains(&said) {
-            seen.push(said);
+        if !arches.contains(&e.arch.as_str()) {
+            arches.push(&e.arch);
         }
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for a in arches {
+        let of: Vec<&&super::Emulated> = emulated.iter().filter(|e| e.arch == a).collect();
+        let version = of[0].emulator.split(" (").next().unwrap_or(&of[0].emulator);
+        let (lo, hi) = of.iter().fold((u64::MAX, 0), |(lo, hi), e| {
+            (lo.min(e.calibration), hi.max(e.calibration))
+        });
+        let empty = if lo == hi {
+            format!("{lo}")
+        } else {
+            format!("{lo} to {hi}")
+        };
+        let cpu = of
+            .iter()
+            .find(|e| !e.cpu.is_empty())
+            .map_or(String::new(), |e| format!("; CPU as emulated: {}", e.cpu));
+        seen.push(format!(
+            "{a} under {version}{cpu}; empty region: {empty} instruction(s)"
+        ));
     }
     if !seen.is_empty() {
         out.push(format!(

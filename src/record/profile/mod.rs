@@ -2,6 +2,7 @@
 //! counts under callgrind over several seeds, and for one seed where those instructions went
 //! (functions, hot-path tree, source lines, primitive shares, simulated cache, folded stacks).
 
+pub mod arches;
 mod console;
 mod csv;
 pub mod tables;
@@ -193,6 +194,10 @@ pub struct Emulated {
     pub mix: Vec<MixCount>,
     /// Instructions of the empty calibration region, subtracted from the call's.
     pub calibration: u64,
+    /// The CPU as the emulator presented it to the program: platform and the vector and
+    /// crypto capabilities of its auxiliary vector (empty in records from before this).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub cpu: String,
     /// The functions that executed divisions in the call, and how many (most first): where a
     /// division on secret data would leak its timing (KyberSlash).
     #[serde(default)]

@@ -53,6 +53,7 @@ pub fn tables(record: &ProfileRecord, items: &[ProfileResult]) -> Tables {
         )],
         tables: [
             vec![counts(items)],
+            arches(record, items),
             console::trees(items),
             vec![console::notes(record), console::sha3_check(record, items)],
         ]
@@ -60,6 +61,16 @@ pub fn tables(record: &ProfileRecord, items: &[ProfileResult]) -> Tables {
         outro: vec![(MARKDOWN, said.join("\n"))],
         rest_elsewhere: true,
     }
+}
+
+/// The table across architectures, when the items ran on more than one.
+fn arches(record: &ProfileRecord, items: &[ProfileResult]) -> Vec<Table> {
+    let host = record.environment.arch.as_str();
+    let placed = super::arches::placed(host, items.iter().map(|r| (host, r)));
+    if placed.is_empty() || !super::arches::spans(&placed) {
+        return Vec::new();
+    }
+    vec![super::arches::table(&placed)]
 }
 
 /// One row per operation profiled; the Markdown export streams it.

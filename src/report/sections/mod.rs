@@ -1,6 +1,6 @@
 //! Builds the report's [`Document`] from the loaded files, one section per file: the summary,
 //! latency, speed against size, builds (compilers × flags), time shares, where the time goes
-//! (a profile), memory, throughput, TLS handshakes, the comparison of runs, correctness,
+//! (a profile), across architectures (every profile given), memory, throughput, TLS handshakes, the comparison of runs, correctness,
 //! environments and the method. Charts and tables describe the last run given (and the last profile and tls run);
 //! the comparison takes the first run as its baseline.
 //!
@@ -27,6 +27,7 @@ use crate::record::run::RunRecord;
 mod common;
 mod intro;
 
+mod arches;
 mod builds;
 mod comparison;
 mod correctness;
@@ -107,6 +108,7 @@ pub const SECTIONS: &[Section] = &[
     builds::SECTION,
     shares::SECTION,
     profile::SECTION,
+    arches::SECTION,
     memory::SECTION,
     throughput::SECTION,
     tls::SECTION,

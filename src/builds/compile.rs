@@ -382,18 +382,21 @@ fn files(
     // A host build: a shared object with kembench's `randombytes` (and a package's shim). A
     // foreign build: one static program with kembench's driver, which serves `randombytes`
     // too and takes the scheme's functions and sizes as macros, run under QEMU.
+    // A package's shim: its NIST API under kembench's names.
+    let mut extra = Vec::new();
+    if let Some(text) = shim {
+        let api = dir.join("kembench_api.c");
+        std::fs::write(&api, text).map_err(|e| format!("{}: {e}", api.display()))?;
+        extra.push(api);
+    }
     let (extra, defines, link, out) = if source.arch.foreign() {
         let (driver, defines) = driver_source(source, dir)?;
-        (vec![driver], defines, &["-static"][..], "driver")
+        extra.push(driver);
+        (extra, defines, &["-static"][..], "driver")
     } else {
         let random = dir.join("kembench_randombytes.c");
         std::fs::write(&random, RANDOMBYTES_C).map_err(|e| format!("{}: {e}", random.display()))?;
-        let mut extra = vec![random];
-        if let Some(text) = shim {
-            let api = dir.join("kembench_api.c");
-            std::fs::write(&api, text).map_err(|e| format!("{}: {e}", api.display()))?;
-            extra.push(api);
-        }
+        extra.push(random);
         const SHARED: &[&str] = &["-fPIC", "-shared", "-Wl,-Bsymbolic", "-Wl,--no-undefined"];
         (extra, Vec::new(), SHARED, "lib.so")
     };

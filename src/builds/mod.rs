@@ -122,7 +122,13 @@ fn now_unix() -> u64 {
 /// A compiled package's sizes, from its shim: they must be those of the algorithm it
 /// claims to implement, or they describe a scheme of its own.
 fn describe_package(e: &mut Entry, p: &sources::Package, root: &std::path::Path) {
-    let sizes = match crate::providers::built::read_api_sizes(&e.library(root)) {
+    let program = e.library(root);
+    let read = if e.facts.arch.is_some() {
+        crate::providers::foreign::api_sizes(&program)
+    } else {
+        crate::providers::built::read_api_sizes(&program)
+    };
+    let sizes = match read {
         Ok(v) => v,
         Err(why) => {
             e.compiled = Compiled::Failed(why);

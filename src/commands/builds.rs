@@ -298,6 +298,8 @@ pub struct AddArgs {
     pub implicit_rejection: bool,
     /// Replace another package's builds of the same name.
     pub replace: bool,
+    /// Architectures to build for (empty: this machine's).
+    pub archs: Vec<crate::arch::Arch>,
 }
 
 /// A name (`--name`, `CRYPTO_ALGNAME`, a directory's or library's) that can name an
@@ -483,10 +485,34 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
     )
     .map_err(crate::usage::Usage)?;
     let flags = FlagSet::parse_all(&a.compile.flags).map_err(crate::usage::Usage)?;
+    // One source per architecture asked for: a foreign one is a static program with
+    // kembench's driver, which takes the catalog's sizes.
+    let mut sources = Vec::new();
+    for arch in if a.archs.is_empty() {
+        vec![crate::arch::Arch::host()]
+    } else {
+        a.archs.clone()
+    } {
+        if arch.foreign() {
+            arch.emulator().map_err(crate::usage::Usage)?;
+            if implements.is_none() {
+                crate::bail_usage!(
+                    "--arch {arch}: a package built for another architecture runs in \
+                     kembench's driver, which takes a catalog algorithm's sizes: say which one it \
+                     implements with --implements (a scheme of its own is built for this machine \
+                     only)"
+                );
+            }
+        }
+        sources.push(sources::Source {
+            arch,
+            ..source.clone()
+        });
+    }
     claim_name(&source.id, &source.version, a.replace)?;
     let before = manifest::every(&manifest::dir());
     let req = builds::Request {
-        sources: vec![source],
+        sources,
         compilers: a.compile.cc.clone(),
         flags,
         jobs: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -522,6 +548,12 @@ fn catalog_algorithm(name: &str) -> anyhow::Result<&'static crate::kem::Algorith
 
 /// `add` of a prebuilt shared library: its exported NIST API, the sizes given, the gate.
 fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
+    if let Some(arch) = a.archs.iter().find(|x| x.foreign()) {
+        crate::bail_usage!(
+            "--arch {arch}: a prebuilt library is built for this machine; give the package's \
+             source directory to build it for {arch}"
+        );
+    }
     let path = std::fs::canonicalize(&a.path)?;
     check_sizes(&a.sizes)?;
     let symbols = builds::package::library_symbols(&path).map_err(crate::usage::Usage)?;

@@ -166,6 +166,12 @@ pub enum Command {
         /// (without it, a name that holds a verified build of another package is refused).
         #[arg(long)]
         replace: bool,
+        /// Architectures to build the package for (default: this machine's), as `builds
+        /// --arch`: a foreign one is cross-compiled into a static program with kembench's
+        /// driver and gated under QEMU (needs --implements or a catalog name: the driver
+        /// takes the catalog's sizes).
+        #[arg(long, value_delimiter = ',')]
+        arch: Vec<String>,
     },
     /// Compile the C sources kembench carries (PQClean clean, AVX2, opt) with every compiler and
     /// flag set into separate shared objects, check each with the correctness gate, and register
@@ -440,6 +446,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             level,
             implicit_rejection,
             replace,
+            arch,
         } => builds::add(&builds::AddArgs {
             path,
             sizes,
@@ -449,6 +456,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             level,
             implicit_rejection,
             replace,
+            archs: parse_archs(&arch)?,
         }),
         Command::Builds {
             algorithms,
@@ -459,14 +467,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             shard,
             arch,
         } => {
-            let names = crate::arch::Arch::names();
-            let archs = crate::arch::Arch::parse_list(&arch).map_err(|bad| {
-                crate::usage::Usage(format!(
-                    "unknown architecture '{bad}'{} (kembench builds for {})",
-                    crate::suggest::hint(&bad, &names),
-                    names.join(", ")
-                ))
-            })?;
+            let archs = parse_archs(&arch)?;
             let flags: &[&str] = if archs.iter().any(|a| a.foreign()) {
                 &["-O2", "-O3", "-O3 -march=vector"]
             } else {
@@ -597,6 +598,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// The compile arguments of `builds` and `add` as those commands take them.
+/// `--arch` values as architectures; an unknown one is refused, suggesting the nearest.
+fn parse_archs(arch: &[String]) -> anyhow::Result<Vec<crate::arch::Arch>> {
+    let names = crate::arch::Arch::names();
+    Ok(crate::arch::Arch::parse_list(arch).map_err(|bad| {
+        crate::usage::Usage(format!(
+            "unknown architecture '{bad}'{} (kembench builds for {})",
+            crate::suggest::hint(&bad, &names),
+            names.join(", ")
+        ))
+    })?)
+}
+
 fn compiling(c: CompileArgs) -> builds::Compile {
     builds::Compile {
         cc: c.cc,

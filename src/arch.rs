@@ -225,8 +225,85 @@ impl fmt::Display for Arch {
     }
 }
 
+/// An implementation id read as `SOURCE@BUILD@ARCH` (a build for a foreign architecture),
+/// `SOURCE@BUILD` (a build for the host) or `SOURCE` (a library as its crate ships it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuildId<'a> {
+    /// `pqclean/clean`, `liboqs/generic`, `liboqs`.
+    pub source: &'a str,
+    /// `gcc-12:O3`; empty for a library.
+    pub build: &'a str,
+    /// The architecture a foreign build's id names; `None` for the host's.
+    pub arch: Option<Arch>,
+    /// The id without its architecture (`pqclean/clean@gcc-12:O3@s390x` →
+    /// `pqclean/clean@gcc-12:O3`); any other id as it is.
+    pub arch_less: &'a str,
+}
+
+impl<'a> BuildId<'a> {
+    /// Splits `id`; an id of three parts whose last is no architecture is read whole as a source.
+    pub fn parse(id: &'a str) -> BuildId<'a> {
+        let whole = BuildId {
+            source: id,
+            build: "",
+            arch: None,
+            arch_less: id,
+        };
+        let parts: Vec<&str> = id.split('@').collect();
+        match parts.as_slice() {
+            [s, b, a] => Arch::parse(a).map_or(whole, |arch| BuildId {
+                source: s,
+                build: b,
+                arch: Some(arch),
+                arch_less: &id[..s.len() + 1 + b.len()],
+            }),
+            [s, b] => BuildId {
+                source: s,
+                build: b,
+                arch: None,
+                arch_less: id,
+            },
+            _ => whole,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn build_ids_split_into_source_build_and_architecture() {
+        let f = BuildId::parse("pqclean/clean@gcc-12:O3@s390x");
+        assert_eq!(
+            (f.source, f.build, f.arch, f.arch_less),
+            (
+                "pqclean/clean",
+                "gcc-12:O3",
+                Some(Arch::S390x),
+                "pqclean/clean@gcc-12:O3"
+            )
+        );
+        let h = BuildId::parse("pqclean/clean@gcc-12:O3");
+        assert_eq!(
+            (h.source, h.build, h.arch, h.arch_less),
+            (
+                "pqclean/clean",
+                "gcc-12:O3",
+                None,
+                "pqclean/clean@gcc-12:O3"
+            )
+        );
+        let l = BuildId::parse("liboqs");
+        assert_eq!((l.source, l.build, l.arch), ("liboqs", "", None));
+        // A third part that is no architecture: the whole id is the source.
+        let odd = BuildId::parse("a@b@c");
+        assert_eq!(
+            (odd.source, odd.build, odd.arch, odd.arch_less),
+            ("a@b@c", "", None, "a@b@c")
+        );
+    }
+
     #[test]
     fn capabilities_are_named_by_the_linux_bits_of_each_architecture() {
         // s390x: vector facility (bit 11), its enhancements 1 (13) and 2 (15), MSA (3).
@@ -247,8 +324,6 @@ mod tests {
         assert_eq!(Arch::S390x.vector_flags().unwrap(), ["-march=z13"]);
         assert!(Arch::Riscv64.vector_flags().unwrap_err().contains("gcc 12"));
     }
-
-    use super::*;
 
     #[test]
     fn names_and_aliases_read_back() {

@@ -9,7 +9,7 @@
 //! time, and nothing here says how fast an architecture is.
 
 use super::ProfileResult;
-use crate::arch::Arch;
+use crate::arch::BuildId;
 use crate::callgrind::Primitive;
 use crate::kem::catalog;
 use crate::measure::sampler::Op;
@@ -107,12 +107,9 @@ impl Placed<'_> {
 /// Where `implementation` ran, from what it is called: `SOURCE@COMPILER:FLAGS@ARCH` for a
 /// foreign build, `SOURCE@COMPILER:FLAGS` for a build for `host`, a library name otherwise.
 pub fn place<'a>(host: &str, r: &'a ProfileResult) -> Placed<'a> {
-    let parts: Vec<&str> = r.implementation.split('@').collect();
-    let (source, build, arch) = match parts.as_slice() {
-        [s, b, a] if Arch::parse(a).is_ok() => (*s, *b, (*a).to_string()),
-        [s, b] => (*s, *b, host.to_string()),
-        _ => (r.implementation.as_str(), "", host.to_string()),
-    };
+    let id = BuildId::parse(&r.implementation);
+    let (source, build) = (id.source, id.build);
+    let arch = id.arch.map_or_else(|| host.to_string(), |a| a.to_string());
     // The emulator's own word wins where there is one.
     let arch = r
         .operations
@@ -263,20 +260,7 @@ pub fn table(placed: &[Placed<'_>]) -> Table {
         row.set(
             hottest,
             r.op(Op::Decaps)
-                .and_then(|o| {
-                    let a = &o.analysis;
-                    a.functions
-                        .iter()
-                        .max_by_key(|f| f.self_instructions)
-                        .map(|f| {
-                            format!(
-                                "{} {:.1}%",
-                                crate::table::code(&f.name),
-                                100.0 * f.self_instructions as f64
-                                    / a.instructions.max(1) as f64
-                            )
-                        })
-                })
+                .map(|o| o.analysis.hottest_self_cell())
                 .unwrap_or_default(),
         );
     }

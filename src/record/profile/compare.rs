@@ -8,6 +8,7 @@
 //! source, compiler and flags built for another (`pqclean/clean@gcc-12:O3` against
 //! `pqclean/clean@gcc-12:O3@s390x`) when neither profile has an exact partner for it.
 
+use crate::arch::BuildId;
 use crate::measure::sampler::Op;
 use crate::record::compare::{self as shared, diff, environment_differences, Asked, EnvDifference};
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
@@ -142,15 +143,6 @@ fn label(r: &ProfileResult) -> String {
     format!("{}@{}", r.algorithm, r.implementation)
 }
 
-/// A build's id without its architecture (`pqclean/clean@gcc-12:O3@s390x` →
-/// `pqclean/clean@gcc-12:O3`); any other id as it is.
-fn arch_less(implementation: &str) -> &str {
-    match implementation.rsplit_once('@') {
-        Some((head, tail)) if head.contains('@') && crate::arch::Arch::parse(tail).is_ok() => head,
-        _ => implementation,
-    }
-}
-
 /// The result of `other` that `r` (of `own`) is compared with: the same (algorithm,
 /// implementation); else the one build of the same source, compiler and flags for another
 /// architecture that has no exact partner in `own`.
@@ -162,10 +154,10 @@ fn partner<'b>(
     if let Some(x) = other.result(&r.algorithm, &r.implementation) {
         return Some(x);
     }
-    let key = arch_less(&r.implementation);
+    let key = BuildId::parse(&r.implementation).arch_less;
     let mut found = other.results.iter().filter(|x| {
         x.algorithm == r.algorithm
-            && arch_less(&x.implementation) == key
+            && BuildId::parse(&x.implementation).arch_less == key
             && own.result(&x.algorithm, &x.implementation).is_none()
     });
     match (found.next(), found.next()) {

@@ -163,19 +163,7 @@ fn counts(items: &[ProfileResult]) -> Table {
                 .set(ll, thousands_or(cache.map(|c| c.ll_misses)))
                 .set(native_instructions, Cell::right(native_i))
                 .set(native_cycles, Cell::right(native_c))
-                .set(
-                    hottest,
-                    a.functions
-                        .iter()
-                        .max_by_key(|f| f.self_instructions)
-                        .map_or(String::new(), |f| {
-                            format!(
-                                "{} {:.1}%",
-                                crate::table::code(&f.name),
-                                100.0 * f.self_instructions as f64 / a.instructions.max(1) as f64
-                            )
-                        }),
-                );
+                .set(hottest, a.hottest_self_cell());
             for (c, p) in shares.into_iter().zip(Primitive::ALL) {
                 let v = a.share(p);
                 let text = if v == 0.0 {

@@ -105,19 +105,13 @@ fn hottest(blocks: &mut Vec<Block>, alg: &str, placed: &[Placed<'_>]) {
         let Some(o) = p.result.op(Op::Decaps) else {
             continue;
         };
-        let a = &o.analysis;
-        let mut fs: Vec<_> = a.functions.iter().collect();
-        fs.sort_by_key(|f| std::cmp::Reverse(f.self_instructions));
         let mut spans = vec![text(format!("{} ({}): ", p.arch, p.result.implementation))];
-        for (i, f) in fs.iter().take(HOTTEST).enumerate() {
+        for (i, (f, share)) in o.analysis.hottest_self(HOTTEST).into_iter().enumerate() {
             if i > 0 {
                 spans.push(text(", "));
             }
             spans.push(code(&f.name));
-            spans.push(text(format!(
-                " {:.1}%",
-                100.0 * f.self_instructions as f64 / a.instructions.max(1) as f64
-            )));
+            spans.push(text(format!(" {:.1}%", 100.0 * share)));
         }
         items.push(spans);
     }

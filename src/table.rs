@@ -702,11 +702,54 @@ pub fn markdown_escape(s: &str) -> String {
         .map(crate::units::visible)
         .collect::<Vec<_>>()
         .join("\n");
-    shown
-        .replace('&', "&amp;")
+    let mut out = String::with_capacity(shown.len());
+    let mut rest = shown.as_str();
+    while let Some(open) = rest.find('`') {
+        let (text, from) = rest.split_at(open);
+        out.push_str(&escape_text(text));
+        let run = from.len() - from.trim_start_matches('`').len();
+        let after = &from[run..];
+        // A code span closes at the next run of exactly as many backticks; without one the
+        // backticks are literal text (CommonMark), and so is what follows them.
+        match closing(after, run) {
+            Some(end) => {
+                out.push_str(&from[..run]);
+                // Inside a code span nothing is markup: entities would show as written. Only
+                // a pipe still ends a table cell.
+                out.push_str(&after[..end].replace('|', "\\|"));
+                out.push_str(&from[..run]);
+                rest = &after[end + run..];
+            }
+            None => {
+                out.push_str(&from[..run]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(&escape_text(rest));
+    out
+}
+
+/// Markdown text outside code spans: what HTML or a table would read as markup.
+fn escape_text(s: &str) -> String {
+    s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('|', "\\|")
+}
+
+/// Where the run of exactly `n` backticks that closes a code span starts in `s`.
+fn closing(s: &str, n: usize) -> Option<usize> {
+    let mut i = 0;
+    while let Some(at) = s[i..].find('`') {
+        let start = i + at;
+        let len = s[start..].len() - s[start..].trim_start_matches('`').len();
+        if len == n {
+            return Some(start);
+        }
+        i = start + len;
+    }
+    None
 }
 
 /// [`markdown_escape`] for one table cell or title, which is one line: a line break is shown as `\n`
@@ -741,6 +784,21 @@ mod tests {
         let mark = t.footnote("the first".into());
         t.row(None).set(name, "c").set(median, mark).only(FIT);
         t
+    }
+
+    #[test]
+    fn code_spans_keep_what_they_hold_and_the_rest_is_escaped() {
+        assert_eq!(
+            markdown_escape("`<T as Kem>::decaps` 12% <b>"),
+            "`<T as Kem>::decaps` 12% &lt;b&gt;"
+        );
+        // A pipe ends a table cell even inside a code span.
+        assert_eq!(markdown_escape("`a|b` c|d"), "`a\\|b` c\\|d");
+        // An unclosed backtick is text: what follows it is escaped (no raw HTML gets through).
+        assert_eq!(markdown_escape("`<script>"), "`&lt;script&gt;");
+        // A span closes only at a run of as many backticks.
+        assert_eq!(markdown_escape("``a`<b>``"), "``a`<b>``");
+        assert_eq!(markdown_escape("``a`<b>"), "``a`&lt;b&gt;");
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub struct Rendered {
 
 /// Literal text in a code span: escaped, and without backticks that would end the span.
 fn code(s: &str) -> String {
-    format!("`{}`", escape(&crate::units::visible(s)).replace('`', "'"))
+    escape(&crate::table::code(&crate::units::visible(s)))
 }
 
 fn spans(p: &Para) -> String {

@@ -144,6 +144,24 @@ fn a_wrong_known_answer_fails_known_answers_and_the_right_one_passes() {
     );
 }
 
+/// A pair that cannot talk counts against the one that fails its own known answers, never
+/// against its correct peer (as a build with a byte-order bug and a correct build of the same
+/// batch in `builds`): before known answers ran ahead of interoperability, both were failed.
+#[test]
+fn a_pair_broken_by_a_wrong_known_answer_fails_only_the_wrong_one() {
+    let (code, v, table) = verify("mock/kat,mock/wrong-kat");
+    assert_eq!(code, 1, "{v}");
+    for (c, status, detail) in checks(&v, "mock/kat") {
+        assert_ne!(status, "fail", "mock/kat {c}: {detail}");
+    }
+    let wrong = checks(&v, "mock/wrong-kat");
+    for check in ["known-answers", "interop"] {
+        let (_, status, detail) = wrong.iter().find(|(c, _, _)| c == check).unwrap();
+        assert_eq!(status, "fail", "mock/wrong-kat {check}: {detail}");
+    }
+    assert!(!table.contains("FAIL MockKEM@mock/kat "), "{table}");
+}
+
 #[test]
 fn a_wrong_secret_fails_the_round_trip() {
     let (code, v, table) = verify("mock/broken");

@@ -271,7 +271,11 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
                 .map(|(_, f)| f.as_slice())
                 .unwrap_or_default();
             for f in flags {
-                match f {
+                let usable = f
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|f| s.refuses(&f.words).map_or(Ok(f), Err));
+                match usable {
                     Ok(f) => combos.push((s, (asked, c), f)),
                     Err(why) => {
                         let said = format!("{}@{}: {why}", s.algorithm, s.id);

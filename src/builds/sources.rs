@@ -172,6 +172,31 @@ pub struct Package {
 }
 
 impl Source {
+    /// Why this source cannot be built with `flags`, if it cannot. liboqs's aarch64 dist build
+    /// (`liboqs/auto`) compiles its backends each with a `-march=` of its own (AES and SHA-3
+    /// intrinsics: `+crypto`, `+sha3`); on aarch64 a `-march=` or `-mcpu=` names the whole
+    /// architecture and the last one wins, so the user's, which comes last, would take those
+    /// extensions away and the compile fails (`inlining failed ... target specific option
+    /// mismatch`). On x86-64 a `-march=` leaves liboqs's `-maes`/`-mavx2` in force.
+    pub fn refuses(&self, flags: &[String]) -> Option<String> {
+        let dist = matches!(
+            &self.recipe,
+            Recipe::Liboqs {
+                opt_target: "auto",
+                ..
+            }
+        );
+        let march = flags
+            .iter()
+            .find(|w| w.starts_with("-march=") || w.starts_with("-mcpu="));
+        match march {
+            Some(m) if dist && self.arch == Arch::Aarch64 => Some(format!(
+                "{m} for liboqs/auto on aarch64: liboqs's dist build gives each backend a                  -march= of its own (AES, SHA-3 intrinsics), which a whole-architecture {m}                  would replace; liboqs/generic takes any flag set"
+            )),
+            _ => None,
+        }
+    }
+
     /// SHA-256 over every hashed file's name (relative to its directory) and content.
     pub fn sha256(&self) -> std::io::Result<String> {
         let mut h = Sha256::new();

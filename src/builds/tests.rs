@@ -133,3 +133,37 @@ fn the_test_package_kat_file_is_liboqs_ml_kem_512_output() {
         None
     );
 }
+
+/// liboqs's aarch64 dist build refuses a whole-architecture `-march=`/`-mcpu=` (it would
+/// replace the `-march=` liboqs gives its AES and SHA-3 backends: the compile fails); its
+/// generic build, PQClean and the host's liboqs/auto take the same flags.
+#[test]
+fn liboqs_auto_on_aarch64_refuses_a_march_flag_set_and_nothing_else_does() {
+    use crate::arch::Arch;
+    let (all, _) = sources::all_for(&[Arch::Aarch64, Arch::host()]);
+    let find = |id: &str, arch: Arch| {
+        all.iter()
+            .find(|s| s.algorithm == "ML-KEM-768" && s.id == id && s.arch == arch)
+            .unwrap_or_else(|| panic!("{id} for {arch}"))
+    };
+    let words = |t: &str| t.split(' ').map(String::from).collect::<Vec<_>>();
+    let auto = find("liboqs/auto", Arch::Aarch64);
+    let why = auto.refuses(&words("-O3 -march=armv8.2-a+sve")).unwrap();
+    assert!(
+        why.contains("-march=armv8.2-a+sve") && why.contains("liboqs/generic"),
+        "{why}"
+    );
+    assert!(auto.refuses(&words("-O3 -mcpu=neoverse-v1")).is_some());
+    assert_eq!(auto.refuses(&words("-O3")), None);
+    for (id, arch) in [
+        ("liboqs/generic", Arch::Aarch64),
+        ("pqclean/clean", Arch::Aarch64),
+        ("liboqs/auto", Arch::host()),
+    ] {
+        assert_eq!(
+            find(id, arch).refuses(&words("-O3 -march=armv8.2-a+sve")),
+            None,
+            "{id}"
+        );
+    }
+}

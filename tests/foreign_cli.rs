@@ -153,6 +153,74 @@ fn an_s390x_build_passes_its_known_answers_and_interoperates_with_this_machine()
     }
     assert!(stdout.contains("KeccakF1600_StatePermute"), "{stdout}");
     assert!(stdout.contains("Under qemu-s390x: loads"), "{stdout}");
+    // Call stacks, from the plugin's shadow stack: the folded stacks sum to the count, the
+    // permutation runs below its callers with their inclusive cost above their own, and the
+    // Keccak share is what callgrind's classifier gives on those chains (the outermost frame
+    // it knows decides).
+    for a in ops {
+        let an = &a["analysis"];
+        let n = an["instructions"].as_u64().unwrap();
+        let folded = an["folded"].as_array().unwrap();
+        let sum: u64 = folded
+            .iter()
+            .map(|f| f["instructions"].as_u64().unwrap())
+            .sum();
+        assert_eq!(sum, n, "folded stacks sum to the count");
+        assert!(
+            folded.iter().any(|f| {
+                let s = f["stack"].as_str().unwrap();
+                s.contains(";PQCLEAN_MLKEM768_CLEAN_crypto_kem_")
+                    && s.ends_with(";KeccakF1600_StatePermute")
+            }),
+            "the permutation below the scheme's entry: {folded:#?}"
+        );
+        let f = |name: &str| {
+            an["functions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["name"] == name)
+                .unwrap_or_else(|| panic!("{name}: {an:#}"))
+        };
+        let cost = |f: &Value, k: &str| f[k].as_u64().unwrap();
+        let keccak = f("KeccakF1600_StatePermute");
+        assert!(cost(keccak, "calls") > 0, "{keccak:#}");
+        let caller = f("keccak_absorb");
+        assert!(
+            cost(caller, "inclusive_instructions") > cost(caller, "self_instructions"),
+            "{caller:#}"
+        );
+        let entry = an["tree"]["children"][0]["children"][0]["children"][0]["name"].as_str();
+        assert!(
+            entry
+                .unwrap()
+                .starts_with("PQCLEAN_MLKEM768_CLEAN_crypto_kem_"),
+            "decaps -> main -> call -> the scheme: {:#}",
+            an["tree"]
+        );
+        let on_chains: u64 = folded
+            .iter()
+            .filter(|s| {
+                s["stack"]
+                    .as_str()
+                    .unwrap()
+                    .split(';')
+                    .skip(1)
+                    .find_map(|frame| kembench::callgrind::primitive_of("pqclean", frame))
+                    == Some(kembench::callgrind::Primitive::Keccak)
+            })
+            .map(|s| s["instructions"].as_u64().unwrap())
+            .sum();
+        let share = an["shares"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["primitive"] == "keccak")
+            .unwrap()["instructions"]
+            .as_u64()
+            .unwrap();
+        assert_eq!(share, on_chains, "{:#}", a["operation"]);
+    }
 
     // Never timed: `run` says why instead of timing the emulator.
     let out = kembench()

@@ -214,11 +214,12 @@ fn primitive_shares(
     }
     let mut inlined_instructions = 0;
     for s in stacks {
-        let p = s.frames.iter().filter(|&&f| f != deeper).find_map(|&f| {
-            *class
-                .entry(f)
-                .or_insert_with(|| classifier.classify(frames.names[f as usize]))
-        });
+        let p = chain_primitive(
+            classifier,
+            &mut class,
+            s.frames.iter().filter(|&&f| f != deeper).copied(),
+            &frames.names,
+        );
         if let Some(p) = p {
             *shares.entry(p).or_default() += s.ir;
             continue;
@@ -251,6 +252,23 @@ fn primitive_shares(
         })
         .collect();
     (shares, inlined_instructions)
+}
+
+/// The primitive of a call chain (frame ids outermost first, `names[id]` naming each): that of
+/// its outermost frame the classifier knows, so that AES inside a DRBG counts as the RNG and
+/// the code a Keccak function calls counts as Keccak; `None` when no frame decides. `memo`
+/// keeps each frame's verdict.
+pub(crate) fn chain_primitive(
+    classifier: &Classifier,
+    memo: &mut HashMap<u32, Option<Primitive>>,
+    chain: impl IntoIterator<Item = u32>,
+    names: &[&str],
+) -> Option<Primitive> {
+    chain.into_iter().find_map(|f| {
+        *memo
+            .entry(f)
+            .or_insert_with(|| classifier.classify(names[f as usize]))
+    })
 }
 
 /// For each frame name, the object it most often lives in as the innermost function of a
@@ -433,6 +451,28 @@ fn tree(
     total: u64,
     opts: &AnalysisOptions,
 ) -> HotNode {
+    hot_tree(
+        stacks.iter().map(|s| (&s.frames[..], s.ir)),
+        &frames.names,
+        root,
+        total,
+        opts.tree_depth,
+        opts.tree_threshold,
+    )
+}
+
+/// The hot-path tree of `stacks` (frame ids outermost first, below the root, with their self
+/// cost; `names[id]` names a frame): the trie of the stacks under the frame `root`, each node
+/// with its inclusive cost, children under `threshold` × `total` pruned, `depth` levels below
+/// the root at most. Callgrind's stacks and the QEMU plugin's both come through here.
+pub(crate) fn hot_tree<'s>(
+    stacks: impl IntoIterator<Item = (&'s [u32], u64)>,
+    names: &[&str],
+    root: u32,
+    total: u64,
+    depth: usize,
+    threshold: f64,
+) -> HotNode {
     struct Node {
         frame: u32,
         cost: u64,
@@ -443,10 +483,10 @@ fn tree(
         cost: 0,
         children: HashMap::new(),
     }];
-    for s in stacks {
+    for (frames, ir) in stacks {
         let mut at = 0;
-        nodes[0].cost += s.ir;
-        for &f in &s.frames {
+        nodes[0].cost += ir;
+        for &f in frames {
             let next = match nodes[at].children.get(&f) {
                 Some(&n) => n,
                 None => {
@@ -460,22 +500,22 @@ fn tree(
                     n
                 }
             };
-            nodes[next].cost += s.ir;
+            nodes[next].cost += ir;
             at = next;
         }
     }
-    let floor = opts.tree_threshold * total as f64;
+    let floor = threshold * total as f64;
     fn build(
         nodes: &[Node],
         at: usize,
         parent: u64,
-        depth: usize,
+        level: usize,
         floor: f64,
-        frames: &Frames,
-        opts: &AnalysisOptions,
+        names: &[&str],
+        depth: usize,
     ) -> HotNode {
         let node = &nodes[at];
-        let mut children: Vec<usize> = if depth < opts.tree_depth {
+        let mut children: Vec<usize> = if level < depth {
             node.children
                 .values()
                 .copied()
@@ -485,12 +525,13 @@ fn tree(
             Vec::new()
         };
         children.sort_by(|&a, &b| {
-            nodes[b].cost.cmp(&nodes[a].cost).then_with(|| {
-                frames.names[nodes[a].frame as usize].cmp(frames.names[nodes[b].frame as usize])
-            })
+            nodes[b]
+                .cost
+                .cmp(&nodes[a].cost)
+                .then_with(|| names[nodes[a].frame as usize].cmp(names[nodes[b].frame as usize]))
         });
         HotNode {
-            name: frames.names[node.frame as usize].to_string(),
+            name: names[node.frame as usize].to_string(),
             instructions: node.cost,
             share_of_parent: if parent == 0 {
                 1.0
@@ -499,11 +540,11 @@ fn tree(
             },
             children: children
                 .into_iter()
-                .map(|c| build(nodes, c, node.cost, depth + 1, floor, frames, opts))
+                .map(|c| build(nodes, c, node.cost, level + 1, floor, names, depth))
                 .collect(),
         }
     }
-    build(&nodes, 0, 0, 0, floor, frames, opts)
+    build(&nodes, 0, 0, 0, floor, names, depth)
 }
 
 /// Per-line self costs of the `count` functions with the most self instructions among those
@@ -578,7 +619,7 @@ fn lines(dump: &Dump, stacks: &[Stack], frames: &Frames, count: usize) -> Vec<Fu
 }
 
 /// A frame name fit for the folded format: `;` separates frames there.
-fn folded_frame(name: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn folded_frame(name: &str) -> std::borrow::Cow<'_, str> {
     if name.contains(';') {
         name.replace(';', ",").into()
     } else {

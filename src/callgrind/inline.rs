@@ -63,6 +63,15 @@ impl DebugInfo {
         Self::default()
     }
 
+    /// The source file and line of the instruction at `address` of `object` (the innermost
+    /// inlined frame's, as a line table gives it); `None` without line information there.
+    pub fn line(&self, object: &str, address: u64) -> Option<(String, u32)> {
+        let context = self.context(object)?;
+        let context = context.lock().unwrap_or_else(|e| e.into_inner());
+        let l = context.find_location(address).ok()??;
+        Some((l.file?.to_string(), l.line.filter(|&n| n > 0)?))
+    }
+
     fn context(&self, object: &str) -> Option<Shared> {
         let mut objects = self.objects.lock().unwrap_or_else(|e| e.into_inner());
         objects
@@ -167,5 +176,10 @@ mod tests {
             "{frames:?}"
         );
         assert!(info.frames("/nonexistent/object", 0x1000).is_empty());
+        let (file, line) = info.line(exe.to_str().unwrap(), address).expect("a line");
+        // The innermost inlined frame's line (here `black_box`'s).
+        assert_eq!(file, frames.last().unwrap().file, "{frames:?}");
+        assert!(line > 0);
+        assert!(info.line("/nonexistent/object", 0x1000).is_none());
     }
 }

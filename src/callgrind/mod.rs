@@ -23,7 +23,9 @@ mod inline;
 mod parse;
 
 pub use analyse::{analyse, analyse_with, AnalysisOptions, DEEPER, LINES_PER_FUNCTION};
+pub(crate) use analyse::{chain_primitive, folded_frame, hot_tree};
 pub use classify::primitive_of;
+pub(crate) use classify::Classifier;
 pub use flame::{differential, flamegraph};
 pub use inline::{DebugInfo, InlineFrame, Inlines, NoInlines};
 pub use parse::{cache_geometry, ParseError};

@@ -5,19 +5,29 @@
 //!
 //! Each counted call is made twice by the driver: once with its random bytes asked of
 //! kembench and recorded, then between the markers replaying them (no I/O inside the region),
-//! after an empty region whose count (the markers' own call path) is subtracted. Blocks are
-//! attributed to functions by the program's ELF symbols; the plugin sees no calls, so every
-//! function's cost is its self cost and the tree is one level deep. Loads and stores are the
-//! memory accesses QEMU reports; the instruction mix is read from QEMU's own disassembly.
+//! after an empty region whose count (the markers' own call path) is subtracted. kembench
+//! gives the plugin the program's functions (from its ELF symbols) and the plugin keeps a
+//! shadow call stack from where each block starts (a block at a function's first instruction
+//! is a call, one in a function lower on the stack a return; see the plugin's README for what
+//! that cannot see): its per-stack self counts become the same folded stacks, inclusive costs,
+//! calls, hot-path tree and primitive shares (classified on the whole chain) as callgrind's.
+//! Loads and stores are the memory accesses QEMU reports; the instruction mix is read from
+//! binutils' disassembly where it has it, QEMU's otherwise.
 
 use super::mix;
 use crate::arch::Arch;
-use crate::callgrind::{FoldedStack, FunctionCost, HotNode, OpAnalysis, Primitive, Share};
+use crate::callgrind::{
+    self, Classifier, DebugInfo, FoldedStack, FunctionCost, FunctionLines, LineCost, OpAnalysis,
+    Primitive, Share,
+};
 use crate::kem::Kem;
 use crate::measure::counters::Counters;
 use crate::measure::sampler::Op;
 use crate::providers::foreign::Foreign;
-use crate::record::profile::{Emulated, FunctionCount, MixCount, OpProfile, ProfileResult, RandomnessNote, Spread};
+use crate::record::profile::{
+    Emulated, FunctionCount, MixCount, OpProfile, ProfileConfig, ProfileResult, RandomnessNote,
+    Spread,
+};
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -96,6 +106,8 @@ fn emulator_version(arch: Arch) -> String {
 
 /// The functions of a static program, by address, and its two markers.
 struct Program {
+    /// Its path, for its line tables.
+    path: String,
     /// (start, end, name), sorted by start.
     functions: Vec<(u64, u64, String)>,
     begin: u64,
@@ -145,10 +157,22 @@ impl Program {
         };
         let (begin, end) = (at("kembench_region_begin")?, at("kembench_region_end")?);
         Ok(Program {
+            path: path.to_string_lossy().into_owned(),
             functions,
             begin,
             end,
         })
+    }
+
+    /// The plugin's `funcs=` file: every function's `START END`, as [`function_at`] looks
+    /// them up (the plugin uses the same rule).
+    ///
+    /// [`function_at`]: Program::function_at
+    fn funcs_file(&self) -> String {
+        self.functions
+            .iter()
+            .map(|(s, e, _)| format!("{s:#x} {e:#x}\n"))
+            .collect()
     }
 
     /// The function holding `addr`, or the address itself.
@@ -189,6 +213,9 @@ fn objdump(arch: Arch, program: &Path) -> BTreeMap<u64, String> {
 struct Region {
     /// (block address, instructions) → (executions, loads, stores).
     blocks: BTreeMap<(u64, u64), (u64, u64, u64)>,
+    /// Call stack (function start addresses, outermost first) → (self instructions, loads,
+    /// stores, entries), from the plugin's `stack` lines.
+    stacks: BTreeMap<Vec<u64>, [u64; 4]>,
     total: u64,
     loads: u64,
     stores: u64,
@@ -224,6 +251,19 @@ fn read_regions(text: &str) -> Result<(Vec<Region>, BTreeMap<u64, String>), Stri
                     _ => return Err(bad(l)),
                 }
             }
+            Some("stack") => {
+                let v: Vec<&str> = w.collect();
+                let r = regions.last_mut().ok_or_else(|| bad(l))?;
+                let counts: Vec<u64> = v.iter().take(4).filter_map(|x| x.parse().ok()).collect();
+                let path: Result<Vec<u64>, _> = v.iter().skip(4).map(|a| hex(a)).collect();
+                match (<[u64; 4]>::try_from(counts), path) {
+                    (Ok(c), Ok(path)) => {
+                        let slot = r.stacks.entry(path).or_default();
+                        slot.iter_mut().zip(c).for_each(|(a, b)| *a += b);
+                    }
+                    _ => return Err(bad(l)),
+                }
+            }
             Some("total") => {
                 let v: Vec<u64> = w.filter_map(|x| x.parse().ok()).collect();
                 let r = regions.last_mut().ok_or_else(|| bad(l))?;
@@ -238,9 +278,19 @@ fn read_regions(text: &str) -> Result<(Vec<Region>, BTreeMap<u64, String>), Stri
     Ok((regions, insns))
 }
 
-/// `call` minus `calibration`, block by block (the markers' call path runs in both).
+/// `call` minus `calibration`, block by block and stack by stack (the markers' call path runs
+/// in both). The calibration region's one stack is the driver's frame that calls the markers
+/// (in both regions the same function), holding the call set-up: subtracting it there leaves
+/// that frame's self cost the instructions that pass the call's arguments and make it, and its
+/// entry (the region's first block, pushed as a frame) cancelled.
 fn minus(call: &Region, calibration: &Region) -> Region {
     let mut out = call.clone();
+    for (k, c) in &calibration.stacks {
+        if let Some(v) = out.stacks.get_mut(k) {
+            v.iter_mut().zip(c).for_each(|(a, b)| *a = a.saturating_sub(*b));
+        }
+    }
+    out.stacks.retain(|_, v| v.iter().any(|&x| x > 0));
     for (k, c) in &calibration.blocks {
         if let Some(v) = out.blocks.get_mut(k) {
             v.0 = v.0.saturating_sub(c.0);
@@ -257,6 +307,10 @@ fn minus(call: &Region, calibration: &Region) -> Region {
 
 /// Adds `b`'s counts to `a` (the three calls of an exchange).
 fn add(a: &mut Region, b: &Region) {
+    for (k, v) in &b.stacks {
+        let s = a.stacks.entry(k.clone()).or_default();
+        s.iter_mut().zip(v).for_each(|(x, y)| *x += y);
+    }
     for (k, v) in &b.blocks {
         let s = a.blocks.entry(*k).or_default();
         s.0 += v.0;
@@ -274,8 +328,68 @@ struct Counted {
     emulated: Emulated,
 }
 
-/// The analysis of one counted call: self cost per function, a one-level tree, the primitive
-/// shares by function name, folded stacks `op;function`, and the mix.
+/// Per-line instructions of the `count` functions with the most self instructions among those
+/// the program's line tables cover (a build compiled with `-g1` or more: `builds` adds none),
+/// each in the file where most of its instructions are: every instruction of every block,
+/// times the block's executions, to its line.
+fn lines(
+    r: &Region,
+    program: &Program,
+    insns: &BTreeMap<u64, String>,
+    debug: &DebugInfo,
+    count: usize,
+) -> Vec<FunctionLines> {
+    // function → file → line → instructions
+    type PerFile = BTreeMap<String, BTreeMap<u32, u64>>;
+    let mut by_fn: BTreeMap<String, (u64, PerFile)> = BTreeMap::new();
+    for (&(addr, n), &(execs, _, _)) in &r.blocks {
+        let e = by_fn.entry(program.function_at(addr)).or_default();
+        e.0 += n * execs;
+        for (&a, _) in insns.range(addr..).take(n as usize) {
+            if let Some((file, line)) = debug.line(&program.path, a) {
+                *e.1.entry(file).or_default().entry(line).or_default() += execs;
+            }
+        }
+    }
+    let mut hot: Vec<(String, (u64, PerFile))> =
+        by_fn.into_iter().filter(|(_, v)| !v.1.is_empty()).collect();
+    hot.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then_with(|| a.0.cmp(&b.0)));
+    hot.truncate(count);
+    hot.into_iter()
+        .filter_map(|(function, (_, per_file))| {
+            let sum = |m: &BTreeMap<u32, u64>| m.values().sum::<u64>();
+            // The most instructions; on a tie the first file by name.
+            let (file, per_line) = per_file
+                .into_iter()
+                .max_by(|a, b| sum(&a.1).cmp(&sum(&b.1)).then_with(|| b.0.cmp(&a.0)))?;
+            let mut lines: Vec<LineCost> = per_line
+                .into_iter()
+                .map(|(line, instructions)| LineCost { line, instructions })
+                .collect();
+            lines.sort_by(|a, b| b.instructions.cmp(&a.instructions).then(a.line.cmp(&b.line)));
+            lines.truncate(callgrind::LINES_PER_FUNCTION);
+            Some(FunctionLines {
+                function,
+                file,
+                lines,
+            })
+        })
+        .collect()
+}
+
+/// How the hot-path tree of a foreign profile is cut (the profile's `--tree-depth` and
+/// `--tree-threshold`).
+#[derive(Debug, Clone, Copy)]
+struct TreeCut {
+    depth: usize,
+    threshold: f64,
+}
+
+/// The analysis of one counted call: the plugin's call stacks named by the program's
+/// functions, into folded stacks, per-function self and inclusive costs and calls, the
+/// hot-path tree and the primitive shares, as the callgrind path makes them; the instruction
+/// mix and divisions from the blocks.
+#[allow(clippy::too_many_arguments)]
 fn analyse(
     op: Op,
     r: &Region,
@@ -284,8 +398,9 @@ fn analyse(
     insns: &BTreeMap<u64, String>,
     arch: Arch,
     provider: &str,
+    cut: TreeCut,
+    debug: &DebugInfo,
 ) -> Counted {
-    let mut by_fn: HashMap<String, u64> = HashMap::new();
     let mut mix_counts: BTreeMap<mix::Class, u64> = BTreeMap::new();
     let mut divisions: BTreeMap<String, u64> = BTreeMap::new();
     for (&(addr, n), &(execs, _, _)) in &r.blocks {
@@ -298,7 +413,6 @@ fn analyse(
                 }
             }
         }
-        *by_fn.entry(function).or_default() += n * execs;
     }
     let mut divisions: Vec<FunctionCount> = divisions
         .into_iter()
@@ -308,65 +422,126 @@ fn analyse(
         })
         .collect();
     divisions.sort_by_key(|d| std::cmp::Reverse(d.instructions));
+
+    // Frame names interned; id 0 is the root (the operation).
+    let root = op.as_str().to_string();
+    let mut names: Vec<String> = vec![root.clone()];
+    let mut ids: HashMap<String, u32> = HashMap::new();
+    let mut id = |name: String| -> u32 {
+        *ids.entry(name).or_insert_with_key(|n| {
+            names.push(n.clone());
+            (names.len() - 1) as u32
+        })
+    };
+    // (frames outermost first, self instructions, entries).
+    let mut stacks: Vec<(Vec<u32>, u64, u64)> = Vec::new();
+    if r.stacks.is_empty() {
+        // A plugin without stacks: each block its function's, one level deep.
+        for (&(addr, n), &(execs, _, _)) in &r.blocks {
+            stacks.push((vec![id(program.function_at(addr))], n * execs, 0));
+        }
+    } else {
+        for (path, &[ir, _, _, calls]) in &r.stacks {
+            let frames = path.iter().map(|&a| id(program.function_at(a))).collect();
+            stacks.push((frames, ir, calls));
+        }
+    }
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let total: u64 = stacks.iter().map(|s| s.1).sum();
+
+    #[derive(Default)]
+    struct Agg {
+        self_ir: u64,
+        inclusive: u64,
+        calls: u64,
+    }
+    let mut by_fn: BTreeMap<u32, Agg> = BTreeMap::new();
+    for (frames, ir, calls) in &stacks {
+        let mut seen: Vec<u32> = Vec::with_capacity(frames.len());
+        for &f in frames {
+            // Recursion: a stack counts once in a function's inclusive cost.
+            if !seen.contains(&f) {
+                seen.push(f);
+                by_fn.entry(f).or_default().inclusive += ir;
+            }
+        }
+        if let Some(&inner) = frames.last() {
+            let a = by_fn.entry(inner).or_default();
+            a.self_ir += ir;
+            a.calls += calls;
+        }
+    }
     let mut functions: Vec<FunctionCost> = by_fn
         .iter()
-        .map(|(name, &n)| FunctionCost {
-            name: name.clone(),
+        .map(|(&f, a)| FunctionCost {
+            name: names[f as usize].to_string(),
             object: program_name(arch),
-            self_instructions: n,
-            inclusive_instructions: n,
-            calls: 0,
+            self_instructions: a.self_ir,
+            inclusive_instructions: a.inclusive,
+            calls: a.calls,
         })
         .collect();
     functions.sort_by(|a, b| {
-        b.self_instructions
-            .cmp(&a.self_instructions)
+        b.inclusive_instructions
+            .cmp(&a.inclusive_instructions)
+            .then(b.self_instructions.cmp(&a.self_instructions))
             .then(a.name.cmp(&b.name))
     });
-    let total: u64 = functions.iter().map(|f| f.self_instructions).sum();
-    let root = op.as_str().to_string();
-    let children = functions
-        .iter()
-        .filter(|f| f.self_instructions * 100 >= total.max(1))
-        .map(|f| HotNode {
-            name: f.name.clone(),
-            instructions: f.self_instructions,
-            share_of_parent: f.self_instructions as f64 / total.max(1) as f64,
-            children: Vec::new(),
-        })
-        .collect();
-    let mut shares: BTreeMap<Primitive, u64> = Primitive::ALL.iter().map(|&p| (p, 0)).collect();
-    for f in &functions {
-        let p = crate::callgrind::primitive_of(provider, &f.name).unwrap_or(Primitive::Other);
-        *shares.entry(p).or_default() += f.self_instructions;
+
+    let tree = callgrind::hot_tree(
+        stacks.iter().map(|s| (&s.0[..], s.1)),
+        &names,
+        0,
+        total,
+        cut.depth,
+        cut.threshold,
+    );
+
+    let classifier = Classifier::new(provider);
+    let mut memo = HashMap::new();
+    let mut shares: BTreeMap<Primitive, u64> = BTreeMap::new();
+    for (frames, ir, _) in &stacks {
+        let p = callgrind::chain_primitive(&classifier, &mut memo, frames.iter().copied(), &names)
+            .unwrap_or(Primitive::Other);
+        *shares.entry(p).or_default() += ir;
     }
-    let folded = functions
-        .iter()
-        .map(|f| FoldedStack {
-            stack: format!("{root};{}", f.name),
-            instructions: f.self_instructions,
-        })
-        .collect();
+
+    let mut folded: BTreeMap<String, u64> = BTreeMap::new();
+    for (frames, ir, _) in stacks.iter().filter(|s| s.1 > 0) {
+        let mut line = callgrind::folded_frame(&root).into_owned();
+        for &f in frames {
+            line.push(';');
+            line.push_str(&callgrind::folded_frame(names[f as usize]));
+        }
+        *folded.entry(line).or_default() += ir;
+    }
     Counted {
         analysis: OpAnalysis {
             instructions: total,
             cache: None,
             functions,
-            tree: HotNode {
-                name: root,
-                instructions: total,
-                share_of_parent: 1.0,
-                children,
-            },
-            lines: Vec::new(),
+            tree,
+            lines: lines(
+                r,
+                program,
+                insns,
+                debug,
+                callgrind::AnalysisOptions::default().hot_lines,
+            ),
             shares: Primitive::ALL
                 .iter()
                 .map(|&p| Share {
                     primitive: p,
-                    instructions: shares[&p],
+                    instructions: shares.get(&p).copied().unwrap_or(0),
                 })
                 .collect(),
-            folded,
+            folded: folded
+                .into_iter()
+                .map(|(stack, instructions)| FoldedStack {
+                    stack,
+                    instructions,
+                })
+                .collect(),
             truncated_instructions: 0,
             inlined_instructions: 0,
         },
@@ -401,6 +576,7 @@ fn count_seed(
     seed: u64,
     ops: &[Op],
     provider: &str,
+    cut: TreeCut,
 ) -> Result<Vec<(Op, Counted)>, String> {
     let base = Foreign::find(label).ok_or_else(|| format!("{label} is not in the build cache"))?;
     let arch = base.arch();
@@ -410,12 +586,16 @@ fn count_seed(
     // Absolute: the driver runs from its own directory.
     let out = std::path::absolute(dir.0.join("counts")).map_err(|e| e.to_string())?;
     let plugin = std::path::absolute(plugin).map_err(|e| e.to_string())?;
+    let funcs = std::path::absolute(dir.0.join("funcs")).map_err(|e| e.to_string())?;
+    std::fs::write(&funcs, program.funcs_file())
+        .map_err(|e| format!("{}: {e}", funcs.display()))?;
     let spec = format!(
-        "{},out={},begin={:#x},end={:#x},mem=on",
+        "{},out={},begin={:#x},end={:#x},mem=on,funcs={}",
         plugin.display(),
         out.display(),
         program.begin,
-        program.end
+        program.end,
+        funcs.display()
     );
     let f = base
         .with_qemu_args(vec!["-plugin".into(), spec])
@@ -492,6 +672,7 @@ fn count_seed(
         };
         counts.push((op, region, calibration));
     }
+    let debug = DebugInfo::new();
     // Every instruction the regions ran, as binutils prints it where it can (QEMU's text
     // otherwise), read once the last call is counted.
     let text = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
@@ -504,7 +685,17 @@ fn count_seed(
     Ok(counts
         .into_iter()
         .map(|(op, region, calibration)| {
-            let mut c = analyse(op, &region, calibration, &program, &insns, arch, provider);
+            let mut c = analyse(
+                op,
+                &region,
+                calibration,
+                &program,
+                &insns,
+                arch,
+                provider,
+                cut,
+                &debug,
+            );
             c.emulated.cpu.clone_from(&cpu);
             (op, c)
         })
@@ -536,11 +727,15 @@ fn tempdir(label: &str, seed: u64) -> Result<TempDir, String> {
 /// imports) are left out and said.
 pub fn profile(
     k: &dyn Kem,
-    seeds: usize,
-    ops: &[Op],
+    config: &ProfileConfig,
     stop: &dyn Fn() -> bool,
     mut result: ProfileResult,
 ) -> ProfileResult {
+    let (seeds, ops) = (config.seeds, &config.operations[..]);
+    let cut = TreeCut {
+        depth: config.tree_depth,
+        threshold: config.tree_threshold,
+    };
     let label = k.meta().label();
     result.correctness = crate::engine::correctness_check(k);
     if result.correctness.failed() {
@@ -566,7 +761,7 @@ pub fn profile(
             result.error = Some(format!("stopped before seed {seed}"));
             return result;
         }
-        match count_seed(&label, &plugin, seed, ops, &provider) {
+        match count_seed(&label, &plugin, seed, ops, &provider, cut) {
             Ok(v) => per_seed.push(v),
             Err(e) => {
                 result.error = Some(format!("seed {seed}: {e}"));
@@ -636,11 +831,22 @@ mod tests {
         assert_eq!((r.total, r.loads, r.stores), (30, 10, 0));
         assert_eq!(r.blocks.len(), 1, "the markers' block is the calibration's");
         let program = Program {
+            path: String::new(),
             functions: vec![(0x2000, 0x2010, "poly_reduce".into())],
             begin: 0x100,
             end: 0x200,
         };
-        let c = analyse(Op::Decaps, &r, 1, &program, &insns, Arch::S390x, "pqclean");
+        let c = analyse(
+            Op::Decaps,
+            &r,
+            1,
+            &program,
+            &insns,
+            Arch::S390x,
+            "pqclean",
+            CUT,
+            &DebugInfo::new(),
+        );
         assert_eq!(c.analysis.instructions, 30);
         assert_eq!(c.analysis.functions[0].name, "poly_reduce");
         let mix: Vec<(String, u64)> = c
@@ -664,8 +870,123 @@ mod tests {
         assert_eq!(c.emulated.divisions[0].instructions, 10);
     }
 
+    const CUT: TreeCut = TreeCut {
+        depth: 8,
+        threshold: 0.01,
+    };
+
+    /// A calibration region (the driver's `main` frame alone) and a call: `main` calls `dec`,
+    /// which calls `KeccakF1600_StatePermute` directly and through `shake` and calls `rec`,
+    /// which recursed through `helper` back into `rec`.
+    const STACKS: &str = "region 0\n\
+        insn 0x1000 brasl %r14,0x200\n\
+        tb 0x1000 1 1 0 0\n\
+        total 1 0 0\n\
+        stack 1 0 0 1 0x1000\n\
+        region 1\n\
+        insn 0x1004 lgr %r2,%r3\n\
+        insn 0x1008 brasl %r14,0x2000\n\
+        insn 0x2000 ahi %r2,1\n\
+        insn 0x3000 xgr %r1,%r2\n\
+        insn 0x4000 lgr %r1,%r2\n\
+        insn 0x5000 ahi %r1,1\n\
+        insn 0x6000 ahi %r1,1\n\
+        tb 0x1004 2 1 0 0\n\
+        tb 0x2000 1 10 0 0\n\
+        tb 0x3000 1 300 0 0\n\
+        tb 0x4000 1 40 0 0\n\
+        tb 0x5000 1 50 0 0\n\
+        tb 0x6000 1 7 0 0\n\
+        total 409 0 0\n\
+        stack 2 0 0 1 0x1000\n\
+        stack 10 0 0 1 0x1000 0x2000\n\
+        stack 100 0 0 2 0x1000 0x2000 0x3000\n\
+        stack 40 0 0 3 0x1000 0x2000 0x4000\n\
+        stack 200 0 0 3 0x1000 0x2000 0x4000 0x3000\n\
+        stack 30 0 0 2 0x1000 0x2000 0x5000\n\
+        stack 5 0 0 1 0x1000 0x2000 0x5000 0x6000\n\
+        stack 20 0 0 1 0x1000 0x2000 0x5000 0x6000 0x5000\n\
+        stack 2 0 0 0 0x1000 0x2000 0x5000 0x6000 0x5000 0x6000\n";
+
+    fn stacks_program() -> Program {
+        let f = |s: u64, name: &str| (s, s + 0x100, name.to_string());
+        Program {
+            path: String::new(),
+            functions: vec![
+                f(0x1000, "main"),
+                f(0x2000, "PQCLEAN_MLKEM768_CLEAN_crypto_kem_dec"),
+                f(0x3000, "KeccakF1600_StatePermute"),
+                f(0x4000, "shake256"),
+                f(0x5000, "rec"),
+                f(0x6000, "helper"),
+            ],
+            begin: 0x100,
+            end: 0x200,
+        }
+    }
+
+    #[test]
+    fn the_plugins_stacks_give_inclusive_costs_calls_a_tree_and_chain_shares() {
+        let (regions, insns) = read_regions(STACKS).unwrap();
+        let r = minus(&regions[1], &regions[0]);
+        assert_eq!(r.total, 408);
+        // The calibration's stack is `main` alone: its set-up and its entry are taken off.
+        assert_eq!(r.stacks[&vec![0x1000]], [1, 0, 0, 0]);
+        let c = analyse(
+            Op::Decaps,
+            &r,
+            1,
+            &stacks_program(),
+            &insns,
+            Arch::S390x,
+            "pqclean",
+            CUT,
+            &DebugInfo::new(),
+        );
+        let a = &c.analysis;
+        assert_eq!(a.instructions, 408);
+        assert_eq!(a.folded.iter().map(|f| f.instructions).sum::<u64>(), 408);
+        assert!(a
+            .folded
+            .iter()
+            .any(|f| f.stack == "decaps;main;PQCLEAN_MLKEM768_CLEAN_crypto_kem_dec;shake256;KeccakF1600_StatePermute"
+                && f.instructions == 200));
+        let f = |name: &str| a.functions.iter().find(|f| f.name == name).unwrap();
+        let (keccak, shake, rec) = (f("KeccakF1600_StatePermute"), f("shake256"), f("rec"));
+        assert_eq!((keccak.self_instructions, keccak.inclusive_instructions), (300, 300));
+        assert_eq!(keccak.calls, 5);
+        assert_eq!((shake.self_instructions, shake.inclusive_instructions), (40, 240));
+        // rec -> helper -> rec -> helper: each stack once in rec's inclusive cost.
+        assert_eq!((rec.self_instructions, rec.inclusive_instructions), (50, 57));
+        assert_eq!(rec.calls, 3);
+        assert_eq!(f("PQCLEAN_MLKEM768_CLEAN_crypto_kem_dec").inclusive_instructions, 407);
+        assert_eq!(a.functions[0].name, "main", "sorted by inclusive cost");
+        // The tree: decaps -> main -> dec -> (shake256 240, Keccak 100, rec 57).
+        let dec = &a.tree.children[0].children[0];
+        assert_eq!(a.tree.instructions, 408);
+        let kids: Vec<(&str, u64)> = dec
+            .children
+            .iter()
+            .map(|n| (n.name.as_str(), n.instructions))
+            .collect();
+        assert_eq!(
+            kids,
+            [("shake256", 240), ("KeccakF1600_StatePermute", 100), ("rec", 57)]
+        );
+        // Shares on the chain: shake256 and the permutation under it are Keccak as a whole.
+        let keccak_share = a
+            .shares
+            .iter()
+            .find(|s| s.primitive == Primitive::Keccak)
+            .unwrap();
+        assert_eq!(keccak_share.instructions, 340);
+        assert_eq!(a.shares.iter().map(|s| s.instructions).sum::<u64>(), 408);
+    }
+
     #[test]
     fn a_line_the_plugin_never_writes_is_an_error() {
+        assert!(read_regions("region 0\nstack 1 0 0\n").is_err(), "too few counts");
+        assert!(read_regions("region 0\nstack 1 0 0 1 zz\n").is_err(), "not an address");
         assert!(read_regions("tb 0x10 1 1 0 0\n").is_err(), "a block before any region");
         assert!(read_regions("region 0\nbogus\n").is_err());
         assert!(read_regions("region 0\ntotal 1 2\n").is_err());

@@ -206,13 +206,7 @@ struct SeedOutput {
 pub fn profile_one(plan: &Plan, k: &dyn Kem, stop: &dyn Fn() -> bool) -> ProfileResult {
     let mut result = skeleton(k, Outcome::Skip("not checked".into()));
     if crate::engine::foreign_arch(k).is_some() {
-        return emulated::profile(
-            k,
-            plan.config.seeds,
-            &plan.config.operations,
-            stop,
-            result,
-        );
+        return emulated::profile(k, &plan.config, stop, result);
     }
     let native = match run_native(plan, k, stop) {
         Ok(n) => n,

@@ -2,8 +2,8 @@
 //! guest instructions executed between two marker functions, per translation block (TB).
 //!
 //! kembench loads it into `qemu-user` with
-//! `-plugin libqemu_count.so,out=PATH,begin=0xADDR,end=0xADDR[,mem=on|off]` and maps the TB
-//! addresses to functions itself. The output format is described in `README.md`.
+//! `-plugin libqemu_count.so,out=PATH,begin=0xADDR,end=0xADDR[,mem=on|off][,funcs=PATH]` and
+//! maps the TB addresses to functions itself. The output format is described in `README.md`.
 //!
 //! Counting: every TB gets, at translation, a leaked [`Tb`] entry and an exec callback that adds
 //! one to the entry while a region is active; the region's instruction count is the sum of
@@ -11,6 +11,11 @@
 //! callback on the instruction at `begin` opens a region, one on the instruction at `end` writes
 //! it out and closes it. With `mem=on`, a memory callback on every instruction counts the loads
 //! and stores QEMU reports while a region is active.
+//!
+//! Call stacks (`funcs=PATH`, the program's function ranges): API v1 gives no registers, so
+//! calls and returns are inferred from the order of TB executions against the functions
+//! ([`Shadow::enter`]); each execution (and each load and store) is counted per (stack, TB),
+//! and a region's `stack` lines are those counts summed per stack, so they sum to its `total`.
 //!
 //! Licence: GPL-2.0-or-later, as it is built against QEMU's plugin API.
 
@@ -48,7 +53,13 @@ struct Config {
     end: u64,
     /// Whether loads and stores are counted (`mem=on`).
     mem: bool,
+    /// The program's functions as `[start, end)` ranges sorted by start (`funcs=PATH`); empty
+    /// when no stacks are kept.
+    funcs: Vec<(u64, u64)>,
 }
+
+/// No function: an address in no range of `funcs`.
+const NO_FUNC: u32 = u32::MAX;
 
 /// One translation of a TB, kept for the life of the process (its address is callback udata).
 struct Tb {
@@ -66,6 +77,10 @@ struct Tb {
     stores: AtomicU64,
     /// Whether the entry is in [`State::touched`] for the current region.
     listed: AtomicBool,
+    /// The index in [`Config::funcs`] of the function holding `vaddr`, or [`NO_FUNC`].
+    func: u32,
+    /// Whether `vaddr` is that function's first instruction.
+    entry: bool,
 }
 
 /// What is known of the instruction at one address.
@@ -90,7 +105,148 @@ struct State {
     touched: Vec<&'static Tb>,
 }
 
+/// One node of a region's calling-context tree: a distinct stack of functions.
+struct Node {
+    /// The node below it (the caller); the root's is itself.
+    parent: u32,
+    /// Its innermost function ([`NO_FUNC`] at the root: code before any function).
+    func: u32,
+    /// Times this stack was entered: pushed, or its function's entry run again on top.
+    calls: u64,
+    /// Its callees' nodes, by function.
+    children: HashMap<u32, u32>,
+}
+
+/// The shadow call stack of the open region and its counts per (stack, TB).
+struct Shadow {
+    /// The calling-context tree; node 0 is the root (the region itself).
+    nodes: Vec<Node>,
+    /// (function, node) of each frame, outermost first; empty before the first TB.
+    stack: Vec<(u32, u32)>,
+    /// (node, TB entry address) → executions, loads, stores.
+    counts: HashMap<(u32, usize), [u64; 3], BuildFx>,
+}
+
+/// A fast, deterministic hasher for small integer keys (the per-TB-execution lookup).
+#[derive(Default, Clone, Copy)]
+struct BuildFx;
+
+/// See [`BuildFx`]: a multiply-rotate hash (FxHash's), fine for keys nobody chooses adversarially.
+#[derive(Default)]
+struct Fx(u64);
+
+impl std::hash::BuildHasher for BuildFx {
+    type Hasher = Fx;
+    fn build_hasher(&self) -> Fx {
+        Fx(0)
+    }
+}
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        bytes.iter().for_each(|&b| self.write_u64(b as u64));
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(v as u64);
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+}
+
+impl Shadow {
+    fn new() -> Shadow {
+        let root = Node {
+            parent: 0,
+            func: NO_FUNC,
+            calls: 0,
+            children: HashMap::new(),
+        };
+        Shadow {
+            nodes: vec![root],
+            stack: Vec::new(),
+            counts: HashMap::with_hasher(BuildFx),
+        }
+    }
+
+    /// The node of the current stack (the root before the first frame).
+    fn top(&self) -> u32 {
+        self.stack.last().map_or(0, |f| f.1)
+    }
+
+    /// Pushes a frame of `func` on the current stack and counts the entry.
+    fn push(&mut self, func: u32) {
+        let parent = self.top();
+        let next = self.nodes.len() as u32;
+        let node = *self.nodes[parent as usize]
+            .children
+            .entry(func)
+            .or_insert(next);
+        if node == next {
+            self.nodes.push(Node {
+                parent,
+                func,
+                calls: 0,
+                children: HashMap::new(),
+            });
+        }
+        self.nodes[node as usize].calls += 1;
+        self.stack.push((func, node));
+    }
+
+    /// Updates the stack for a TB about to run, from where it starts alone:
+    /// - at a function's first instruction: a call (a tail call too), pushed; but when that
+    ///   function is already on top, a direct recursive call, counted as an entry of the top
+    ///   frame without a new one (nothing would show its returns: the code after them runs in
+    ///   the same function, so the inner frame would never be popped; a loop back to a
+    ///   function's first instruction reads the same);
+    /// - inside a function on the stack but not on top: a return (to its innermost frame);
+    /// - inside a function not on the stack (the region's first TB, back in the driver; a
+    ///   jump into a `.cold` part; a longjmp): pushed as a frame too;
+    /// - in no function (a PLT stub, code without a symbol): no change, its cost is the
+    ///   caller's, as callgrind charges it.
+    ///
+    /// Returns the node the TB's execution counts for.
+    fn enter(&mut self, func: u32, entry: bool) -> u32 {
+        if func == NO_FUNC {
+            return self.top();
+        }
+        match self.stack.iter().rposition(|f| f.0 == func) {
+            Some(i) if i + 1 == self.stack.len() => {
+                if entry {
+                    let top = self.top();
+                    self.nodes[top as usize].calls += 1;
+                }
+            }
+            Some(_) if entry => self.push(func),
+            Some(i) => self.stack.truncate(i + 1),
+            None => self.push(func),
+        }
+        self.top()
+    }
+
+    /// The stack of `node`: function indices, outermost first.
+    fn path(&self, mut node: u32) -> Vec<u32> {
+        let mut path = Vec::new();
+        while node != 0 {
+            path.push(self.nodes[node as usize].func);
+            node = self.nodes[node as usize].parent;
+        }
+        path.reverse();
+        path
+    }
+}
+
 static CONFIG: OnceLock<Config> = OnceLock::new();
+/// The shadow stack, when `funcs=` was given (locked per TB execution: a user-mode guest has
+/// one vCPU per guest thread, and kembench's driver has one).
+static SHADOW: OnceLock<Mutex<Shadow>> = OnceLock::new();
 static STATE: OnceLock<Mutex<State>> = OnceLock::new();
 /// Whether a region is open (between a begin and an end marker).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
@@ -99,6 +255,13 @@ static ACTIVE: AtomicBool = AtomicBool::new(false);
 fn state() -> MutexGuard<'static, State> {
     let m = STATE.get().expect("plugin installed");
     m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Locks the shadow stack, when there is one.
+fn shadow() -> Option<MutexGuard<'static, Shadow>> {
+    SHADOW
+        .get()
+        .map(|m| m.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 impl Tb {
@@ -131,6 +294,10 @@ unsafe extern "C" fn on_tb_exec(_vcpu: c_uint, udata: *mut c_void) {
         // SAFETY: udata is a leaked `&'static Tb` (see `on_tb_trans`).
         let tb = unsafe { &*(udata as *const Tb) };
         tb.execs.fetch_add(1, Relaxed);
+        if let Some(mut sh) = shadow() {
+            let node = sh.enter(tb.func, tb.entry);
+            sh.counts.entry((node, udata as usize)).or_default()[0] += 1;
+        }
         tb.touch();
     }
 }
@@ -148,12 +315,22 @@ unsafe extern "C" fn on_mem(
         // SAFETY: `info` comes straight from QEMU.
         let store = unsafe { qemu_plugin_mem_is_store(info) };
         if store { &tb.stores } else { &tb.loads }.fetch_add(1, Relaxed);
+        if let Some(mut sh) = shadow() {
+            // The TB's own execution callback ran first and set the stack.
+            let node = sh.top();
+            sh.counts.entry((node, udata as usize)).or_default()[1 + store as usize] += 1;
+        }
         tb.touch();
     }
 }
 
 /// Insn callback on the begin marker's first instruction: opens a region.
 unsafe extern "C" fn on_begin(_vcpu: c_uint, _udata: *mut c_void) {
+    if !ACTIVE.load(Relaxed) {
+        if let Some(mut sh) = shadow() {
+            *sh = Shadow::new();
+        }
+    }
     ACTIVE.store(true, Relaxed);
 }
 
@@ -193,6 +370,9 @@ unsafe extern "C" fn on_end(_vcpu: c_uint, _udata: *mut c_void) {
         total[2] += stores;
     }
     text += &format!("total {} {} {}\n", total[0], total[1], total[2]);
+    if let Some(sh) = shadow() {
+        text += &stacks(&sh, &st.insns, cfg_funcs());
+    }
     let written = st
         .out
         .write_all(text.as_bytes())
@@ -200,6 +380,83 @@ unsafe extern "C" fn on_end(_vcpu: c_uint, _udata: *mut c_void) {
     if let Err(e) = written {
         eprintln!("qemu-count: cannot write the output file: {e}");
     }
+}
+
+/// The configured function ranges.
+fn cfg_funcs() -> &'static [(u64, u64)] {
+    &CONFIG.get().expect("plugin installed").funcs
+}
+
+/// The region's `stack` lines: per stack, its self instructions (each TB's executions on it
+/// times the TB's length, as in the `tb` lines, so they sum to `total`), loads, stores and
+/// entries; sorted by the stack's function addresses.
+fn stacks(sh: &Shadow, insns: &HashMap<u64, Insn>, funcs: &[(u64, u64)]) -> String {
+    let mut per_node: BTreeMap<u32, [u64; 4]> = BTreeMap::new();
+    for (&(node, tb), c) in &sh.counts {
+        // SAFETY: the keys are leaked `&'static Tb` addresses (see `on_tb_exec`).
+        let tb = unsafe { &*(tb as *const Tb) };
+        let n = len(tb, insns) as u64;
+        let e = per_node.entry(node).or_default();
+        e[0] += n * c[0];
+        e[1] += c[1];
+        e[2] += c[2];
+    }
+    for (i, node) in sh.nodes.iter().enumerate() {
+        if node.calls > 0 {
+            per_node.entry(i as u32).or_default()[3] = node.calls;
+        }
+    }
+    let mut lines: Vec<(Vec<u64>, [u64; 4])> = per_node
+        .into_iter()
+        .filter(|(_, c)| c.iter().any(|&v| v > 0))
+        .map(|(node, c)| {
+            let path = sh.path(node);
+            (path.iter().map(|&f| funcs[f as usize].0).collect(), c)
+        })
+        .collect();
+    lines.sort();
+    let mut text = String::new();
+    for (path, [insns, loads, stores, calls]) in lines {
+        text += &format!("stack {insns} {loads} {stores} {calls}");
+        for a in path {
+            text += &format!(" {a:#x}");
+        }
+        text.push('\n');
+    }
+    text
+}
+
+/// The index of the function holding `addr` (the last range starting at or before it, when
+/// it reaches `addr`), or [`NO_FUNC`]: kembench's own lookup, so both agree.
+fn func_at(funcs: &[(u64, u64)], addr: u64) -> (u32, bool) {
+    let i = funcs.partition_point(|f| f.0 <= addr);
+    match i.checked_sub(1) {
+        Some(i) if addr < funcs[i].1 => (i as u32, addr == funcs[i].0),
+        _ => (NO_FUNC, false),
+    }
+}
+
+/// Reads a `funcs=` file: one `START END` per line (addresses as in `begin=`), any order.
+fn read_funcs(path: &str) -> Result<Vec<(u64, u64)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
+    let mut funcs = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        match w[..] {
+            [] => {}
+            [s, e] => match (parse_addr(s), parse_addr(e)) {
+                (Some(s), Some(e)) if s < e => funcs.push((s, e)),
+                _ => return Err(format!("`{path}` line {}: not START END", n + 1)),
+            },
+            _ => return Err(format!("`{path}` line {}: not START END", n + 1)),
+        }
+    }
+    funcs.sort();
+    funcs.dedup_by_key(|f| f.0);
+    if funcs.len() >= NO_FUNC as usize {
+        return Err(format!("`{path}`: too many functions"));
+    }
+    Ok(funcs)
 }
 
 /// QEMU's disassembly of an instruction, on one line.
@@ -262,6 +519,7 @@ unsafe extern "C" fn on_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb)
     if vaddr == cfg.begin || vaddr == cfg.end {
         return;
     }
+    let (func, entry) = func_at(&cfg.funcs, vaddr);
     let entry: &'static Tb = Box::leak(Box::new(Tb {
         vaddr,
         insns: insns.iter().map(|i| i.1).collect(),
@@ -270,6 +528,8 @@ unsafe extern "C" fn on_tb_trans(_id: qemu_plugin_id_t, tb: *mut qemu_plugin_tb)
         loads: AtomicU64::new(0),
         stores: AtomicU64::new(0),
         listed: AtomicBool::new(false),
+        func,
+        entry,
     }));
     let udata = entry as *const Tb as *mut c_void;
     unsafe { qemu_plugin_register_vcpu_tb_exec_cb(tb, Some(on_tb_exec), NO_REGS, udata) };
@@ -297,7 +557,7 @@ fn parse_addr(v: &str) -> Option<u64> {
 
 /// Parses the `key=value` arguments and opens the output file.
 fn configure(args: &[String]) -> Result<(Config, File), String> {
-    let (mut out, mut begin, mut end, mut mem) = (None, None, None, None);
+    let (mut out, mut begin, mut end, mut mem, mut funcs) = (None, None, None, None, None);
     for arg in args {
         let (k, v) = arg
             .split_once('=')
@@ -307,6 +567,7 @@ fn configure(args: &[String]) -> Result<(Config, File), String> {
             "out" => out.replace(v.to_string()).is_some(),
             "begin" => begin.replace(parse_addr(v).ok_or_else(bad)?).is_some(),
             "end" => end.replace(parse_addr(v).ok_or_else(bad)?).is_some(),
+            "funcs" => funcs.replace(read_funcs(v)?).is_some(),
             "mem" => mem
                 .replace(match v {
                     "on" | "yes" | "true" => true,
@@ -316,7 +577,7 @@ fn configure(args: &[String]) -> Result<(Config, File), String> {
                 .is_some(),
             _ => {
                 return Err(format!(
-                    "unknown argument `{arg}` (known: out, begin, end, mem)"
+                    "unknown argument `{arg}` (known: out, begin, end, mem, funcs)"
                 ))
             }
         };
@@ -335,7 +596,16 @@ fn configure(args: &[String]) -> Result<(Config, File), String> {
     }
     let file = File::create(&out).map_err(|e| format!("cannot create `{out}`: {e}"))?;
     let mem = mem.unwrap_or(false);
-    Ok((Config { begin, end, mem }, file))
+    let funcs = funcs.unwrap_or_default();
+    Ok((
+        Config {
+            begin,
+            end,
+            mem,
+            funcs,
+        },
+        file,
+    ))
 }
 
 /// Plugin entry point, called by QEMU once at load. Returns nonzero (QEMU then refuses to start)
@@ -370,7 +640,11 @@ pub unsafe extern "C" fn qemu_plugin_install(
         insns,
         touched,
     };
-    if CONFIG.set(config).is_err() || STATE.set(Mutex::new(state)).is_err() {
+    let stacks = !config.funcs.is_empty();
+    if CONFIG.set(config).is_err()
+        || STATE.set(Mutex::new(state)).is_err()
+        || stacks && SHADOW.set(Mutex::new(Shadow::new())).is_err()
+    {
         eprintln!("qemu-count: installed twice");
         return 1;
     }

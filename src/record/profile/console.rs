@@ -202,7 +202,7 @@ pub fn notes(record: &ProfileRecord) -> Table {
     }
     if !seen.is_empty() {
         out.push(format!(
-            "Foreign builds ({}) are counted under emulation by kembench's QEMU plugin: exact instructions between markers around one call, the empty region's count subtracted; per function self costs only (the plugin sees no calls, so trees are one level deep and inclusive = self); no cache simulation; loads and stores are the memory accesses QEMU reports; the mix (divide, multiply, branch, vector; classes overlap) is read by mnemonic from binutils' disassembly of the program (`<triple>-objdump`; QEMU 7.2's own leaves s390x's vector instructions undecoded). Never timed.",
+            "Foreign builds ({}) are counted under emulation by kembench's QEMU plugin: exact instructions between markers around one call, the empty region's count subtracted; calls and returns inferred by the plugin from where each block starts against the program's functions (inclusive costs, trees and flame graphs at their real depth; approximate where code jumps into another function's middle or returns past its caller, and direct recursion is one frame); no cache simulation; loads and stores are the memory accesses QEMU reports; the mix (divide, multiply, branch, vector; classes overlap) is read by mnemonic from binutils' disassembly of the program (`<triple>-objdump`; QEMU 7.2's own leaves s390x's vector instructions undecoded). Never timed.",
             seen.join("; ")
         ));
     }

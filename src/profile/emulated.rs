@@ -578,65 +578,78 @@ fn count_seed(
     provider: &str,
     cut: TreeCut,
 ) -> Result<Vec<(Op, Counted)>, String> {
-    let base = Foreign::find(label).ok_or_else(|| format!("{label} is not in the build cache"))?;
+    let find = || Foreign::find(label).ok_or_else(|| format!("{label} is not in the build cache"));
+    let base = find()?;
     let arch = base.arch();
     let program = Program::read(base.program())?;
     let disassembly = objdump(arch, base.program());
     let dir = tempdir(label, seed)?;
     // Absolute: the driver runs from its own directory.
-    let out = std::path::absolute(dir.0.join("counts")).map_err(|e| e.to_string())?;
     let plugin = std::path::absolute(plugin).map_err(|e| e.to_string())?;
     let funcs = std::path::absolute(dir.0.join("funcs")).map_err(|e| e.to_string())?;
     std::fs::write(&funcs, program.funcs_file())
         .map_err(|e| format!("{}: {e}", funcs.display()))?;
-    let spec = format!(
-        "{},out={},begin={:#x},end={:#x},mem=on,funcs={}",
-        plugin.display(),
-        out.display(),
-        program.begin,
-        program.end,
-        funcs.display()
-    );
-    let f = base
-        .with_qemu_args(vec!["-plugin".into(), spec])
-        .with_seed(&super::worker::seed_bytes(seed));
-    let a = f.meta().algorithm;
-    let (pk_len, sk_len, ct_len, ss_len) = (a.pk_len, a.sk_len, a.ct_len, a.ss_len);
-    // The CPU QEMU presents (outside any counted region).
-    let cpu = f
-        .cpu()
-        .map_or_else(|e| format!("not read: {e}"), |c| c.describe());
-    let mut regions_seen = 0;
-    // Runs one counted command: its reply, and its call's region minus its calibration region
-    // with the calibration's own count.
-    let mut counted = |line: &str, lens: &[usize], what: &str| {
-        let reply = f
-            .call(&format!("m {line}"), lens, what)
-            .map_err(|e| e.to_string())?;
-        let text = std::fs::read_to_string(&out).map_err(|e| {
-            format!(
-                "the counting plugin left no output ({e}); does {} load plugins?",
-                arch.qemu()
-            )
-        })?;
-        let (regions, _) = read_regions(&text)?;
-        if regions.len() != regions_seen + 2 {
-            return Err(format!(
-                "the counting plugin wrote {} regions for one call, expected 2",
-                regions.len().saturating_sub(regions_seen)
-            ));
-        }
-        let (calibration, call) = (&regions[regions_seen], &regions[regions_seen + 1]);
-        let r = (minus(call, calibration), calibration.total);
-        regions_seen = regions.len();
-        Ok::<_, String>((reply, r))
-    };
-    let key = |f: &Foreign| {
-        f.call("k", &[pk_len, sk_len], "keypair")
-            .map_err(|e| e.to_string())
-    };
+    let mut cpu = String::new();
     let mut counts = Vec::new();
+    let mut insns: BTreeMap<u64, String> = BTreeMap::new();
+    // Each operation in a driver process of its own, after the same uncounted preparation
+    // (the CPU read, then the key pair and ciphertext it needs, drawn from the start of the
+    // seed's stream): what ran before a call moves the heap it meets (malloc's state), and
+    // with it the instructions it executes, so a count must not depend on which other
+    // operations `--ops` asked for. Decapsulation counted alone and after keygen and encaps
+    // differed by about 1,000 instructions on aarch64 when one process served them all.
     for &op in ops {
+        if matches!(op, Op::SkImport | Op::PkImport) {
+            continue;
+        }
+        let out = std::path::absolute(dir.0.join(format!("counts-{}", op.as_str())))
+            .map_err(|e| e.to_string())?;
+        let spec = format!(
+            "{},out={},begin={:#x},end={:#x},mem=on,funcs={}",
+            plugin.display(),
+            out.display(),
+            program.begin,
+            program.end,
+            funcs.display()
+        );
+        let f = find()?
+            .with_qemu_args(vec!["-plugin".into(), spec])
+            .with_seed(&super::worker::seed_bytes(seed));
+        let a = f.meta().algorithm;
+        let (pk_len, sk_len, ct_len, ss_len) = (a.pk_len, a.sk_len, a.ct_len, a.ss_len);
+        // The CPU QEMU presents (outside any counted region).
+        cpu = f
+            .cpu()
+            .map_or_else(|e| format!("not read: {e}"), |c| c.describe());
+        let mut regions_seen = 0;
+        // Runs one counted command: its reply, and its call's region minus its calibration
+        // region with the calibration's own count.
+        let mut counted = |line: &str, lens: &[usize], what: &str| {
+            let reply = f
+                .call(&format!("m {line}"), lens, what)
+                .map_err(|e| e.to_string())?;
+            let text = std::fs::read_to_string(&out).map_err(|e| {
+                format!(
+                    "the counting plugin left no output ({e}); does {} load plugins?",
+                    arch.qemu()
+                )
+            })?;
+            let (regions, _) = read_regions(&text)?;
+            if regions.len() != regions_seen + 2 {
+                return Err(format!(
+                    "the counting plugin wrote {} regions for one call, expected 2",
+                    regions.len().saturating_sub(regions_seen)
+                ));
+            }
+            let (calibration, call) = (&regions[regions_seen], &regions[regions_seen + 1]);
+            let r = (minus(call, calibration), calibration.total);
+            regions_seen = regions.len();
+            Ok::<_, String>((reply, r))
+        };
+        let key = |f: &Foreign| {
+            f.call("k", &[pk_len, sk_len], "keypair")
+                .map_err(|e| e.to_string())
+        };
         let (region, calibration) = match op {
             Op::Keygen => {
                 let (_, r) = counted("k", &[pk_len, sk_len], "keypair")?;
@@ -670,13 +683,14 @@ fn count_seed(
             }
             Op::SkImport | Op::PkImport => continue,
         };
+        drop(f);
         counts.push((op, region, calibration));
+        // Every instruction this process's regions ran (each file describes its own).
+        let text = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
+        insns.extend(read_regions(&text)?.1);
     }
     let debug = DebugInfo::new();
-    // Every instruction the regions ran, as binutils prints it where it can (QEMU's text
-    // otherwise), read once the last call is counted.
-    let text = std::fs::read_to_string(&out).map_err(|e| e.to_string())?;
-    let (_, mut insns) = read_regions(&text)?;
+    // As binutils prints each instruction where it can (QEMU's text otherwise).
     for (addr, text) in insns.iter_mut() {
         if let Some(better) = disassembly.get(addr) {
             text.clone_from(better);

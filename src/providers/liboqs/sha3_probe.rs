@@ -49,10 +49,10 @@ thread_local! {
     static OPENSSL: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Counts of the SHA-3 calls this thread routed to each backend (tests only): (liboqs's own,
-/// OpenSSL's).
 #[cfg(test)]
 thread_local! {
+    /// Counts of the SHA-3 calls this thread routed to each backend (tests only): (liboqs's
+    /// own, OpenSSL's).
     pub(super) static ROUTED: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
 }
 

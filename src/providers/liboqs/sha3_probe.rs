@@ -138,6 +138,7 @@ macro_rules! probe_table {
                 }
 
                 /// The routes table's entry for this slot: the thread's backend.
+                #[cfg_attr(not(feature = "openssl"), allow(dead_code))]
                 pub(super) unsafe extern "C" fn route($($arg: $ty),*) {
                     // SAFETY: as in the probe.
                     unsafe { ($backend().$slot)($($arg),*) }
@@ -148,6 +149,7 @@ macro_rules! probe_table {
         /// The probe's entries, as a table liboqs can be given.
         static $entries: $table = $table { $( $slot: $slot::entry, )* };
         /// The routes, as a table liboqs can be given.
+        #[cfg_attr(not(feature = "openssl"), allow(dead_code))]
         static $routes: $table = $table { $( $slot: $slot::route, )* };
     };
 }
@@ -225,6 +227,7 @@ probe_table! {
 
 /// What kembench has installed in liboqs's tables, in the order each replaces the one before.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(not(feature = "openssl"), allow(dead_code))]
 enum Installed {
     /// Nothing: liboqs's defaults.
     Defaults,

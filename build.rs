@@ -3,7 +3,8 @@
 //! so that every result can name the code it measured and how it was built.
 //!
 //! Everything here is best effort: a missing tool or repository gives "unknown", never a failed
-//! build.
+//! build. The one exception is [`openssl_sha3`]: with features `liboqs` and `openssl` both on it
+//! compiles liboqs's own OpenSSL SHA-3 glue (`liboqs/openssl-sha3`), which must build.
 
 use std::{
     env, fs,
@@ -32,6 +33,7 @@ fn main() {
     crate_sources(dir);
     toolchain();
     git(dir);
+    openssl_sha3();
 }
 
 /// `KEMBENCH_DEP_<NAME>`: the locked version of each tracked provider crate, or "absent"; and
@@ -66,36 +68,140 @@ fn provider_versions(dir: &Path) {
     }
 }
 
+/// liboqs 0.13's own files that implement its SHA-3 callbacks with OpenSSL (what liboqs builds
+/// with `-DOQS_USE_SHA3_OPENSSL=ON`), under `liboqs/src/common/` of the oqs-sys crate.
+const OPENSSL_SHA3_FILES: &[&str] = &["sha3/ossl_sha3.c", "sha3/ossl_sha3x4.c", "ossl_helpers.c"];
+
+/// The liboqs headers those files include, under `liboqs/src/common/`, installed as `oqs/NAME`
+/// (as liboqs's CMake install does).
+const OPENSSL_SHA3_HEADERS: &[&str] = &["common.h", "sha3/sha3_ops.h", "sha3/sha3x4_ops.h"];
+
+/// Global symbols of those files renamed on the compile line: the two tables would clash with
+/// `liboqs.a`'s own (`sha3_default_callbacks`, `sha3_x4_default_callbacks`), and the helpers
+/// are renamed too so that no liboqs built with OpenSSL could ever clash with them.
+const OPENSSL_SHA3_RENAMES: &[(&str, &str)] = &[
+    ("sha3_default_callbacks", "kembench_ossl_sha3_callbacks"),
+    (
+        "sha3_x4_default_callbacks",
+        "kembench_ossl_sha3_x4_callbacks",
+    ),
+    ("oqs_ossl_destroy", "kembench_oqs_ossl_destroy"),
+    ("oqs_thread_stop", "kembench_oqs_thread_stop"),
+    ("oqs_sha256", "kembench_oqs_sha256"),
+    ("oqs_sha384", "kembench_oqs_sha384"),
+    ("oqs_sha512", "kembench_oqs_sha512"),
+    ("oqs_sha3_256", "kembench_oqs_sha3_256"),
+    ("oqs_sha3_384", "kembench_oqs_sha3_384"),
+    ("oqs_sha3_512", "kembench_oqs_sha3_512"),
+    ("oqs_shake128", "kembench_oqs_shake128"),
+    ("oqs_shake256", "kembench_oqs_shake256"),
+    ("oqs_aes_128_ecb", "kembench_oqs_aes_128_ecb"),
+    ("oqs_aes_128_ctr", "kembench_oqs_aes_128_ctr"),
+    ("oqs_aes_256_ecb", "kembench_oqs_aes_256_ecb"),
+    ("oqs_aes_256_ctr", "kembench_oqs_aes_256_ctr"),
+];
+
+/// The configuration those files see in place of the `oqsconfig.h` CMake generates: oqs-sys
+/// builds liboqs without OpenSSL, and declares no `links` metadata that would hand its
+/// installed headers to kembench, so kembench writes its own (liboqs's common headers are
+/// copied from the crate's sources, unchanged).
+const OPENSSL_SHA3_CONFIG: &str = "\
+/* Written by kembench's build.rs: the configuration liboqs 0.13's OpenSSL SHA-3 glue needs. */
+#define OQS_VERSION_TEXT \"0.13.0\"
+#define OQS_USE_OPENSSL 1
+#define OQS_USE_SHA3_OPENSSL 1
+#define OQS_USE_PTHREADS 1
+";
+
+/// With features `liboqs` and `openssl`: compiles liboqs's OpenSSL SHA-3 callbacks (see
+/// [`OPENSSL_SHA3_FILES`]) against the vendored OpenSSL's headers (`DEP_OPENSSL_INCLUDE`, from
+/// openssl-sys) into a static library linked into kembench; its tables are
+/// `kembench_ossl_sha3_callbacks` and `kembench_ossl_sha3_x4_callbacks`.
+fn openssl_sha3() {
+    if env::var_os("CARGO_FEATURE_LIBOQS").is_none()
+        || env::var_os("CARGO_FEATURE_OPENSSL").is_none()
+    {
+        return;
+    }
+    let dir = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let oqs = crate_dir(Path::new(&dir), "oqs-sys")
+        .expect("oqs-sys's sources in the cargo registry (features liboqs and openssl)");
+    let common = oqs.join("liboqs").join("src").join("common");
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    let include = out.join("liboqs-include");
+    let headers = include.join("oqs");
+    fs::create_dir_all(&headers).expect("OUT_DIR is writable");
+    for h in OPENSSL_SHA3_HEADERS {
+        let from = common.join(h);
+        let name = Path::new(h).file_name().expect("a file name");
+        fs::copy(&from, headers.join(name))
+            .unwrap_or_else(|e| panic!("copying {}: {e}", from.display()));
+    }
+    fs::write(headers.join("oqsconfig.h"), OPENSSL_SHA3_CONFIG).expect("OUT_DIR is writable");
+    fs::write(
+        headers.join("oqs.h"),
+        "/* Written by kembench's build.rs: what liboqs's SHA-3 glue takes from <oqs/oqs.h>. */\n\
+         #include <oqs/oqsconfig.h>\n#include <oqs/common.h>\n",
+    )
+    .expect("OUT_DIR is writable");
+    let openssl = env::var("DEP_OPENSSL_INCLUDE")
+        .expect("openssl-sys (vendored) names its include directory as DEP_OPENSSL_INCLUDE");
+    let mut build = cc::Build::new();
+    build
+        .include(&include)
+        .include(&openssl)
+        .flag_if_supported("-fno-strict-aliasing")
+        .warnings(false);
+    for (from, to) in OPENSSL_SHA3_RENAMES {
+        build.define(from, Some(*to));
+    }
+    for f in OPENSSL_SHA3_FILES {
+        let path = common.join(f);
+        println!("cargo:rerun-if-changed={}", path.display());
+        build.file(path);
+    }
+    build.compile("kembench_ossl_sha3");
+}
+
 /// Crates whose C sources `kembench builds` compiles at run time.
 const SOURCES: &[&str] = &["pqcrypto-mlkem", "pqcrypto-ntru", "oqs-sys"];
 
 /// `KEMBENCH_SRC_<NAME>`: the directory of each crate in `SOURCES` as the build fetched it (in
 /// the cargo registry, `$CARGO_HOME/registry/src/*/<name>-<version>`), or "absent".
 fn crate_sources(dir: &Path) {
-    let lock = fs::read_to_string(dir.join("Cargo.lock")).unwrap_or_default();
-    let cargo_home = env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
     for name in SOURCES {
         let key = name.to_uppercase().replace('-', "_");
-        let version = lock
-            .split("[[package]]")
-            .find(|p| p.contains(&format!("name = \"{name}\"\n")))
-            .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
-            .map(|v| v.trim_matches('"').to_string());
-        let found = version.zip(cargo_home.as_ref()).and_then(|(v, home)| {
-            let registries = fs::read_dir(home.join("registry").join("src")).ok()?;
-            registries
-                .flatten()
-                .map(|r| r.path().join(format!("{name}-{v}")))
-                .find(|p| p.is_dir())
-        });
-        let value = found.map(|p| p.display().to_string());
+        let value = crate_dir(dir, name).map(|p| p.display().to_string());
         println!(
             "cargo:rustc-env=KEMBENCH_SRC_{key}={}",
             value.as_deref().unwrap_or("absent")
         );
     }
+}
+
+/// The directory of crate `name` as the build fetched it, at its version in Cargo.lock.
+fn crate_dir(dir: &Path, name: &str) -> Option<PathBuf> {
+    let lock = fs::read_to_string(dir.join("Cargo.lock")).unwrap_or_default();
+    let cargo_home = env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")));
+    crate_in(&lock, cargo_home.as_deref(), name)
+}
+
+/// `$CARGO_HOME/registry/src/*/<name>-<version>`, the version read from `lock`.
+fn crate_in(lock: &str, cargo_home: Option<&Path>, name: &str) -> Option<PathBuf> {
+    let version = lock
+        .split("[[package]]")
+        .find(|p| p.contains(&format!("name = \"{name}\"\n")))
+        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
+        .map(|v| v.trim_matches('"').to_string());
+    version.zip(cargo_home).and_then(|(v, home)| {
+        let registries = fs::read_dir(home.join("registry").join("src")).ok()?;
+        registries
+            .flatten()
+            .map(|r| r.path().join(format!("{name}-{v}")))
+            .find(|p| p.is_dir())
+    })
 }
 
 /// Compilers, profile and target.

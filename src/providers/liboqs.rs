@@ -4,7 +4,9 @@
 //! its portable code. Key generation from a seed is offered where liboqs has it (ML-KEM);
 //! liboqs 0.13 has no deterministic encapsulation. For `profile`, liboqs's `randombytes` can be
 //! switched to the seeded stream ([`Kem::fix_randomness`]) and its SHA-3 calls can be marked
-//! ([`install_sha3_probe`]).
+//! ([`install_sha3_probe`]). With feature `openssl`, ML-KEM is offered a second time with
+//! OpenSSL's SHA-3 installed through liboqs's callbacks (`liboqs/openssl-sha3`,
+//! `openssl_sha3`).
 
 use crate::kem::{ImplMeta, Kem, KemError, Randomness, SeedLens};
 use oqs_sys::kem as ffi;
@@ -228,16 +230,21 @@ impl Kem for LibOqs {
     }
 }
 
-/// Every liboqs implementation this build offers.
+/// Every liboqs implementation this build offers: liboqs as built, then ML-KEM with
+/// OpenSSL's SHA-3 (`liboqs/openssl-sha3`, with feature `openssl`).
 pub fn implementations() -> Vec<Box<dyn Kem>> {
-    ALGORITHMS
+    let own = ALGORITHMS
         .iter()
         .filter_map(|(m, c)| LibOqs::open(m, c))
-        .map(|k| Box::new(k) as Box<dyn Kem>)
-        .collect()
+        .map(|k| Box::new(k) as Box<dyn Kem>);
+    #[cfg(feature = "openssl")]
+    let own = own.chain(openssl_sha3::implementations());
+    own.collect()
 }
 
 pub mod kat;
+#[cfg(feature = "openssl")]
+pub mod openssl_sha3;
 pub(crate) mod randomness;
 mod sha3_probe;
 

@@ -274,16 +274,28 @@ impl Registry {
             v.into_iter().map(|(g, _)| g).collect()
         };
         let (build_matchers, linked_matchers) = (strip(build_matchers), strip(linked_matchers));
+        // A pattern that names a linked implementation's id (`liboqs`) selects by id only, so
+        // that `liboqs` stays one implementation beside `liboqs/openssl-sha3`; one that names
+        // no id (`pqclean`) selects every implementation of that provider.
+        let ids: Vec<String> = self
+            .impls
+            .iter()
+            .map(|k| k.meta().implementation.to_ascii_lowercase())
+            .collect();
+        let by_provider: Vec<bool> = linked_matchers
+            .iter()
+            .map(|g| !ids.iter().any(|id| g.is_match(id)))
+            .collect();
         let picked: Vec<Arc<dyn Kem>> = self
             .impls
             .iter()
             .chain(self.builds.iter().filter(|_| !build_matchers.is_empty()))
             .filter(|k| {
                 let m = k.meta();
-                let impl_matchers = if k.build().is_some() {
-                    &build_matchers
+                let (impl_matchers, by_provider) = if k.build().is_some() {
+                    (&build_matchers, &[][..])
                 } else {
-                    &linked_matchers
+                    (&linked_matchers, &by_provider[..])
                 };
                 if !f.implementations.is_empty() && impl_matchers.is_empty() {
                     return false;
@@ -293,9 +305,11 @@ impl Registry {
                 let provider = m.provider().to_ascii_lowercase();
                 (alg_matchers.is_empty() || alg_matchers.iter().any(|g| g.is_match(&alg)))
                     && (impl_matchers.is_empty()
-                        || impl_matchers
-                            .iter()
-                            .any(|g| g.is_match(&id) || g.is_match(&provider)))
+                        || impl_matchers.iter().enumerate().any(|(i, g)| {
+                            g.is_match(&id)
+                                || (by_provider.get(i).copied().unwrap_or(true)
+                                    && g.is_match(&provider))
+                        }))
                     && f.family.is_none_or(|fam| m.algorithm.family == fam)
                     && f.level.is_none_or(|l| m.algorithm.nist_level == Some(l))
             })
@@ -397,6 +411,31 @@ mod tests {
         for k in r.all() {
             assert!(catalog::find(k.meta().algorithm.name).is_some());
         }
+    }
+
+    #[test]
+    fn a_pattern_that_names_an_id_selects_that_id_and_a_provider_every_variant() {
+        let r = Registry::new(false);
+        let ids = |i: &str| -> BTreeSet<String> {
+            let f = Filter {
+                algorithms: vec!["ML-KEM-768".into()],
+                implementations: vec![i.into()],
+                ..Filter::default()
+            };
+            r.select(&f)
+                .unwrap()
+                .iter()
+                .map(|k| k.meta().implementation.clone())
+                .collect()
+        };
+        assert_eq!(ids("liboqs"), BTreeSet::from(["liboqs".to_string()]));
+        let pqclean = ids("pqclean");
+        assert!(!pqclean.is_empty() && pqclean.iter().all(|i| i.starts_with("pqclean/")));
+        #[cfg(feature = "openssl")]
+        assert_eq!(
+            ids("liboqs*"),
+            BTreeSet::from(["liboqs".to_string(), "liboqs/openssl-sha3".to_string()])
+        );
     }
 
     #[test]

@@ -402,6 +402,217 @@ pub fn findings(host: &str, placed: &[Placed<'_>]) -> Vec<(String, Vec<String>)>
     out
 }
 
+/// The implementation id of liboqs with OpenSSL's SHA-3 installed through liboqs's callbacks
+/// (`providers::liboqs::openssl_sha3`), profiled beside the plain `liboqs`.
+pub const OPENSSL_SHA3: &str = "liboqs/openssl-sha3";
+
+/// One algorithm profiled with liboqs's own SHA-3 and with OpenSSL's on one architecture: a
+/// real SHA-3 alternative set beside the bound that SHA-3 costing nothing would give.
+#[derive(Debug, Clone, Copy)]
+pub struct Sha3Alternative<'p, 'a> {
+    /// `liboqs`.
+    pub own: &'p Placed<'a>,
+    /// `liboqs/openssl-sha3`.
+    pub openssl: &'p Placed<'a>,
+}
+
+/// What the counts of one implementation say of its SHA-3 (seed 0's calls of the exchange).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sha3Part {
+    /// Instructions per exchange (the median over seeds of each operation, summed).
+    pub exchange: u64,
+    /// Instructions of seed 0's exchange inside SHA-3 (the classifier's Keccak).
+    pub sha3: u64,
+    /// Instructions of seed 0's exchange in all.
+    pub all: u64,
+}
+
+impl Sha3Part {
+    fn of(p: &Placed<'_>) -> Option<Sha3Part> {
+        let (sha3, all) = p.primitive(Primitive::Keccak);
+        Some(Sha3Part {
+            exchange: p.exchange()?,
+            sha3,
+            all,
+        })
+    }
+
+    /// SHA-3's share of the exchange's instructions.
+    pub fn share(&self) -> f64 {
+        self.sha3 as f64 / self.all.max(1) as f64
+    }
+
+    /// Instructions outside SHA-3.
+    pub fn outside(&self) -> u64 {
+        self.all - self.sha3.min(self.all)
+    }
+
+    /// How many times fewer instructions the exchange would take if SHA-3 cost nothing.
+    pub fn bound(&self) -> Option<f64> {
+        (self.outside() > 0).then(|| self.all as f64 / self.outside() as f64)
+    }
+}
+
+impl Sha3Alternative<'_, '_> {
+    /// The counts of liboqs's own SHA-3 and of OpenSSL's.
+    pub fn parts(&self) -> Option<(Sha3Part, Sha3Part)> {
+        Some((Sha3Part::of(self.own)?, Sha3Part::of(self.openssl)?))
+    }
+
+    /// The sentence: both exchanges, their SHA-3 shares, what lies outside SHA-3, and the
+    /// bound if SHA-3 cost nothing beside the drop-in bound of every primitive.
+    pub fn sentence(&self) -> Option<String> {
+        let (own, ossl) = self.parts()?;
+        let r = self.own.result;
+        let (left, all) = self.own.left_without_primitives();
+        let drop_in = if left == 0 {
+            String::new()
+        } else {
+            format!(
+                "; with SHA-2, AES, the RNG and big-number code free as well, ≤ {:.2}×",
+                all as f64 / left as f64
+            )
+        };
+        let bound = own.bound().map_or_else(
+            || "If SHA-3 cost nothing, nothing would be left of the exchange".to_string(),
+            |b| {
+                format!(
+                    "If SHA-3 cost nothing, liboqs's exchange would take {} instructions: at \
+                     most {b:.2}× fewer{drop_in}",
+                    thousands(own.outside())
+                )
+            },
+        );
+        Some(format!(
+            "{} on {}: with liboqs's own SHA-3 an exchange takes {} instructions (SHA-3 {:.1}%); \
+             with OpenSSL's SHA-3 through liboqs's callbacks ({OPENSSL_SHA3}) {}, {:.2}× as \
+             many (SHA-3 {:.1}%). Outside SHA-3 both run the same code: {} and {} instructions \
+             (seed 0). OpenSSL's SHA-3 executes {:.2}× the instructions of liboqs's own. {bound}. \
+             Instructions, not time: `kembench run --impl liboqs,{OPENSSL_SHA3}` times both.",
+            r.algorithm,
+            self.own.arch,
+            thousands(own.exchange),
+            100.0 * own.share(),
+            thousands(ossl.exchange),
+            ossl.exchange as f64 / own.exchange.max(1) as f64,
+            100.0 * ossl.share(),
+            thousands(own.outside()),
+            thousands(ossl.outside()),
+            ossl.sha3 as f64 / own.sha3.max(1) as f64,
+        ))
+    }
+}
+
+/// Every algorithm of `placed` profiled both as `liboqs` and as [`OPENSSL_SHA3`] on the same
+/// architecture, in the order of `placed`.
+pub fn sha3_alternatives<'p, 'a>(placed: &'p [Placed<'a>]) -> Vec<Sha3Alternative<'p, 'a>> {
+    placed
+        .iter()
+        .filter(|p| p.result.implementation == "liboqs")
+        .filter_map(|own| {
+            let openssl = placed.iter().find(|p| {
+                p.result.implementation == OPENSSL_SHA3
+                    && p.result.algorithm == own.result.algorithm
+                    && p.arch == own.arch
+            })?;
+            Some(Sha3Alternative { own, openssl })
+        })
+        .filter(|a| a.parts().is_some())
+        .collect()
+}
+
+/// The table of [`sha3_alternatives`], with each sentence as a note; `None` when there is none.
+pub fn sha3_table(placed: &[Placed<'_>]) -> Option<Table> {
+    let found = sha3_alternatives(placed);
+    if found.is_empty() {
+        return None;
+    }
+    let mut t = Table::new("table-profile-sha3-alternative");
+    let algorithm = t.add(Column::text("algorithm"));
+    let arch = t.add(Column::text("arch"));
+    let implementation = t.add(Column::text("implementation"));
+    let sha3_by = t.add(Column::text("SHA-3"));
+    let exchange = t.add(Column::num("per exchange"));
+    let times = t.add(Column::num("× liboqs's own"));
+    let share = t.add(Column::num("SHA-3 share"));
+    let outside = t.add(Column::num("outside SHA-3"));
+    let bound = t.add(Column::num("bound if SHA-3 free"));
+    let all = [
+        algorithm,
+        arch,
+        implementation,
+        sha3_by,
+        exchange,
+        times,
+        share,
+        outside,
+        bound,
+    ];
+    let fit = [
+        algorithm,
+        implementation,
+        exchange,
+        times,
+        share,
+        outside,
+        bound,
+    ];
+    t.view(FIT, 1, &fit)
+        .view(WIDE | MARKDOWN | REPORT, 1, &all)
+        .caption(
+        FIT | WIDE | MARKDOWN | REPORT,
+        "A real SHA-3 alternative beside the bound: liboqs with its own SHA-3 and with \
+         OpenSSL's (installed through liboqs's SHA-3 callbacks), instructions per exchange \
+         (median over seeds); shares, what lies outside SHA-3 and the bound are of seed 0's \
+         calls; the bound is how many times fewer instructions the exchange would take if SHA-3 \
+         cost nothing.",
+    );
+    for a in &found {
+        let Some((own, ossl)) = a.parts() else {
+            continue;
+        };
+        for (p, part, by) in [
+            (a.own, own, "liboqs's own"),
+            (a.openssl, ossl, "OpenSSL 3 (EVP)"),
+        ] {
+            let r = p.result;
+            let tags = Some(Tags::catalogued(
+                &r.family,
+                catalog::level_of(&r.algorithm),
+                &r.implementation,
+            ));
+            let x = part.exchange as f64 / own.exchange.max(1) as f64;
+            t.row(tags)
+                .set(algorithm, &r.algorithm)
+                .set(arch, &p.arch)
+                .set(implementation, &r.implementation)
+                .set(sha3_by, by)
+                .set(
+                    exchange,
+                    Cell::num(thousands(part.exchange), part.exchange as f64),
+                )
+                .set(times, Cell::num(format!("{x:.2}×"), x))
+                .set(
+                    share,
+                    Cell::num(format!("{:.1}%", 100.0 * part.share()), part.share()),
+                )
+                .set(
+                    outside,
+                    Cell::num(thousands(part.outside()), part.outside() as f64),
+                )
+                .set(
+                    bound,
+                    part.bound()
+                        .map_or(Cell::right("–"), |b| Cell::num(format!("≤ {b:.2}×"), b)),
+                );
+        }
+        if let Some(s) = a.sentence() {
+            t.note(FIT | WIDE | MARKDOWN | REPORT, s);
+        }
+    }
+    Some(t)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -504,6 +715,57 @@ mod tests {
         );
         // 5,800 of every 10,000 instructions are Keccak and the RNG: 10,000 / 4,200.
         assert!(all.contains("x86_64 ≤ 2.38×, aarch64 ≤ 2.38×, s390x ≤ 2.38×"), "{all}");
+    }
+
+    /// A result of `implementation` whose operations take `total` instructions each, `sha3`
+    /// of them in Keccak (the rest "other").
+    fn hashing(implementation: &str, total: u64, sha3: u64) -> ProfileResult {
+        use crate::callgrind::Share;
+        let mut r = result(implementation, 1, None);
+        r.algorithm = "ML-KEM-768".into();
+        for o in &mut r.operations {
+            o.instructions = Spread::of(vec![total]);
+            o.analysis.instructions = total;
+            o.analysis.shares = vec![
+                Share {
+                    primitive: Primitive::Keccak,
+                    instructions: sha3,
+                },
+                Share {
+                    primitive: Primitive::Other,
+                    instructions: total - sha3,
+                },
+            ];
+        }
+        r
+    }
+
+    #[test]
+    fn the_sha3_alternative_is_set_beside_the_bound_from_the_counts() {
+        let results = [
+            hashing("liboqs", 100_000, 75_000),
+            hashing(OPENSSL_SHA3, 300_000, 275_000),
+            hashing("pqclean/avx2", 90_000, 60_000),
+        ];
+        let placed = placed("x86_64", results.iter().map(|r| ("x86_64", r)));
+        let found = sha3_alternatives(&placed);
+        assert_eq!(found.len(), 1);
+        let s = found[0].sentence().unwrap();
+        assert!(
+            s.contains("ML-KEM-768 on x86_64: with liboqs's own SHA-3 an exchange takes 300,000 instructions (SHA-3 75.0%); with OpenSSL's SHA-3 through liboqs's callbacks (liboqs/openssl-sha3) 900,000, 3.00× as many (SHA-3 91.7%)"),
+            "{s}"
+        );
+        assert!(s.contains("Outside SHA-3 both run the same code: 75,000 and 75,000"), "{s}");
+        assert!(s.contains("OpenSSL's SHA-3 executes 3.67× the instructions"), "{s}");
+        assert!(s.contains("would take 75,000 instructions: at most 4.00× fewer"), "{s}");
+        let drawn = sha3_table(&placed).unwrap().draw(Target::Report).unwrap();
+        assert_eq!(drawn.rows.len(), 2);
+        let second: Vec<&str> = drawn.rows[1].cells.iter().map(|c| c.text.as_str()).collect();
+        assert!(second.contains(&"3.00×") && second.contains(&"91.7%"), "{second:?}");
+        // Without the pair, nothing.
+        let alone = super::placed("x86_64", results[..1].iter().map(|r| ("x86_64", r)));
+        assert!(sha3_alternatives(&alone).is_empty());
+        assert!(sha3_table(&alone).is_none());
     }
 
     #[test]

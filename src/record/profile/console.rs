@@ -236,9 +236,10 @@ pub fn notes(record: &ProfileRecord) -> Table {
     t
 }
 
-/// The SHA-3 cross-check of `profile --sha3-probe`: for each liboqs operation, the share of
-/// instructions inside the counting wrappers around liboqs's SHA-3 calls beside the Keccak
-/// share the symbol classifier found. A block with nothing in it when the probe did not run.
+/// The SHA-3 cross-check of `profile --sha3-probe`: for each operation of `liboqs` and
+/// `liboqs/openssl-sha3`, the share of instructions inside the counting wrappers around
+/// liboqs's SHA-3 callbacks (whichever backend they went to) beside the Keccak share the
+/// symbol classifier found. A block with nothing in it when the probe did not run.
 pub fn sha3_check(record: &ProfileRecord, items: &[ProfileResult]) -> Table {
     if !record.config.sha3_probe {
         return Table::block("sha3-check", CONSOLE, "");
@@ -247,8 +248,10 @@ pub fn sha3_check(record: &ProfileRecord, items: &[ProfileResult]) -> Table {
         "\nSHA-3 cross-check (liboqs): instructions inside liboqs's SHA-3 callbacks vs the classifier's Keccak share\n",
     );
     let mut any = false;
-    for r in items.iter().filter(|r| r.implementation == "liboqs")
-    {
+    let probed = |r: &&ProfileResult| {
+        r.implementation == "liboqs" || r.implementation == super::arches::OPENSSL_SHA3
+    };
+    for r in items.iter().filter(probed) {
         for o in &r.operations {
             let a = &o.analysis;
             let probe = a.inclusive_of(|f| f.starts_with(SHA3_PROBE_PREFIX)) as f64

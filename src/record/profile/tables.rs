@@ -54,6 +54,7 @@ pub fn tables(record: &ProfileRecord, items: &[ProfileResult]) -> Tables {
         tables: [
             vec![counts(items)],
             arches(record, items),
+            sha3_alternative(record, items),
             console::trees(items),
             vec![console::notes(record), console::sha3_check(record, items)],
         ]
@@ -71,6 +72,13 @@ fn arches(record: &ProfileRecord, items: &[ProfileResult]) -> Vec<Table> {
         return Vec::new();
     }
     vec![super::arches::table(&placed)]
+}
+
+/// liboqs's own SHA-3 beside OpenSSL's, when the items hold both for an algorithm.
+fn sha3_alternative(record: &ProfileRecord, items: &[ProfileResult]) -> Vec<Table> {
+    let host = record.environment.arch.as_str();
+    let placed = super::arches::placed(host, items.iter().map(|r| (host, r)));
+    super::arches::sha3_table(&placed).into_iter().collect()
 }
 
 /// One row per operation profiled; the Markdown export streams it.

@@ -1,6 +1,7 @@
 //! Where the time goes: the last profile given (`kembench profile`), as the primitive shares of
 //! each (algorithm, implementation, operation) ([`chart`]), the table of instruction counts,
-//! each implementation's hot paths (folded in HTML) and flame graphs.
+//! liboqs's own SHA-3 beside OpenSSL's and the bound (when both were profiled), each
+//! implementation's hot paths (folded in HTML) and flame graphs.
 
 pub mod chart;
 
@@ -13,6 +14,7 @@ use crate::report::data::Dataset;
 use crate::report::doc::Para;
 
 use crate::callgrind::{HotNode, Primitive};
+use crate::record::profile::arches;
 use crate::record::profile::Profile;
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
 use crate::record::Benchmark;
@@ -169,9 +171,10 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     } else {
         say(blocks, "No operation was profiled.");
     }
+    let tables = rec.tables(&rec.results);
     blocks.push(Block::Table(Table::described(
         "table-profile",
-        [(input.label.as_str(), &rec.tables(&rec.results))],
+        [(input.label.as_str(), &tables)],
     )));
     let notes = notes(rec);
     if !notes.is_empty() {
@@ -179,6 +182,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
             notes.into_iter().map(|n| vec![text(n)]).collect(),
         ));
     }
+    sha3_alternative(input.label.as_str(), rec, &tables, blocks);
     if profiled.is_empty() {
         return Ok(());
     }
@@ -189,6 +193,36 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     hot_paths(&profiled, &wide, blocks);
     flame_graphs(&profiled, &wide, blocks);
     Ok(())
+}
+
+/// liboqs's own SHA-3 beside OpenSSL's and the bound (`liboqs` and `liboqs/openssl-sha3` in
+/// the same profile): the table and the sentences computed from the counts.
+fn sha3_alternative(
+    label: &str,
+    rec: &ProfileRecord,
+    tables: &crate::table::Tables,
+    blocks: &mut Vec<Block>,
+) {
+    let host = rec.environment.arch.as_str();
+    let placed = arches::placed(host, rec.results.iter().map(|r| (host, r)));
+    let found = arches::sha3_alternatives(&placed);
+    if found.is_empty() {
+        return;
+    }
+    h3(
+        blocks,
+        "profile-sha3-alternative",
+        "A real SHA-3 alternative beside the bound",
+    );
+    blocks.push(Block::Table(Table::described(
+        "table-profile-sha3-alternative",
+        [(label, tables)],
+    )));
+    for a in found {
+        if let Some(s) = a.sentence() {
+            say(blocks, s);
+        }
+    }
 }
 
 /// A share of an operation's instructions; a dash for none at all.

@@ -228,7 +228,7 @@ impl Kem for LibOqs {
     }
 }
 
-/// Every liboqs implementation this build offers.
+/// Every liboqs implementation this build offers, and the methods its liboqs leaves out with why.
 pub fn implementations() -> super::Offered {
     let mut offered = super::Offered::default();
     for (method, name) in ALGORITHMS {

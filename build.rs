@@ -210,9 +210,27 @@ fn toolchain() {
     let rustc_version = run(Command::new(rustc).arg("-V"), None);
     emit("KEMBENCH_RUSTC_VERSION", rustc_version.as_deref());
 
-    // The C compiler the `cc` crate would pick by default: `$CC` when set, else `cc`.
-    println!("cargo:rerun-if-env-changed=CC");
-    let cc = env::var("CC").unwrap_or_default();
+    // The C compiler the `cc` crate picks for this target: the first of `CC_<target>` (with
+    // dashes, then underscores), `TARGET_CC` (cross builds) or `HOST_CC`, and `CC` that is set,
+    // else `cc`. A cross build (scripts/cross-kembench) names its cross gcc this way.
+    let target = env::var("TARGET").unwrap_or_default();
+    let kind = if env::var("HOST").ok().as_deref() == Some(target.as_str()) {
+        "HOST"
+    } else {
+        "TARGET"
+    };
+    let cc = [
+        format!("CC_{target}"),
+        format!("CC_{}", target.replace('-', "_")),
+        format!("{kind}_CC"),
+        "CC".to_string(),
+    ]
+    .into_iter()
+    .find_map(|var| {
+        println!("cargo:rerun-if-env-changed={var}");
+        env::var(var).ok().filter(|v| !v.is_empty())
+    })
+    .unwrap_or_default();
     let mut words = cc.split_whitespace();
     let cc_version = words.next().or(Some("cc")).and_then(|program| {
         // `CC="ccache gcc"`: ask the compiler, not the wrapper.

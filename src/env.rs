@@ -116,8 +116,9 @@ pub struct Build {
     pub git_commit: String,
     /// `rustc -V` of the compiler that built kembench.
     pub rustc: String,
-    /// The first line of `cc --version`: the C compiler the C providers were built with by
-    /// default.
+    /// The first line of `--version` of the C compiler the C providers were built with by
+    /// default (`CC_<target>`, `TARGET_CC`, `CC`, else `cc`, as the `cc` crate picks it; a cross
+    /// build names its cross compiler).
     pub cc: String,
     /// The cargo profile ("release" or "debug").
     pub profile: String,

@@ -103,6 +103,7 @@ fn the_test_package_kat_file_is_liboqs_ml_kem_512_output() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/nist-package/mlkem512/KAT/mlkem512/PQCkemKAT_1632.rsp");
     let oqs = crate::providers::liboqs::implementations()
+        .impls
         .into_iter()
         .find(|k| k.meta().label() == "ML-KEM-512@liboqs")
         .unwrap();

@@ -81,6 +81,7 @@ pub fn callgrind_args(out_file: &Path) -> Vec<String> {
 /// The x86 features libraries dispatch on, as CPUID reports them to this process (under
 /// valgrind: as valgrind's virtual CPU reports them).
 pub fn cpu_features() -> Vec<String> {
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // empty elsewhere
     let mut v = Vec::new();
     #[cfg(target_arch = "x86_64")]
     {

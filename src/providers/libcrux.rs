@@ -1,4 +1,5 @@
-//! libcrux ML-KEM (formally verified Rust), portable and AVX2 variants called explicitly.
+//! libcrux ML-KEM (formally verified Rust), portable and AVX2 variants called explicitly (and
+//! NEON in a build for aarch64).
 //!
 //! libcrux takes its randomness as arguments, so the randomized operations draw 64 (key
 //! generation) or 32 (encapsulation) bytes from the operating system first, exactly as its own
@@ -164,10 +165,10 @@ macro_rules! libcrux_entry {
             out.copy_from_slice(sk.get::<Sk>()?.as_slice());
             Ok(())
         }
-        let dispatch = if $variant == "avx2" {
-            "AVX2 code called directly"
-        } else {
-            "portable Rust called directly"
+        let dispatch = match $variant {
+            "avx2" => "AVX2 code called directly",
+            "neon" => "NEON code called directly",
+            _ => "portable Rust called directly",
         };
         Libcrux {
             meta: ImplMeta::new(
@@ -200,6 +201,11 @@ fn avx2_usable() -> bool {
 /// Every libcrux implementation this build and CPU offer, and the ones left out with why.
 pub fn implementations() -> super::Offered {
     use libcrux_ml_kem::{mlkem1024, mlkem512, mlkem768};
+    // Portable only on architectures without AVX2 or NEON code.
+    #[cfg_attr(
+        not(any(target_arch = "x86_64", target_arch = "aarch64")),
+        allow(unused_mut)
+    )]
     let mut v = vec![
         libcrux_entry!(
             "ML-KEM-512",
@@ -254,11 +260,39 @@ pub fn implementations() -> super::Offered {
             mlkem1024::MlKem1024Ciphertext
         ));
     }
+    // NEON is part of every aarch64 CPU: no run-time check.
+    #[cfg(target_arch = "aarch64")]
+    {
+        v.push(libcrux_entry!(
+            "ML-KEM-512",
+            "neon",
+            mlkem512::neon,
+            mlkem512::MlKem512PublicKey,
+            mlkem512::MlKem512PrivateKey,
+            mlkem512::MlKem512Ciphertext
+        ));
+        v.push(libcrux_entry!(
+            "ML-KEM-768",
+            "neon",
+            mlkem768::neon,
+            mlkem768::MlKem768PublicKey,
+            mlkem768::MlKem768PrivateKey,
+            mlkem768::MlKem768Ciphertext
+        ));
+        v.push(libcrux_entry!(
+            "ML-KEM-1024",
+            "neon",
+            mlkem1024::neon,
+            mlkem1024::MlKem1024PublicKey,
+            mlkem1024::MlKem1024PrivateKey,
+            mlkem1024::MlKem1024Ciphertext
+        ));
+    }
     if !avx2_usable() {
         for a in ["ML-KEM-512", "ML-KEM-768", "ML-KEM-1024"] {
             skipped.push(super::Unavailable {
                 label: format!("{a}@libcrux/avx2"),
-                reason: "this CPU lacks AVX2".to_string(),
+                reason: super::avx2_missing(std::env::consts::ARCH, "AVX2"),
             });
         }
     }

@@ -230,16 +230,34 @@ impl Kem for LibOqs {
     }
 }
 
-/// Every liboqs implementation this build offers: liboqs as built, then ML-KEM with
-/// OpenSSL's SHA-3 (`liboqs/openssl-sha3`, with feature `openssl`).
-pub fn implementations() -> Vec<Box<dyn Kem>> {
-    let own = ALGORITHMS
-        .iter()
-        .filter_map(|(m, c)| LibOqs::open(m, c))
-        .map(|k| Box::new(k) as Box<dyn Kem>);
+/// Every liboqs implementation this build offers (liboqs as built, then ML-KEM with OpenSSL's
+/// SHA-3, `liboqs/openssl-sha3`, with feature `openssl`), and the methods its liboqs leaves out
+/// with why.
+pub fn implementations() -> super::Offered {
+    let mut offered = super::Offered::default();
+    for (method, name) in ALGORITHMS {
+        match LibOqs::open(method, name) {
+            Some(k) => offered.impls.push(Box::new(k)),
+            None => offered.unavailable.push(super::Unavailable {
+                label: format!("{name}@liboqs"),
+                reason: not_enabled(method, std::env::consts::ARCH),
+            }),
+        }
+    }
     #[cfg(feature = "openssl")]
-    let own = own.chain(openssl_sha3::implementations());
-    own.collect()
+    offered.impls.extend(openssl_sha3::implementations());
+    offered
+}
+
+/// Why this build's liboqs lacks `method` when built for `arch`.
+fn not_enabled(method: &str, arch: &str) -> String {
+    let why = if method.starts_with("BIKE") && matches!(arch, "s390x" | "powerpc64") {
+        // liboqs's .CMake/alg_support.cmake: BIKE's code assumes little-endian.
+        format!("liboqs's CMake turns BIKE off on big-endian {arch}")
+    } else {
+        "liboqs's CMake options for this target leave it out".to_string()
+    };
+    format!("not enabled in this build of liboqs: {why}")
 }
 
 pub mod kat;
@@ -264,6 +282,20 @@ mod tests {
             assert_eq!(Some(d.nist_level), a.nist_level, "{name}: NIST level");
             assert_eq!(d.ind_cca, a.ind_cca, "{name}: IND-CCA claim");
         }
+    }
+
+    #[test]
+    fn a_method_left_out_says_why() {
+        assert_eq!(
+            not_enabled("BIKE-L1", "s390x"),
+            "not enabled in this build of liboqs: liboqs's CMake turns BIKE off on big-endian s390x"
+        );
+        assert!(not_enabled("BIKE-L1", "aarch64").contains("options for this target"));
+        let offered = implementations();
+        assert_eq!(
+            offered.impls.len() + offered.unavailable.len(),
+            ALGORITHMS.len()
+        );
     }
 
     #[test]

@@ -29,6 +29,17 @@ pub struct Unavailable {
     pub reason: String,
 }
 
+/// Why AVX2 code is left out on `arch` (the build's target architecture): a build for another
+/// architecture has none; an x86-64 CPU may lack the instructions it `needs`.
+#[cfg(any(feature = "pqclean", feature = "libcrux"))]
+fn avx2_missing(arch: &str, needs: &str) -> String {
+    if arch == "x86_64" {
+        format!("this CPU lacks {needs}")
+    } else {
+        format!("AVX2 code is x86-64 only; this build is for {arch}")
+    }
+}
+
 /// Implementations a provider offers here, and those it leaves out.
 #[derive(Default)]
 pub struct Offered {
@@ -92,4 +103,17 @@ providers! {
     awslc: "aws-lc",
     openssl: "openssl",
     rustls: "rustls",
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(any(feature = "pqclean", feature = "libcrux"))]
+    #[test]
+    fn avx2_left_out_for_the_cpu_or_for_the_build() {
+        assert_eq!(super::avx2_missing("x86_64", "AVX2"), "this CPU lacks AVX2");
+        assert_eq!(
+            super::avx2_missing("s390x", "AVX2"),
+            "AVX2 code is x86-64 only; this build is for s390x"
+        );
+    }
 }

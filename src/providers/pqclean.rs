@@ -265,8 +265,10 @@ pub fn implementations() -> super::Offered {
         PQCLEAN_NTRUHRSS1373_CLEAN_crypto_kem_dec
     );
 
-    #[cfg(target_arch = "x86_64")]
     if avx2_usable() {
+        // A block, not the `if`: on other architectures the `else` below still lists them.
+        #[cfg(target_arch = "x86_64")]
+        {
         entry!(v, "ML-KEM-512", "pqcrypto-mlkem", "avx2", pqcrypto_mlkem::ffi,
             PQCLEAN_MLKEM512_AVX2_crypto_kem_keypair, PQCLEAN_MLKEM512_AVX2_crypto_kem_enc,
             PQCLEAN_MLKEM512_AVX2_crypto_kem_dec,
@@ -319,6 +321,7 @@ pub fn implementations() -> super::Offered {
             PQCLEAN_NTRUHRSS701_AVX2_crypto_kem_enc,
             PQCLEAN_NTRUHRSS701_AVX2_crypto_kem_dec
         );
+        }
     } else {
         for a in [
             "ML-KEM-512",
@@ -331,7 +334,7 @@ pub fn implementations() -> super::Offered {
         ] {
             skipped.push(super::Unavailable {
                 label: format!("{a}@pqclean/avx2"),
-                reason: "this CPU lacks AVX2, BMI2 or POPCNT".to_string(),
+                reason: super::avx2_missing(std::env::consts::ARCH, "AVX2, BMI2 or POPCNT"),
             });
         }
     }

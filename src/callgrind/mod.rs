@@ -217,16 +217,6 @@ impl OpAnalysis {
             .collect()
     }
 
-    /// The hottest function by its own instructions and its share, as a table cell reads it
-    /// (`` `name` 12.3% ``); empty when no function was counted.
-    pub fn hottest_self_cell(&self) -> String {
-        self.hottest_self(1)
-            .first()
-            .map_or(String::new(), |(f, share)| {
-                format!("{} {:.1}%", crate::table::code(&f.name), 100.0 * share)
-            })
-    }
-
     /// Instructions on stacks that pass through a frame for which `frame` is true (each
     /// stack counted once): the inclusive cost of a set of functions.
     pub fn inclusive_of(&self, frame: impl Fn(&str) -> bool) -> u64 {

@@ -260,7 +260,7 @@ pub fn table(placed: &[Placed<'_>]) -> Table {
         row.set(
             hottest,
             r.op(Op::Decaps)
-                .map(|o| o.analysis.hottest_self_cell())
+                .map(|o| super::tables::hottest_cell(&o.analysis))
                 .unwrap_or_default(),
         );
     }

@@ -20,9 +20,12 @@ pub const POSTGRES_SCHEMES: [&str; 2] = ["postgres", "postgresql"];
 /// The scheme of `s` when it looks like a URL (`word://`), and where that scheme starts.
 fn scheme_at(s: &str) -> Option<(usize, &str)> {
     let end = s.find("://")?;
+    // After the last character that cannot be in a scheme (which may be several bytes long).
     let start = s[..end]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let scheme = &s[start..end];
     (!scheme.is_empty() && scheme.starts_with(|c: char| c.is_ascii_alphabetic()))
         .then_some((start, scheme))
@@ -87,6 +90,15 @@ mod tests {
             }
             prop_assert!(!redact(&url).contains("Pw-9xQ7-secret"));
         }
+    }
+
+    /// A character of several bytes just before the scheme (proptest found one that panicked:
+    /// the scheme was sliced one byte after its start).
+    #[test]
+    fn a_wide_character_before_the_scheme_is_no_panic() {
+        assert_eq!(scheme_at("ñpostgres://u:pw@h/db"), Some((2, "postgres")));
+        assert_eq!(scheme_at("\u{3ca4a}x://"), Some((4, "x")));
+        assert!(!redact("ñpostgres://u:secret@h/db").contains("secret"));
     }
 
     #[test]

@@ -135,14 +135,7 @@ fn an_s390x_build_passes_its_known_answers_and_interoperates_with_this_machine()
         let n = a["instructions"]["median"].as_u64().unwrap();
         assert!((100_000..10_000_000).contains(&n), "{n}");
         // Keccak, by PQClean's function names, and the mix: PQClean's ML-KEM divides nothing.
-        let keccak = a["analysis"]["shares"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["primitive"] == "keccak")
-            .unwrap()["instructions"]
-            .as_u64()
-            .unwrap();
+        let keccak = keccak_instructions(&a["analysis"]);
         assert!(keccak > n / 5, "{a:#}");
         let divide = e["mix"]
             .as_array()
@@ -211,14 +204,7 @@ fn an_s390x_build_passes_its_known_answers_and_interoperates_with_this_machine()
             })
             .map(|s| s["instructions"].as_u64().unwrap())
             .sum();
-        let share = an["shares"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|s| s["primitive"] == "keccak")
-            .unwrap()["instructions"]
-            .as_u64()
-            .unwrap();
+        let share = keccak_instructions(an);
         assert_eq!(share, on_chains, "{:#}", a["operation"]);
     }
 
@@ -504,4 +490,16 @@ fn gcc_vectorises_for_z13_and_the_mix_sees_the_vector_instructions() {
         .unwrap_or_default();
     assert!(cpu.contains("vxrs"), "{cpu}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The instructions an operation's analysis gives to Keccak (its `keccak` share).
+fn keccak_instructions(analysis: &Value) -> u64 {
+    analysis["shares"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["primitive"] == "keccak")
+        .unwrap()["instructions"]
+        .as_u64()
+        .unwrap()
 }

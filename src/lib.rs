@@ -46,6 +46,7 @@ pub mod builds;
 pub mod callgrind;
 pub mod cli;
 pub mod commands;
+pub mod ct;
 pub mod ending;
 pub mod engine;
 pub mod env;

@@ -364,6 +364,22 @@ pub enum Command {
         #[arg(long)]
         native: bool,
     },
+    /// One worker process of `ct`, run under memcheck or callgrind (internal).
+    #[command(hide = true)]
+    CtWorker {
+        /// `algorithm@implementation`.
+        #[arg(long)]
+        label: String,
+        /// The operation.
+        #[arg(long, value_enum)]
+        op: crate::measure::sampler::Op,
+        /// The seed of the draws.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Offer the mock provider.
+        #[arg(long)]
+        include_mock: bool,
+    },
     /// One benchmark's worker process of `run` (internal).
     #[command(hide = true)]
     RunWorker,
@@ -485,6 +501,18 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Run { filter, args } => run::run(&args.to_options(&filter)?, &spec),
         Command::RunWorker => crate::run::worker::serve().map(|()| ExitCode::SUCCESS),
+        Command::CtWorker {
+            label,
+            op,
+            seed,
+            include_mock,
+        } => crate::ct::worker::serve(crate::ct::worker::WorkerArgs {
+            label,
+            op,
+            seed,
+            include_mock,
+        })
+        .map(|()| ExitCode::SUCCESS),
         Command::Profile { filter, args } => {
             let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
             profile::run(&args.to_options(&filter, cpus)?, &spec)

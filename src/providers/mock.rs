@@ -22,6 +22,11 @@
 //! `mock/correct`), `mock/kat` and `mock/wrong-kat` (known answers); `mock/broken` is the
 //! round trip's. `tests/verify_gate.rs` shows `verify` failing each, naming the check.
 //!
+//! With `KEMBENCH_MOCK_CT=1`, four more are correct but leak the secret message during
+//! decapsulation through one channel each, for `kembench ct`'s screens ([`CT_MOCKS`]):
+//! `mock/ct-branch` (a branch), `mock/ct-index` (a table index), `mock/ct-division` (a division
+//! instruction) and `mock/ct-timing` (subnormal floating-point operands: time alone).
+//!
 //! Secret keys are kept as objects that hold the public key beside the secret (as libraries
 //! that recompute the public key on import keep it): importing from bytes hashes the secret,
 //! decapsulating with a kept key does not.
@@ -61,6 +66,19 @@ pub enum Behaviour {
     Incompatible,
     /// Correct, with a published known answer ([`KAT_SHA256`]) for its NIST-format transcript.
     KnownAnswer,
+    /// Correct, but decapsulation branches on a bit of the decrypted (secret) message: a
+    /// secret-dependent branch (`KEMBENCH_MOCK_CT=1`).
+    SecretBranch,
+    /// Correct, but decapsulation reads a table at an index taken from the secret message: a
+    /// secret-dependent memory address.
+    SecretIndex,
+    /// Correct, but decapsulation divides a value made from the secret message by the modulus
+    /// with a real division instruction (KyberSlash's pattern): no branch, no secret address.
+    SecretDivision,
+    /// Correct, but decapsulation multiplies floating-point numbers that are subnormal when a
+    /// bit of the secret message is clear: no branch, no secret address, no division; the
+    /// leak is in the time alone (subnormal operands are slow on x86).
+    SecretTiming,
     /// Self-consistent and claiming [`KAT_SHA256`], but deriving its secrets with another
     /// label, so its transcript differs from the published one.
     WrongKnownAnswer,
@@ -113,6 +131,58 @@ fn h(parts: &[&[u8]]) -> [u8; 32] {
 
 fn xor(a: &[u8; 32], b: &[u8]) -> [u8; 32] {
     std::array::from_fn(|i| a[i] ^ b[i])
+}
+
+/// What the constant-time mocks do during decapsulation with bytes of the message `m` mixed
+/// with the secret key `sk` (nothing for the others): secret to a screen that marks the key
+/// secret, and different for every ciphertext, so that a timing test that varies the
+/// ciphertext can see it too. Each leaks through one channel only; results go through
+/// [`std::hint::black_box`] so that the compiler keeps the work.
+#[inline(never)]
+fn leak(b: Behaviour, m: &[u8; 32], sk: &[u8; 32]) {
+    let m: [u8; 32] = xor(m, sk);
+    let m = &m;
+    match b {
+        // A branch on a secret bit, kept a branch (clippy would fold it into the match).
+        Behaviour::SecretBranch if m[0] & 1 == 1 => {
+            std::hint::black_box(h(&[b"branch", m]));
+        }
+        Behaviour::SecretIndex => {
+            static TABLE: [u8; 256] = {
+                let mut t = [0u8; 256];
+                let mut i = 0;
+                while i < 256 {
+                    t[i] = (i as u8).wrapping_mul(167).wrapping_add(13);
+                    i += 1;
+                }
+                t
+            };
+            std::hint::black_box(TABLE[usize::from(m[0])]);
+        }
+        Behaviour::SecretDivision => {
+            // The divisor passes through black_box so that the compiler cannot turn the
+            // division by a constant into a multiplication (as KyberSlash's compilers did
+            // only at some flags).
+            let q = std::hint::black_box(3329u32);
+            let mut acc = 0u32;
+            for &b in &m[..8] {
+                acc ^= ((u32::from(b) << 4) + q / 2) / q;
+            }
+            std::hint::black_box(acc);
+        }
+        Behaviour::SecretTiming => {
+            // 1.0000000000000002 when the bit is set, the smallest subnormal when it is clear:
+            // chosen by arithmetic on the bits, not by a branch.
+            let bit = u64::from(m[0] & 1);
+            let x = f64::from_bits((bit * 0x3ff0_0000_0000_0000) | 1);
+            let mut acc = std::hint::black_box(1.0f64);
+            for _ in 0..400 {
+                acc = std::hint::black_box(acc * x + x);
+            }
+            std::hint::black_box(acc);
+        }
+        _ => {}
+    }
 }
 
 impl Mock {
@@ -185,6 +255,7 @@ impl Mock {
         }
         self.pause();
         let m = xor(&self.mask(&key.pk), ct);
+        leak(self.behaviour, &m, &key.sk);
         let mut k = self.secret(&m, ct);
         if self.behaviour == Behaviour::WrongSecret {
             k[0] ^= 1;
@@ -394,8 +465,23 @@ pub fn implementations() -> Vec<Box<dyn Kem>> {
             v.push(Box::new(Mock::new(id, b)));
         }
     }
+    if std::env::var("KEMBENCH_MOCK_CT").is_ok_and(|v| v == "1") {
+        for (id, b) in CT_MOCKS {
+            v.push(Box::new(Mock::new(id, b)));
+        }
+    }
     v
 }
+
+/// The mocks of `KEMBENCH_MOCK_CT=1`, for the constant-time screens: each is correct and leaks
+/// its secret message through one channel during decapsulation (`mock/correct` is the clean
+/// one): (implementation id suffix, behaviour).
+pub const CT_MOCKS: [(&str, Behaviour); 4] = [
+    ("ct-branch", Behaviour::SecretBranch),
+    ("ct-index", Behaviour::SecretIndex),
+    ("ct-division", Behaviour::SecretDivision),
+    ("ct-timing", Behaviour::SecretTiming),
+];
 
 /// The mocks of `KEMBENCH_MOCK_GATE=1`: (implementation id suffix, behaviour).
 pub const GATE_MOCKS: [(&str, Behaviour); 8] = [

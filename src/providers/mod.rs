@@ -13,6 +13,7 @@ pub mod drbg;
 pub mod foreign;
 pub mod mock;
 pub mod registry;
+pub mod secrets;
 pub mod seeded;
 pub mod suite;
 

@@ -73,6 +73,7 @@ pub fn fill(buf: &mut [u8]) -> bool {
         match stream.as_mut() {
             Some((_, rng)) => {
                 rng.fill_bytes(buf);
+                super::secrets::drawn(buf);
                 true
             }
             None => false,

@@ -12,6 +12,7 @@
 #[macro_use]
 mod kinds;
 pub mod compare;
+pub mod ct;
 mod failure;
 mod load;
 pub mod metrics;

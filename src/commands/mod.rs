@@ -370,9 +370,9 @@ pub enum Command {
         /// `algorithm@implementation`.
         #[arg(long)]
         label: String,
-        /// The operation.
-        #[arg(long, value_enum)]
-        op: crate::measure::sampler::Op,
+        /// The operations, in order.
+        #[arg(long, value_delimiter = ',', value_enum)]
+        ops: Vec<crate::measure::sampler::Op>,
         /// The seed of the draws.
         #[arg(long, default_value_t = 0)]
         seed: u64,
@@ -503,12 +503,12 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::RunWorker => crate::run::worker::serve().map(|()| ExitCode::SUCCESS),
         Command::CtWorker {
             label,
-            op,
+            ops,
             seed,
             include_mock,
         } => crate::ct::worker::serve(crate::ct::worker::WorkerArgs {
             label,
-            op,
+            ops,
             seed,
             include_mock,
         })

@@ -3,6 +3,31 @@
 //! memcheck, variable-latency instructions from instruction counts and the disassembly, and
 //! dudect's timing test.
 //!
-//! `worker.rs` is the process every valgrind screen runs: one screened call inside a marker.
+//! `worker.rs` is the process every valgrind screen runs: one screened call per operation,
+//! each inside its own marker.
 
 pub mod worker;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What every screen needs to run, the same for every implementation.
+#[derive(Debug, Clone)]
+pub struct Context {
+    /// kembench's own executable, re-run as `kembench ct-worker` (under valgrind or natively).
+    pub exe: PathBuf,
+    /// Offer the mock implementations in the workers (`--include-mock`).
+    pub include_mock: bool,
+    /// The seed of the draws (`ct-worker --seed`).
+    pub seed: u64,
+    /// valgrind's executable, or why there is none (with the command that installs it).
+    pub valgrind: Result<PathBuf, String>,
+    /// A folder of this run's own for the screens' files (memcheck's XML, callgrind's dumps);
+    /// removed when the run ends.
+    pub work_dir: PathBuf,
+    /// The timing screen's budget per implementation and operation.
+    pub timing_budget: Duration,
+    /// How long a valgrind worker may run before it is killed (Classic McEliece's key
+    /// generation under memcheck takes a while).
+    pub worker_timeout: Duration,
+}

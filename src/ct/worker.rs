@@ -1,9 +1,11 @@
 //! The worker of `kembench ct`: a `kembench ct-worker` process that loads one implementation,
-//! makes its random draws secret, prepares one operation's inputs with memcheck's error
-//! reporting off, and makes one call of the operation inside [`kembench_ct_screened`] with
-//! error reporting on. Under memcheck the errors of that call are the secret-flow screen's
-//! findings; under callgrind (`--toggle-collect=kembench_ct_screened`) its instructions are
-//! the latency screen's. It reports on stdout, behind [`PREFIX`].
+//! makes its random draws secret, and for each operation asked for prepares the inputs with
+//! memcheck's error reporting off and makes one call inside the operation's marker
+//! ([`MARKERS`]: `kembench_ct_keygen`, `kembench_ct_encaps`, `kembench_ct_decaps`) with error
+//! reporting on. Under memcheck the errors whose stack holds a marker are that operation's
+//! secret-flow findings; under callgrind (`--toggle-collect` and `--dump-after` of each
+//! marker) each dump holds one operation's instructions for the latency screen. It reports on
+//! stdout, behind [`PREFIX`], one message per operation, in the order asked.
 //!
 //! What is secret, as liboqs's constant-time tests have it: every byte of the seeded stream
 //! (keys and everything derived from them), or where a library's draws cannot be fixed, the
@@ -20,21 +22,42 @@ use std::io::Write;
 /// Marks a message line on the worker's stdout.
 pub const PREFIX: &str = "KEMBENCH-CT ";
 
-/// The marker: the screened call runs inside it.
-pub const MARKER: &str = "kembench_ct_screened";
+/// The marker of each screened operation: the one call runs inside it.
+pub const MARKERS: [(Op, &str); 3] = [
+    (Op::Keygen, "kembench_ct_keygen"),
+    (Op::Encaps, "kembench_ct_encaps"),
+    (Op::Decaps, "kembench_ct_decaps"),
+];
 
-/// What a worker says.
+/// The marker of `op`, if `ct` screens it.
+pub fn marker(op: Op) -> Option<&'static str> {
+    MARKERS.iter().find(|(o, _)| *o == op).map(|(_, m)| *m)
+}
+
+/// What a worker says about one operation.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Message {
-    /// The call was made; how the secrets were marked.
+    /// The call was made (inside the operation's marker); how the secrets were marked.
     Screened {
+        /// The operation.
+        op: Op,
         /// What was secret and what was declassified, in words.
         how: String,
     },
     /// The operation cannot be screened for this implementation, and why.
-    Cannot(String),
+    Cannot {
+        /// The operation.
+        op: Op,
+        /// Why.
+        why: String,
+    },
     /// The call failed.
-    Failed(String),
+    Failed {
+        /// The operation.
+        op: Op,
+        /// How.
+        error: String,
+    },
 }
 
 /// What one worker screens.
@@ -42,24 +65,44 @@ pub enum Message {
 pub struct WorkerArgs {
     /// `algorithm@implementation`.
     pub label: String,
-    /// The operation.
-    pub op: Op,
+    /// The operations, in order.
+    pub ops: Vec<Op>,
     /// The seed of the draws.
     pub seed: u64,
     /// Offer the mock implementations.
     pub include_mock: bool,
 }
 
-/// The marker: one call of the screened operation. Error reporting is on only while it runs.
-#[no_mangle]
-#[inline(never)]
-pub fn kembench_ct_screened(f: &mut dyn FnMut() -> Result<(), KemError>) -> Result<(), KemError> {
+/// One call inside a marker, error reporting on only while it runs.
+#[inline(always)]
+fn screened(f: &mut dyn FnMut() -> Result<(), KemError>) -> Result<(), KemError> {
     secrets::report_errors();
     let r = f();
     secrets::silence_errors();
-    // Work after the call, so that it is never a tail call.
+    // Work after the call, so that it is never a tail call and the marker stays on the stack.
     std::hint::black_box(&r);
     r
+}
+
+/// The marker of a screened key generation.
+#[no_mangle]
+#[inline(never)]
+pub fn kembench_ct_keygen(f: &mut dyn FnMut() -> Result<(), KemError>) -> Result<(), KemError> {
+    screened(f)
+}
+
+/// The marker of a screened encapsulation.
+#[no_mangle]
+#[inline(never)]
+pub fn kembench_ct_encaps(f: &mut dyn FnMut() -> Result<(), KemError>) -> Result<(), KemError> {
+    screened(f)
+}
+
+/// The marker of a screened decapsulation.
+#[no_mangle]
+#[inline(never)]
+pub fn kembench_ct_decaps(f: &mut dyn FnMut() -> Result<(), KemError>) -> Result<(), KemError> {
+    screened(f)
 }
 
 fn send(m: &Message) -> std::io::Result<()> {
@@ -109,34 +152,59 @@ fn serve_here(a: &WorkerArgs) -> anyhow::Result<()> {
         anyhow::bail!("{} is not an implementation in this build", a.label);
     };
     let k: &dyn Kem = k.as_ref();
-    if !OPS.contains(&a.op) {
-        send(&Message::Cannot(format!(
-            "{} handles no secret of its own: ct screens keygen, encaps and decaps",
-            a.op.as_str()
-        )))?;
-        return Ok(());
-    }
     let seed = seed_bytes(a.seed);
     let r = k.fix_randomness(&seed);
-    let message = if r.is_fixed() {
-        secrets::draws_secret(true);
-        drawn(k, a.op, r.how())
-    } else if derandomized_covers(k, a.op) {
-        derandomized(k, a.op, &seed)
-    } else {
-        Ok(Message::Cannot(format!(
-            "its random draws cannot be marked secret: {}; and it has no derandomized entry \
-             point for {} whose seed kembench could mark instead",
-            r.how(),
-            a.op.as_str()
-        )))
-    };
-    send(&message.unwrap_or_else(|e| Message::Failed(e.to_string())))?;
+    secrets::draws_secret(r.is_fixed());
+    for &op in &a.ops {
+        let message = if !OPS.contains(&op) {
+            Message::Cannot {
+                op,
+                why: format!(
+                    "{} handles no secret of its own: ct screens keygen, encaps and decaps",
+                    op.as_str()
+                ),
+            }
+        } else if r.is_fixed() {
+            done(op, drawn(k, op, r.how()))
+        } else if derandomized_covers(k, op) {
+            done(op, derandomized(k, op, &seed))
+        } else {
+            Message::Cannot {
+                op,
+                why: format!(
+                    "its random draws cannot be marked secret: {}; and it has no derandomized \
+                     entry point for {} whose seed kembench could mark instead",
+                    r.how(),
+                    op.as_str()
+                ),
+            }
+        };
+        send(&message)?;
+    }
     Ok(())
 }
 
+fn done(op: Op, r: Result<String, KemError>) -> Message {
+    match r {
+        Ok(how) => Message::Screened { op, how },
+        Err(e) => Message::Failed {
+            op,
+            error: e.to_string(),
+        },
+    }
+}
+
+/// Runs `f` inside `op`'s marker.
+fn in_marker(op: Op, f: &mut dyn FnMut() -> Result<(), KemError>) -> Result<(), KemError> {
+    match op {
+        Op::Keygen => kembench_ct_keygen(f),
+        Op::Encaps => kembench_ct_encaps(f),
+        _ => kembench_ct_decaps(f),
+    }
+}
+
 /// Screens `op` with every draw of the seeded stream secret.
-fn drawn(k: &dyn Kem, op: Op, how: &str) -> Result<Message, KemError> {
+fn drawn(k: &dyn Kem, op: Op, how: &str) -> Result<String, KemError> {
     let a = k.meta().algorithm;
     let (mut pk, mut ct, mut ss) = (vec![0; a.pk_len], vec![0; a.ct_len], vec![0; a.ss_len]);
     let marked = format!(
@@ -146,7 +214,7 @@ fn drawn(k: &dyn Kem, op: Op, how: &str) -> Result<Message, KemError> {
     match op {
         Op::Keygen => {
             let mut kept = None;
-            kembench_ct_screened(&mut || {
+            in_marker(op, &mut || {
                 kept = Some(k.keypair_kept(&mut pk)?);
                 Ok(())
             })?;
@@ -155,7 +223,7 @@ fn drawn(k: &dyn Kem, op: Op, how: &str) -> Result<Message, KemError> {
         Op::Encaps => {
             let _sk = k.keypair_kept(&mut pk)?;
             secrets::declassify(&pk);
-            kembench_ct_screened(&mut || k.encaps(&pk, &mut ct, &mut ss))?;
+            in_marker(op, &mut || k.encaps(&pk, &mut ct, &mut ss))?;
             secrets::declassify(&ct);
             secrets::declassify(&ss);
         }
@@ -164,11 +232,11 @@ fn drawn(k: &dyn Kem, op: Op, how: &str) -> Result<Message, KemError> {
             secrets::declassify(&pk);
             k.encaps(&pk, &mut ct, &mut ss)?;
             secrets::declassify(&ct);
-            kembench_ct_screened(&mut || k.decaps_kept(&mut sk, &ct, &mut ss))?;
+            in_marker(op, &mut || k.decaps_kept(&mut sk, &ct, &mut ss))?;
             secrets::declassify(&ss);
         }
     }
-    Ok(Message::Screened { how: marked })
+    Ok(marked)
 }
 
 /// Whether the derandomized entry points can make `op`'s inputs from seeds.
@@ -181,7 +249,7 @@ fn derandomized_covers(k: &dyn Kem, op: Op) -> bool {
 }
 
 /// Screens `op` through the derandomized entry points, their seeds marked secret.
-fn derandomized(k: &dyn Kem, op: Op, seed: &[u8; 32]) -> Result<Message, KemError> {
+fn derandomized(k: &dyn Kem, op: Op, seed: &[u8; 32]) -> Result<String, KemError> {
     use rand::{RngCore, SeedableRng};
     let mut rng = rand::rngs::StdRng::from_seed(*seed);
     let lens = k.seed_lens();
@@ -200,13 +268,15 @@ fn derandomized(k: &dyn Kem, op: Op, seed: &[u8; 32]) -> Result<Message, KemErro
                keeps it; the public key, the ciphertext and the outputs declassified";
     match op {
         Op::Keygen => {
-            kembench_ct_screened(&mut || k.keypair_derand(&key_seed, &mut pk, &mut sk))?;
+            in_marker(op, &mut || k.keypair_derand(&key_seed, &mut pk, &mut sk))?;
             secrets::declassify(&pk);
         }
         Op::Encaps => {
             k.keypair_derand(&key_seed, &mut pk, &mut sk)?;
             secrets::declassify(&pk);
-            kembench_ct_screened(&mut || k.encaps_derand(&pk, &enc_seed, &mut ct, &mut ss))?;
+            in_marker(op, &mut || {
+                k.encaps_derand(&pk, &enc_seed, &mut ct, &mut ss)
+            })?;
             secrets::declassify(&ct);
         }
         _ => {
@@ -215,9 +285,9 @@ fn derandomized(k: &dyn Kem, op: Op, seed: &[u8; 32]) -> Result<Message, KemErro
             k.encaps_derand(&pk, &enc_seed, &mut ct, &mut ss)?;
             secrets::declassify(&ct);
             let mut kept = k.sk_import(&sk)?;
-            kembench_ct_screened(&mut || k.decaps_kept(&mut kept, &ct, &mut ss))?;
+            in_marker(op, &mut || k.decaps_kept(&mut kept, &ct, &mut ss))?;
         }
     }
     secrets::declassify(&ss);
-    Ok(Message::Screened { how: how.into() })
+    Ok(how.into())
 }

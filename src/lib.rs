@@ -46,7 +46,6 @@ pub mod builds;
 pub mod callgrind;
 pub mod cli;
 pub mod commands;
-pub mod ct;
 pub mod ending;
 pub mod engine;
 pub mod env;

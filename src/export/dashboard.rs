@@ -160,10 +160,10 @@ fn github(points: &[Metric], from: &Provenance) -> Vec<String> {
 
 /// What a dashboard reader should know of a measure's noise.
 fn exactness(m: Measure) -> &'static str {
-    if m.noisy() {
-        "timed: varies run to run"
-    } else {
-        "exact count (callgrind): identical run to run"
+    match m {
+        Measure::Findings => "exact count (kembench ct): findings no exception explains",
+        m if m.noisy() => "timed: varies run to run",
+        _ => "exact count (callgrind): identical run to run",
     }
 }
 

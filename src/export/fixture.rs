@@ -1,5 +1,5 @@
-//! Fixed, synthetic records (a run, one with builds, a throughput run, a profile, a tls run) for
-//! the exporters' snapshot tests and the report's: no clock, no machine.
+//! Fixed, synthetic records (a run, one with builds, a throughput run, a profile, a tls run, a
+//! ct run) for the exporters' snapshot tests and the report's: no clock, no machine.
 
 use crate::callgrind::{
     CacheCounts, FoldedStack, FunctionCost, FunctionLines, HotNode, LineCost, OpAnalysis,
@@ -747,5 +747,245 @@ pub fn tls() -> TlsRecord {
         environment: environment(),
         measured: crate::record::Nothing {},
         results: vec![hybrid, classical, missing],
+    }
+}
+
+/// One screen on one operation that ran, with `findings` (and dudect's figures for the
+/// timing screen).
+fn screened(
+    screen: crate::record::ct::Screen,
+    operation: Op,
+    findings: Vec<crate::record::ct::Finding>,
+    timing: Option<crate::record::ct::TimingTest>,
+) -> crate::record::ct::ScreenResult {
+    use crate::record::ct::{Ran, Screen};
+    crate::record::ct::ScreenResult {
+        screen,
+        operation,
+        ran: Ran::Screened,
+        how: match screen {
+            Screen::SecretFlow => "every random byte and the secret key undefined under memcheck; public key and ciphertext declassified",
+            Screen::Latency => "instructions executed in the call joined with the disassembly",
+            Screen::Timing => "a fixed valid ciphertext against random valid ones, in random order",
+        }
+        .into(),
+        findings,
+        timing,
+    }
+}
+
+/// dudect's figures with `max_t` as the first-order |t|.
+fn dudect(measurements: u64, max_t: f64) -> crate::record::ct::TimingTest {
+    crate::record::ct::TimingTest {
+        classes: "a fixed valid ciphertext against random valid ones".into(),
+        measurements,
+        max_t,
+        max_t_test: "cropped at the 12th percentile".into(),
+        second_order_t: 1.5,
+        noise_floor_t: 1.1,
+        stopped_by_budget: true,
+        timer: "TSC".into(),
+        pinned_cpu: Some(1),
+    }
+}
+
+/// A finding of `kind` in `function` at `line`.
+fn finding(
+    kind: crate::record::ct::FindingKind,
+    function: &str,
+    line: &str,
+    explained: Option<crate::record::ct::Explained>,
+) -> crate::record::ct::Finding {
+    crate::record::ct::Finding {
+        kind,
+        function: function.into(),
+        stack: vec![function.into(), "kembench_ct_decaps".into()],
+        object: Some("kembench".into()),
+        line: Some(line.into()),
+        count_per_call: 1,
+        secret_operands: None,
+        detail: "Conditional jump or move depends on uninitialised value(s)".into(),
+        explained,
+    }
+}
+
+/// Every screen on keygen, encaps and decaps, clean (no leak detected at 41 000 measurements),
+/// with the entries of `decaps` in place of theirs.
+fn ct_screens(
+    decaps: Vec<crate::record::ct::ScreenResult>,
+) -> Vec<crate::record::ct::ScreenResult> {
+    use crate::record::ct::Screen;
+    let mut out = Vec::new();
+    for op in [Op::Keygen, Op::Encaps, Op::Decaps] {
+        for screen in Screen::ALL {
+            if let Some(s) = decaps
+                .iter()
+                .find(|s| s.operation == op && s.screen == screen)
+            {
+                out.push(s.clone());
+            } else if screen == Screen::Timing {
+                out.push(screened(screen, op, Vec::new(), Some(dudect(41_000, 2.0))));
+            } else {
+                out.push(screened(screen, op, Vec::new(), None));
+            }
+        }
+    }
+    out
+}
+
+/// A ct run of four implementations: ML-KEM-768 on liboqs with one benign branch in keygen
+/// (rejection sampling) and no leak detected in decaps; the mock with a secret branch in
+/// decaps that no list explains and a timing leak; the mock with a secret division listed as
+/// a known issue; and an implementation whose randomness could not be marked (secret flow and
+/// latency not screened).
+pub fn ct() -> crate::record::ct::CtRecord {
+    use crate::record::ct::{
+        CtConfig, CtMeasured, CtRecord, CtResult, ExceptionList, Explained, FindingKind, Screen,
+        ScreenResult, SecretOperands,
+    };
+    let mut liboqs_screens = ct_screens(vec![screened(
+        Screen::Timing,
+        Op::Decaps,
+        Vec::new(),
+        Some(dudect(41_000, 2.3)),
+    )]);
+    liboqs_screens[0].findings.push(finding(
+        FindingKind::Branch,
+        "PQCLEAN_MLKEM768_CLEAN_rej_uniform",
+        "mlkem/indcpa.c:146",
+        Some(Explained {
+            list: ExceptionList::Benign,
+            id: "mlkem-rej-uniform".into(),
+            reason: "rejection sampling of the public matrix from the public seed".into(),
+        }),
+    ));
+    let liboqs = CtResult {
+        algorithm: "ML-KEM-768".into(),
+        family: "ml-kem".into(),
+        implementation: "liboqs".into(),
+        version: "0.12.0".into(),
+        build: None,
+        screens: liboqs_screens,
+        error: None,
+        interrupted: false,
+    };
+    let mut timing_leak = finding(FindingKind::Timing, "", "", None);
+    timing_leak.line = None;
+    timing_leak.stack = Vec::new();
+    timing_leak.object = None;
+    timing_leak.detail =
+        "|t| = 37.2 (cropped at the 12th percentile) after 20000 measurements".into();
+    let branch = CtResult {
+        algorithm: "MockKEM".into(),
+        family: "mock".into(),
+        implementation: "mock/ct-branch".into(),
+        version: "1".into(),
+        build: None,
+        screens: ct_screens(vec![
+            screened(
+                Screen::SecretFlow,
+                Op::Decaps,
+                vec![finding(
+                    FindingKind::Branch,
+                    "mock_ct_branch_decaps",
+                    "src/providers/mock.rs:412",
+                    None,
+                )],
+                None,
+            ),
+            screened(
+                Screen::Timing,
+                Op::Decaps,
+                vec![timing_leak],
+                Some(dudect(20_000, 37.2)),
+            ),
+        ]),
+        error: None,
+        interrupted: false,
+    };
+    let mut div = finding(
+        FindingKind::VariableLatency {
+            mnemonic: "div".into(),
+        },
+        "mock_ct_division_decaps",
+        "src/providers/mock.rs:431",
+        Some(Explained {
+            list: ExceptionList::Issue,
+            id: "mock-division".into(),
+            reason: "the mock divides by a secret on purpose".into(),
+        }),
+    );
+    div.secret_operands = Some(SecretOperands::Yes);
+    div.detail = "div %rcx".into();
+    let division = CtResult {
+        implementation: "mock/ct-division".into(),
+        screens: ct_screens(vec![
+            screened(Screen::Latency, Op::Decaps, vec![div], None),
+            screened(
+                Screen::Timing,
+                Op::Decaps,
+                Vec::new(),
+                Some(dudect(41_000, 3.0)),
+            ),
+        ]),
+        ..branch.clone()
+    };
+    let unmarked = CtResult {
+        algorithm: "ML-KEM-768".into(),
+        family: "ml-kem".into(),
+        implementation: "rustcrypto".into(),
+        version: "0.2.1".into(),
+        build: None,
+        screens: [Op::Keygen, Op::Encaps, Op::Decaps]
+            .into_iter()
+            .flat_map(|op| {
+                [Screen::SecretFlow, Screen::Latency].map(|s| {
+                    ScreenResult::not_screened(
+                        s,
+                        op,
+                        "its random draws cannot be fixed, and it has no derandomized entry point to mark",
+                    )
+                })
+            })
+            .chain([screened(
+                Screen::Timing,
+                Op::Decaps,
+                Vec::new(),
+                Some(dudect(8_000, 1.0)),
+            )])
+            .collect(),
+        error: None,
+        interrupted: false,
+    };
+    CtRecord {
+        schema_version: crate::record::ct::SCHEMA_VERSION,
+        run_id: None,
+        sweep: None,
+        state: Default::default(),
+        kind: "kembench-ct".into(),
+        started_at: "2026-11-22T12:00:00Z".into(),
+        finished_at: Some("2026-11-22T12:20:00Z".into()),
+        command_line: vec!["kembench".into(), "ct".into()],
+        config: CtConfig {
+            planned: [&liboqs, &branch, &division, &unmarked]
+                .iter()
+                .map(|r| format!("{}@{}", r.algorithm, r.implementation))
+                .collect(),
+            operations: vec![Op::Keygen, Op::Encaps, Op::Decaps],
+            screens: Screen::ALL.to_vec(),
+            timing_budget_s: 30.0,
+            seed: 1,
+            exceptions: vec![
+                "exceptions/ct.toml (SHA-256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08)"
+                    .into(),
+            ],
+            worker_timeout_s: 600.0,
+            include_mock: true,
+        },
+        environment: environment(),
+        measured: CtMeasured {
+            valgrind: Some("valgrind-3.19.0".into()),
+        },
+        results: vec![liboqs, branch, division, unmarked],
     }
 }

@@ -18,11 +18,18 @@ pub enum Measure {
     Throughput,
     /// Instructions executed per call, exact (callgrind).
     Instructions,
+    /// Constant-time findings no exception explains, per operation, exact (`kembench ct`).
+    Findings,
 }
 
 impl Measure {
     /// Every measure, in the order points are listed.
-    pub const ALL: [Measure; 3] = [Measure::Latency, Measure::Throughput, Measure::Instructions];
+    pub const ALL: [Measure; 4] = [
+        Measure::Latency,
+        Measure::Throughput,
+        Measure::Instructions,
+        Measure::Findings,
+    ];
 
     /// The stable name: Bencher's measure slugs (`latency` in nanoseconds, `throughput` in
     /// operations per second, `instructions`).
@@ -31,6 +38,7 @@ impl Measure {
             Measure::Latency => "latency",
             Measure::Throughput => "throughput",
             Measure::Instructions => "instructions",
+            Measure::Findings => "unexplained-findings",
         }
     }
 
@@ -40,6 +48,7 @@ impl Measure {
             Measure::Latency => "ns",
             Measure::Throughput => "ops/s",
             Measure::Instructions => "instructions",
+            Measure::Findings => "findings",
         }
     }
 
@@ -51,7 +60,7 @@ impl Measure {
     /// Whether the value varies from run to run (timings) or is exact (instruction counts):
     /// a gate on a noisy measure needs a wider threshold.
     pub fn noisy(self) -> bool {
-        !matches!(self, Measure::Instructions)
+        !matches!(self, Measure::Instructions | Measure::Findings)
     }
 }
 
@@ -119,7 +128,15 @@ mod tests {
     #[test]
     fn names_are_stable() {
         let names: Vec<_> = Measure::ALL.iter().map(|m| m.name()).collect();
-        assert_eq!(names, ["latency", "throughput", "instructions"]);
+        assert_eq!(
+            names,
+            [
+                "latency",
+                "throughput",
+                "instructions",
+                "unexplained-findings"
+            ]
+        );
         let m = Metric::new("ML-KEM-768", "liboqs", "keygen", Measure::Latency, 1.0);
         assert_eq!(m.benchmark(), "ML-KEM-768@liboqs/keygen");
         assert!(Measure::Latency.smaller_is_better() && !Measure::Throughput.smaller_is_better());

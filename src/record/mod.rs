@@ -12,7 +12,6 @@
 #[macro_use]
 mod kinds;
 pub mod compare;
-pub mod ct;
 mod failure;
 mod load;
 pub mod metrics;
@@ -36,6 +35,8 @@ macro_rules! with_kinds {
             Profile => profile::Profile,
             /// `kembench tls`: real TLS 1.3 handshakes per group and stack.
             Tls => tls::Tls,
+            /// `kembench ct`: constant-time screening (secret flow, latency, timing).
+            Ct => ct::Ct,
         }
     };
 }

@@ -12,8 +12,16 @@
 //!   cropped timings and a second-order test: "no leak detected at N measurements", never
 //!   "constant time".
 
+pub mod compare;
+mod csv;
+pub mod tables;
+
+use super::compare::{Asked, Comparison, Compares};
+use super::metrics::{Measure, Metric};
+use super::{Benchmark, Facts, Kind, Record, ResultStatus};
 use crate::measure::sampler::Op;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Version of the JSON layout.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -341,3 +349,347 @@ pub fn verdict<'a>(screens: impl IntoIterator<Item = &'a ScreenResult>) -> Verdi
         Verdict::Clean
     }
 }
+
+/// Everything screened of one implementation (or one build).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CtResult {
+    /// Algorithm.
+    pub algorithm: String,
+    /// Family.
+    pub family: String,
+    /// Implementation id (a build's id for a build).
+    pub implementation: String,
+    /// Provider version (a build's source version).
+    pub version: String,
+    /// For a build: what it is in one line (source, compiler, flags: `pqclean/clean, gcc-12,
+    /// -O2`); its full facts are the record's `environment.builds`. `None` for a library
+    /// linked into kembench.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<String>,
+    /// One entry per (screen, operation) asked for, those that did not run included (the
+    /// engine records every one: a pair missing here counts as not screened).
+    pub screens: Vec<ScreenResult>,
+    /// An error that stopped the screening of this implementation, if any.
+    pub error: Option<String>,
+    /// Ctrl-C or SIGTERM stopped it part-way (what was screened is kept).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+}
+
+impl CtResult {
+    /// The result of `screen` on `operation`, if it was recorded.
+    pub fn screen(&self, screen: Screen, operation: Op) -> Option<&ScreenResult> {
+        self.screens
+            .iter()
+            .find(|s| s.screen == screen && s.operation == operation)
+    }
+
+    /// The verdict over every screen and operation. A result that an error or Ctrl-C stopped,
+    /// or that has no screen at all, is at best incomplete: it never reads as clean.
+    pub fn verdict(&self) -> Verdict {
+        let v = verdict(&self.screens);
+        let cut_short = self.error.is_some() || self.interrupted || self.screens.is_empty();
+        if cut_short && v > Verdict::Incomplete {
+            Verdict::Incomplete
+        } else {
+            v
+        }
+    }
+
+    /// The verdict over the screens of `operation` alone.
+    pub fn verdict_of(&self, operation: Op) -> Verdict {
+        let of: Vec<&ScreenResult> = self
+            .screens
+            .iter()
+            .filter(|s| s.operation == operation)
+            .collect();
+        if of.is_empty() {
+            Verdict::Incomplete
+        } else {
+            verdict(of)
+        }
+    }
+
+    /// Every finding no exception explains.
+    pub fn unexplained(&self) -> impl Iterator<Item = (&ScreenResult, &Finding)> {
+        self.screens
+            .iter()
+            .flat_map(|s| s.unexplained().map(move |f| (s, f)))
+    }
+
+    /// The operations screened or asked for, in the order of [`Op::ALL`].
+    pub fn operations(&self) -> Vec<Op> {
+        Op::ALL
+            .iter()
+            .copied()
+            .filter(|o| self.screens.iter().any(|s| s.operation == *o))
+            .collect()
+    }
+}
+
+/// Configuration of a ct run: what a reader needs to run it again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CtConfig {
+    /// Every `algorithm@implementation` the run set out to screen.
+    pub planned: Vec<String>,
+    /// The operations screened.
+    pub operations: Vec<Op>,
+    /// The screens run.
+    pub screens: Vec<Screen>,
+    /// The timing screen's budget per operation, seconds.
+    pub timing_budget_s: f64,
+    /// The seed of every marked random draw.
+    pub seed: u64,
+    /// The exception files used, each with its SHA-256 (`exceptions/ct.toml (SHA-256 …)`).
+    #[serde(default)]
+    pub exceptions: Vec<String>,
+    /// How long one worker under valgrind could run before it was killed, seconds.
+    #[serde(default)]
+    pub worker_timeout_s: f64,
+    /// Whether the mock implementations were included.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub include_mock: bool,
+}
+
+/// What a ct run records before `kind` when Ctrl-C or SIGTERM stopped it (nothing otherwise).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CtState {
+    /// Stopped before every implementation was screened.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+}
+
+/// What a ct run records of the machine before its results: valgrind's version.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CtMeasured {
+    /// `valgrind --version` (`valgrind-3.19.0`); `None` when valgrind was not found (the
+    /// secret-flow and latency screens then say so on every operation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valgrind: Option<String>,
+}
+
+/// The ct record kind.
+#[derive(Debug, Clone, Copy)]
+pub struct Ct;
+
+/// A whole ct run: what `ct --json` writes.
+pub type CtRecord = Record<Ct>;
+
+impl Kind for Ct {
+    const FACTS: Facts = Facts {
+        file_kind: "kembench-ct",
+        store_kind: "ct",
+        schema_version: SCHEMA_VERSION,
+        noun: "a ct run (`kembench ct --json`)",
+        singular: "ct run",
+        plural: "ct runs",
+        command: "ct",
+        resumable: false,
+        compare: Compares {
+            compares: true,
+            no_gate: None,
+            flame_graphs: false,
+        },
+    };
+    type State = CtState;
+    type Config = CtConfig;
+    type Measured = CtMeasured;
+    type Result = CtResult;
+
+    fn planned(config: &CtConfig) -> &[String] {
+        &config.planned
+    }
+
+    fn planned_mut(config: &mut CtConfig) -> &mut Vec<String> {
+        &mut config.planned
+    }
+
+    fn interrupted(state: &CtState) -> bool {
+        state.interrupted
+    }
+
+    fn set_interrupted(state: &mut CtState, interrupted: bool) {
+        state.interrupted = interrupted;
+    }
+
+    fn tables(record: &CtRecord, items: &[CtResult]) -> crate::table::Tables {
+        tables::tables(record, items)
+    }
+
+    const CSV_HEADER: &'static [&'static str] = csv::HEADER;
+
+    fn csv_rows(record: &CtRecord, result: &CtResult) -> Vec<Vec<String>> {
+        csv::rows(record, result)
+    }
+
+    /// Per operation screened (`decaps`): the number of findings no exception explains, over
+    /// every screen that ran on it (exact: a dashboard's regression is a new one).
+    fn metrics(r: &CtResult) -> Vec<Metric> {
+        r.operations()
+            .into_iter()
+            .filter(|o| {
+                r.screens
+                    .iter()
+                    .any(|s| s.operation == *o && s.ran == Ran::Screened)
+            })
+            .map(|o| {
+                let n = r
+                    .screens
+                    .iter()
+                    .filter(|s| s.operation == o)
+                    .map(|s| s.unexplained().count())
+                    .sum::<usize>();
+                Metric::new(
+                    &r.algorithm,
+                    &r.implementation,
+                    o.as_str(),
+                    Measure::Findings,
+                    n as f64,
+                )
+            })
+            .collect()
+    }
+
+    fn counted_under(measured: &CtMeasured) -> Option<String> {
+        measured.valgrind.clone()
+    }
+
+    fn check_result(r: &CtResult) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        for s in &r.screens {
+            let what = format!("{} on {}", s.screen.as_str(), s.operation.as_str());
+            if !seen.insert((s.screen, s.operation)) {
+                return Err(format!("{what} appears twice"));
+            }
+            if s.ran != Ran::Screened && !s.findings.is_empty() {
+                return Err(format!("{what} did not run but has findings"));
+            }
+            if let Some(t) = &s.timing {
+                if s.screen != Screen::Timing {
+                    return Err(format!("{what} has dudect's figures"));
+                }
+                for (name, v) in [
+                    ("max |t|", t.max_t),
+                    ("second-order |t|", t.second_order_t),
+                    ("noise floor |t|", t.noise_floor_t),
+                ] {
+                    if !v.is_finite() {
+                        return Err(format!("{what}: {name} is {v}"));
+                    }
+                }
+            } else if s.screen == Screen::Timing && s.ran == Ran::Screened {
+                return Err(format!("{what} ran but has no figures"));
+            }
+            for f in &s.findings {
+                if f.count_per_call == 0 {
+                    return Err(format!(
+                        "{what}: the {} finding in {:?} happened 0 times per call",
+                        f.kind.short(),
+                        f.function
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn compare<'a>(
+        old: &'a CtRecord,
+        new: &'a CtRecord,
+        asked: Asked<'a>,
+    ) -> Option<Box<dyn Comparison + 'a>> {
+        Some(Box::new(compare::Compared::new(old, new, asked)))
+    }
+}
+
+impl Benchmark for CtResult {
+    fn algorithm(&self) -> &str {
+        &self.algorithm
+    }
+
+    fn implementation(&self) -> &str {
+        &self.implementation
+    }
+
+    fn status(&self) -> ResultStatus {
+        if self.interrupted {
+            ResultStatus::Interrupted
+        } else if self.error.is_some() {
+            ResultStatus::Error
+        } else {
+            ResultStatus::Ok
+        }
+    }
+
+    fn measured(&self) -> bool {
+        self.screens.iter().any(|s| s.ran == Ran::Screened)
+    }
+
+    fn is_final(&self) -> bool {
+        !self.interrupted
+    }
+}
+
+/// The verdicts of screened builds and implementations, by `algorithm@implementation`: what
+/// the speed tables (the builds matrix, the fastest implementations) mark beside each figure
+/// and choose the fastest by. Empty: nothing was screened, and the tables say nothing of it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Verdicts(BTreeMap<String, Verdict>);
+
+impl Verdicts {
+    /// No verdict at all: the speed tables as they are without screening.
+    pub fn none() -> Verdicts {
+        Verdicts::default()
+    }
+
+    /// The verdicts of `records`, a later record's (by start time) in place of an earlier
+    /// one's for the same implementation.
+    pub fn of<'a>(records: impl IntoIterator<Item = &'a CtRecord>) -> Verdicts {
+        let mut sorted: Vec<&CtRecord> = records.into_iter().collect();
+        sorted.sort_by(|a, b| a.started_at.cmp(&b.started_at));
+        let mut v = Verdicts::default();
+        for r in sorted {
+            for x in &r.results {
+                v.insert(&x.label(), x.verdict());
+            }
+        }
+        v
+    }
+
+    /// Sets the verdict of `label` (`algorithm@implementation`).
+    pub fn insert(&mut self, label: &str, verdict: Verdict) {
+        self.0.insert(label.to_string(), verdict);
+    }
+
+    /// Whether any implementation was screened.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The verdict of `algorithm@implementation`, if it was screened.
+    pub fn get(&self, algorithm: &str, implementation: &str) -> Option<Verdict> {
+        self.0.get(&format!("{algorithm}@{implementation}")).copied()
+    }
+
+    /// Whether `algorithm@implementation` may be named the fastest: screened with no
+    /// unexplained finding, or not screened at all.
+    pub fn advisable(&self, algorithm: &str, implementation: &str) -> bool {
+        self.get(algorithm, implementation)
+            .is_none_or(Verdict::advisable)
+    }
+
+    /// What the speed tables write beside a figure: `None` when nothing was screened (the
+    /// tables as before), else the verdict's words or `not screened`.
+    pub fn mark(&self, algorithm: &str, implementation: &str) -> Option<&'static str> {
+        if self.is_empty() {
+            return None;
+        }
+        Some(
+            self.get(algorithm, implementation)
+                .map_or("not screened", Verdict::as_str),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -380,6 +380,25 @@ pub enum Command {
         #[arg(long)]
         include_mock: bool,
     },
+    /// One timing worker of `ct`: dudect's test natively, pinned to one CPU (internal).
+    #[command(hide = true)]
+    CtTimingWorker {
+        /// `algorithm@implementation`.
+        #[arg(long)]
+        label: String,
+        /// The operations, in order.
+        #[arg(long, value_delimiter = ',', value_enum)]
+        ops: Vec<crate::measure::sampler::Op>,
+        /// The time budget per operation, in milliseconds.
+        #[arg(long)]
+        budget_ms: u64,
+        /// The seed of the classes' draws and the inputs.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+        /// Offer the mock provider.
+        #[arg(long)]
+        include_mock: bool,
+    },
     /// One benchmark's worker process of `run` (internal).
     #[command(hide = true)]
     RunWorker,
@@ -512,6 +531,20 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             seed,
             include_mock,
         })
+        .map(|()| ExitCode::SUCCESS),
+        Command::CtTimingWorker {
+            label,
+            ops,
+            budget_ms,
+            seed,
+            include_mock,
+        } => crate::ct::timing::serve_worker(
+            &label,
+            &ops,
+            std::time::Duration::from_millis(budget_ms),
+            seed,
+            include_mock,
+        )
         .map(|()| ExitCode::SUCCESS),
         Command::Profile { filter, args } => {
             let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -6,6 +6,7 @@
 //! `worker.rs` is the process every valgrind screen runs: one screened call per operation,
 //! each inside its own marker.
 
+pub mod timing;
 pub mod worker;
 
 use std::path::PathBuf;

@@ -10,6 +10,7 @@
 
 mod bootstrap;
 mod compare;
+pub mod dudect;
 mod outliers;
 mod quantile;
 mod rank;

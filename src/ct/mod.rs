@@ -6,6 +6,8 @@
 //! `worker.rs` is the process every valgrind screen runs: one screened call per operation,
 //! each inside its own marker.
 
+pub mod exceptions;
+pub mod secret_flow;
 pub mod timing;
 pub mod worker;
 

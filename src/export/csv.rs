@@ -118,4 +118,20 @@ mod tests {
         );
         insta::assert_snapshot!(String::from_utf8(bytes).unwrap());
     }
+
+    #[test]
+    fn ct_snapshot() {
+        let r = super::super::fixture::ct();
+        let bytes = Format::by_name("csv").unwrap().serialize(&r).unwrap();
+        let mut reader = csv::Reader::from_reader(bytes.as_slice());
+        let width = reader.headers().unwrap().len();
+        let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert!(rows.iter().all(|r| r.len() == width));
+        assert_eq!(
+            rows.len(),
+            9 + 9 + 9 + 7,
+            "a row per (implementation, op, screen)"
+        );
+        insta::assert_snapshot!(String::from_utf8(bytes).unwrap());
+    }
 }

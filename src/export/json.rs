@@ -111,4 +111,25 @@ mod tests {
         let back: crate::record::tls::TlsRecord = serde_json::from_slice(&file).unwrap();
         assert_eq!(back.results.len(), 3);
     }
+
+    /// The ct fixture as the CLI tests read it (`tests/data/ct.json`): the JSON of
+    /// [`super::super::fixture::ct`], rewritten with `KEMBENCH_WRITE_FIXTURES=1`.
+    #[test]
+    fn the_ct_fixture_file_is_the_fixture() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/ct.json");
+        let bytes = Format::JSON
+            .serialize(&super::super::fixture::ct())
+            .unwrap();
+        if std::env::var_os("KEMBENCH_WRITE_FIXTURES").is_some() {
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        let file = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            file == bytes,
+            "{} is not the ct fixture's JSON: rewrite it with KEMBENCH_WRITE_FIXTURES=1 cargo test the_ct_fixture_file",
+            path.display()
+        );
+        let back: crate::record::ct::CtRecord = serde_json::from_slice(&file).unwrap();
+        assert_eq!(back.results, super::super::fixture::ct().results);
+    }
 }

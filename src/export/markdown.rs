@@ -179,6 +179,15 @@ mod tests {
         insta::assert_snapshot!(text);
     }
 
+    #[test]
+    fn ct_snapshot() {
+        let r = super::super::fixture::ct();
+        let text = String::from_utf8(markdown().serialize(&r).unwrap()).unwrap();
+        assert!(text.contains("# kembench ct"), "{text}");
+        assert!(text.contains("| unexplained |"), "{text}");
+        insta::assert_snapshot!(text);
+    }
+
     /// `r` put together from its head, items and tail.
     fn streamed<K: Kind>(r: &Record<K>) -> String
     where
@@ -201,6 +210,8 @@ mod tests {
         assert_eq!(streamed(&run), whole(&Markdown.whole(&run).unwrap()));
         assert_eq!(streamed(&tp), whole(&Markdown.whole(&tp).unwrap()));
         assert_eq!(streamed(&tls), whole(&Markdown.whole(&tls).unwrap()));
+        let ct = fixture::ct();
+        assert_eq!(streamed(&ct), whole(&Markdown.whole(&ct).unwrap()));
         let text = streamed(&profile);
         assert_eq!(text, whole(&Markdown.whole(&profile).unwrap()));
         assert!(text.contains("| hottest function (self) |"), "{text}");

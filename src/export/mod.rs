@@ -185,6 +185,8 @@ mod tests {
                 "{}",
                 f.name()
             );
+            let ct = fixture::ct();
+            assert_eq!(streamed(*f, &ct), f.serialize(&ct).unwrap(), "{}", f.name());
         }
     }
 

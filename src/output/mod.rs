@@ -505,6 +505,7 @@ mod tests {
             ),
             ("profile", AnyRecord::Profile(Box::new(fixture::profile()))),
             ("tls", AnyRecord::Tls(Box::new(fixture::tls()))),
+            ("ct", AnyRecord::Ct(Box::new(fixture::ct()))),
         ];
         for (name, r) in records {
             let fit = record(&r, Width::Fit, &[]);

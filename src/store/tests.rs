@@ -93,6 +93,31 @@ fn a_run_goes_in_and_comes_back_the_same() {
 }
 
 #[test]
+fn a_ct_run_goes_in_and_comes_back_the_same() {
+    let (_, spec) = temp_store("ct");
+    let mut s = Store::open(&spec).unwrap();
+    let mut r = fixture::ct();
+    r.run_id = Some("20261122-120000-0000000c".into());
+    let (id, stored) = records::insert(&mut s, AnyRecord::from(r.clone())).unwrap();
+    assert_eq!(
+        (id.as_str(), stored),
+        ("20261122-120000-0000000c", records::Imported::New(4))
+    );
+    let runs = s.runs().unwrap();
+    assert_eq!(runs[0].kind, "ct");
+    assert_eq!(runs[0].status, "complete");
+    assert_eq!(runs[0].selection, r.config.planned.join(","));
+    let AnyRecord::Ct(back) = records::record(&s.load(&id).unwrap()).unwrap() else {
+        panic!("a ct run comes back as a ct run")
+    };
+    assert_eq!(
+        serde_json::to_value(&*back).unwrap(),
+        serde_json::to_value(&r).unwrap(),
+        "every screen, finding and exception survives the store"
+    );
+}
+
+#[test]
 fn a_tls_run_goes_in_and_comes_back_the_same() {
     let (_, spec) = temp_store("tls");
     let mut s = Store::open(&spec).unwrap();

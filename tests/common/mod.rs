@@ -28,6 +28,16 @@ pub fn write_tls_fixture(path: &std::path::Path) {
     std::fs::write(path, TLS_FIXTURE).unwrap();
 }
 
+/// A ct run (`kembench ct --json`): the JSON of the unit tests' fixture (`fixture::ct`), four
+/// implementations: benign findings only, an unexplained branch and timing leak, a known
+/// issue, and one not screened.
+pub const CT_FIXTURE: &str = include_str!("../data/ct.json");
+
+/// Writes [`CT_FIXTURE`] to `path`.
+pub fn write_ct_fixture(path: &std::path::Path) {
+    std::fs::write(path, CT_FIXTURE).unwrap();
+}
+
 /// The binary writing into the results store `store`, with a build cache of this test
 /// process's own (never the user's builds).
 pub fn kembench_at(store: impl AsRef<OsStr>) -> Command {

@@ -320,9 +320,10 @@ fn findings(items: &[CtResult]) -> Table {
     let count = t.add(Column::num("per call"));
     let operands = t.add(Column::text("secret operands"));
     let explained = t.add(Column::text("explained by").wraps());
+    let listed = t.add(Column::text("explained by"));
     let detail = t.add(Column::text("detail"));
     let names = [label, operation, screen, kind, function, line, count];
-    t.view(FIT, 3, &[&names[..], &[explained]].concat())
+    t.view(FIT, 2, &[label, operation, kind, function, line, listed])
         .view(WIDE, 3, &[&names[..], &[operands, explained, detail]].concat())
         .view(MARKDOWN, 0, &[&names[..], &[operands, explained, detail]].concat())
         .view(
@@ -335,6 +336,15 @@ fn findings(items: &[CtResult]) -> Table {
     for r in items {
         for s in &r.screens {
             for f in &s.findings {
+                let short_why = match &f.explained {
+                    None => Cell::text("unexplained").marked(Mark::Bad),
+                    Some(e) => Cell::text(format!("{} {}", e.list.as_str(), e.id)).marked(
+                        match e.list {
+                            super::ExceptionList::Benign => Mark::Good,
+                            super::ExceptionList::Issue => Mark::Warn,
+                        },
+                    ),
+                };
                 let why = match &f.explained {
                     None => Cell::text("unexplained").marked(Mark::Bad),
                     Some(e) => Cell::text(format!("{} {}: {}", e.list.as_str(), e.id, e.reason))
@@ -359,6 +369,7 @@ fn findings(items: &[CtResult]) -> Table {
                     .set(count, Cell::int(f.count_per_call))
                     .set(operands, ops)
                     .set(explained, why)
+                    .set(listed, short_why)
                     .set(detail, f.detail.clone());
             }
         }
@@ -438,7 +449,12 @@ fn timing(items: &[CtResult]) -> Table {
                         None => x.timer.clone(),
                     },
                 )
-                .set(said, Cell::text(format!("{words}{budget}")).marked(mark));
+                .set(
+                    said,
+                    Cell::text(format!("{words}{budget}"))
+                        .marked(mark)
+                        .on(FIT, words.clone()),
+                );
         }
     }
     t

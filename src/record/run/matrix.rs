@@ -8,8 +8,14 @@
 //! the overall median for records without rounds. The baseline is the portable source built by
 //! gcc at `-O2`; a `-O0` build is never the baseline unless nothing else is there, and is then
 //! labelled as unoptimised.
+//!
+//! Given the verdicts of constant-time screening ([`Verdicts`], from ct records), each cell
+//! carries its build's verdict (or `not screened`), and the fastest is chosen among the builds
+//! with no unexplained finding: a faster build that has one is passed over and named, with
+//! its verdict. Without verdicts the matrix is as it always was.
 
 use crate::kem::BuildFacts;
+use crate::record::ct::{Verdict, Verdicts};
 use crate::measure::sampler::Op;
 use crate::record::run::{BenchResult, RunRecord};
 use serde::Serialize;
@@ -29,6 +35,13 @@ pub struct Cell {
     pub fastest: bool,
     /// Whether its flags ask for no optimisation (`-O0` or no `-O`).
     pub unoptimised: bool,
+    /// Its constant-time verdict's words (`no finding`, `unexplained findings`, `not
+    /// screened`); `None` when no verdicts were given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screening: Option<&'static str>,
+    /// Whether its verdict keeps it from being named the fastest (an unexplained finding).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_advisable: bool,
 }
 
 /// One row: a source built by one compiler.
@@ -55,8 +68,12 @@ pub struct Matrix {
     pub rows: Vec<Row>,
     /// The build every ratio is relative to.
     pub baseline: Option<String>,
-    /// The fastest build (it passed the gate, as every timed build did).
+    /// The fastest build (it passed the gate, as every timed build did) with no unexplained
+    /// constant-time finding.
     pub fastest: Option<String>,
+    /// Builds faster than [`Matrix::fastest`] passed over for their verdict, fastest first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub passed_over: Vec<(String, Verdict)>,
     /// Portable reference → fastest: (reference id, fastest id, reference / fastest).
     pub speedup: Option<(String, String, f64)>,
 }
@@ -68,8 +85,14 @@ fn figure(r: &BenchResult, op: Op) -> Option<(f64, Option<u64>)> {
 }
 
 /// Every algorithm's matrix for `op`, over the builds the run measured (none when it measured
-/// no build).
+/// no build), with no constant-time verdict.
 pub fn matrices(rec: &RunRecord, op: Op) -> Vec<Matrix> {
+    matrices_with(rec, op, &Verdicts::none())
+}
+
+/// Every algorithm's matrix for `op`, each build marked with its verdict in `verdicts` and the
+/// fastest chosen among those it advises ([`Verdicts::advisable`]).
+pub fn matrices_with(rec: &RunRecord, op: Op, verdicts: &Verdicts) -> Vec<Matrix> {
     let facts = |id: &str| -> Option<&BuildFacts> {
         rec.environment
             .builds
@@ -133,10 +156,23 @@ pub fn matrices(rec: &RunRecord, op: Op) -> Vec<Matrix> {
         .or_else(|| pick(&|f| portable(f) && f.flags == "-O2"))
         .or_else(|| pick(&|f| !f.unoptimised()))
         .or_else(|| pick(&|_| true));
-        let fastest = measured
+        let mut by_speed: Vec<&(&BuildFacts, f64, Option<u64>)> = measured.iter().collect();
+        by_speed.sort_by(|a, b| a.1.total_cmp(&b.1));
+        let advisable = |f: &BuildFacts| verdicts.advisable(alg, &f.implementation);
+        let fastest = by_speed
             .iter()
-            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .find(|(f, _, _)| advisable(f))
             .map(|(f, v, _)| (f.implementation.clone(), *v));
+        let passed_over: Vec<(String, Verdict)> = by_speed
+            .iter()
+            .take_while(|(f, _, _)| !advisable(f))
+            .filter_map(|(f, _, _)| {
+                Some((
+                    f.implementation.clone(),
+                    verdicts.get(alg, &f.implementation)?,
+                ))
+            })
+            .collect();
         let rows = keys
             .into_iter()
             .map(|(source, compiler)| Row {
@@ -157,6 +193,8 @@ pub fn matrices(rec: &RunRecord, op: Op) -> Vec<Matrix> {
                                     .as_ref()
                                     .is_some_and(|(id, _)| *id == f.implementation),
                                 unoptimised: f.unoptimised(),
+                                screening: verdicts.mark(alg, &f.implementation),
+                                not_advisable: !advisable(f),
                             })
                     })
                     .collect(),
@@ -174,6 +212,7 @@ pub fn matrices(rec: &RunRecord, op: Op) -> Vec<Matrix> {
             rows,
             baseline: baseline.map(|b| b.0.implementation.clone()),
             fastest: fastest.map(|f| f.0),
+            passed_over,
             speedup,
         });
     }
@@ -355,5 +394,50 @@ mod tests {
             .rows
             .iter()
             .all(|r| r.cells[0].as_ref().unwrap().unoptimised));
+    }
+
+    /// A ct record with `verdict` for each build of `ids` (ML-KEM-768).
+    fn screened(ids: &[(String, Verdict)]) -> Verdicts {
+        let mut v = Verdicts::none();
+        for (id, verdict) in ids {
+            v.insert(&format!("ML-KEM-768@{id}"), *verdict);
+        }
+        v
+    }
+
+    #[test]
+    fn the_fastest_build_with_an_unexplained_finding_is_passed_over() {
+        let rec = fixture::run_with_builds();
+        let fastest = build_id("pqclean/avx2", "clang-14", "-O3 -march=native");
+        let before = &matrices(&rec, Op::Exchange)[0];
+        assert_eq!(before.fastest.as_deref(), Some(fastest.as_str()));
+        // Screened: the fastest has an unexplained finding, the next is clean.
+        let next = build_id("pqclean/avx2", "gcc-12", "-O3 -march=native");
+        let v = screened(&[
+            (fastest.clone(), Verdict::Unexplained),
+            (next.clone(), Verdict::Clean),
+        ]);
+        let m = &matrices_with(&rec, Op::Exchange, &v)[0];
+        assert_eq!(m.fastest.as_deref(), Some(next.as_str()), "★ moves to the next");
+        assert_eq!(m.passed_over, [(fastest.clone(), Verdict::Unexplained)]);
+        let marked = cell(m, "pqclean/avx2", "clang-14", "-O3 -march=native").unwrap();
+        assert!(!marked.fastest && marked.not_advisable);
+        assert_eq!(marked.screening, Some("unexplained findings"));
+        let star = cell(m, "pqclean/avx2", "gcc-12", "-O3 -march=native").unwrap();
+        assert!(star.fastest && star.screening == Some("no finding"));
+        let unscreened = cell(m, "pqclean/clean", "gcc-12", "-O2").unwrap();
+        assert_eq!(unscreened.screening, Some("not screened"));
+        assert!(!unscreened.not_advisable);
+        let (_, to, _) = m.speedup.clone().unwrap();
+        assert_eq!(to, next, "the speed-up is to the build advised");
+        // A known issue is shown, not passed over.
+        let v = screened(&[(fastest.clone(), Verdict::KnownIssue)]);
+        let m = &matrices_with(&rec, Op::Exchange, &v)[0];
+        assert_eq!(m.fastest.as_deref(), Some(fastest.as_str()));
+        assert!(m.passed_over.is_empty());
+        // Without ct records nothing changes.
+        let m = &matrices_with(&rec, Op::Exchange, &Verdicts::none())[0];
+        assert_eq!(serde_json::to_value(m).unwrap(), serde_json::to_value(before).unwrap());
+        assert!(m.rows.iter().flat_map(|r| r.cells.iter().flatten()).all(|c| c.screening.is_none()));
     }
 }

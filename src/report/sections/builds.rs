@@ -10,7 +10,8 @@ use super::common::{h3, para, primary, say, tags};
 use super::{Context, Section};
 use crate::kem::{flags_unoptimised, BuildFacts, Gate};
 use crate::measure::sampler::Op;
-use crate::record::run::matrix::{matrices, Matrix};
+use crate::record::ct::{Ct, Verdicts};
+use crate::record::run::matrix::{matrices_with, Matrix};
 use crate::record::run::RunRecord;
 use crate::report::doc::{code, slug, text, Block, Cell, Mark, Table};
 use crate::units;
@@ -26,7 +27,11 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         return Ok(());
     };
     let run = &input.record;
-    let all: Vec<Matrix> = OPS.iter().flat_map(|op| matrices(run, *op)).collect();
+    let verdicts = Verdicts::of(ctx.data.of::<Ct>().iter().map(|i| &i.record));
+    let all: Vec<Matrix> = OPS
+        .iter()
+        .flat_map(|op| matrices_with(run, *op, &verdicts))
+        .collect();
     let mut algorithms: Vec<&str> = Vec::new();
     for m in &all {
         if !algorithms.contains(&m.algorithm.as_str()) {
@@ -90,6 +95,20 @@ fn verdict(blocks: &mut Vec<Block>, m: &Matrix) {
                 text("Fastest build (SUPERCOP's choice; every timed build passed the gate): "),
                 code(f),
                 text(format!(", {} per {op}.", median_of(m, f))),
+            ],
+        );
+    }
+    for (id, v) in &m.passed_over {
+        para(
+            blocks,
+            vec![
+                text("Passed over as the fastest: "),
+                code(id),
+                text(format!(
+                    " ({} per {op}), for its constant-time screening: {}.",
+                    median_of(m, id),
+                    v.as_str()
+                )),
             ],
         );
     }
@@ -183,7 +202,17 @@ fn figures_table(run: &RunRecord, alg: &str, ms: &[&Matrix], ids: &[String]) -> 
         .folded()
         .titled(format!(
             "{alg}: every build per operation (fastest round's median, ×ratio to {baseline}, \
-             deepest stack; ★ fastest)"
+             deepest stack; ★ fastest{})",
+            if ms[0]
+                .rows
+                .iter()
+                .flat_map(|r| r.cells.iter().flatten())
+                .any(|c| c.screening.is_some())
+            {
+                " with no unexplained constant-time finding; each build's screening in parentheses"
+            } else {
+                ""
+            }
         ));
     for id in ids {
         let Some(f) = facts(run, id) else { continue };
@@ -203,17 +232,20 @@ fn figures_table(run: &RunRecord, alg: &str, ms: &[&Matrix], ids: &[String]) -> 
                 Some(c) => {
                     let cell = Cell::num(
                         format!(
-                            "{}{}, {}{}",
+                            "{}{}, {}{}{}",
                             units::ns(c.median_ns),
                             c.ratio
                                 .map(|r| format!(" {}", chart::ratio_text(r)))
                                 .unwrap_or_default(),
                             c.max_stack_bytes.map_or("n/a".into(), units::bytes),
                             if c.fastest { " ★" } else { "" },
+                            c.screening.map(|s| format!(" ({s})")).unwrap_or_default(),
                         ),
                         c.median_ns,
                     );
-                    if c.fastest {
+                    if c.not_advisable {
+                        cell.marked(Mark::Bad)
+                    } else if c.fastest {
                         cell.marked(Mark::Good)
                     } else {
                         cell
@@ -478,5 +510,76 @@ mod tests {
                 .any(|x| x.starts_with("Nothing optimised was built")),
             "{s:?}"
         );
+    }
+
+    #[test]
+    fn a_ct_record_marks_each_build_and_moves_the_star_off_an_unexplained_finding() {
+        use crate::record::ct::{CtResult, Verdict};
+        let run = fixture::run_with_builds();
+        let fastest = build_id("pqclean/avx2", "clang-14", "-O3 -march=native");
+        let next = build_id("pqclean/avx2", "gcc-12", "-O3 -march=native");
+        // The fixture's ct run, its results replaced by the two fastest builds: the fastest
+        // with the mock's unexplained branch, the next clean of it.
+        let mut ct = fixture::ct();
+        let leaky = CtResult {
+            algorithm: "ML-KEM-768".into(),
+            implementation: fastest.clone(),
+            build: Some("pqclean/avx2, clang-14, -O3 -march=native".into()),
+            ..ct.results[1].clone()
+        };
+        let mut clean = CtResult {
+            implementation: next.clone(),
+            build: Some("pqclean/avx2, gcc-12, -O3 -march=native".into()),
+            ..leaky.clone()
+        };
+        for sc in &mut clean.screens {
+            sc.findings.clear();
+        }
+        assert_eq!(clean.verdict(), Verdict::Clean);
+        ct.results = vec![leaky, clean];
+        let data = Dataset::from_records(vec![
+            ("b.json".into(), AnyRecord::from(run.clone())),
+            ("ct.json".into(), AnyRecord::from(ct)),
+        ]);
+        let ctx = Context {
+            data: &data,
+            primary: data.primary(),
+            noise: 0.02,
+        };
+        let mut b = Vec::new();
+        build(&ctx, &mut b).unwrap();
+        let s = said(&b);
+        assert!(
+            s.iter()
+                .any(|x| x.starts_with("Fastest build") && x.contains(&next)),
+            "{s:?}"
+        );
+        assert!(
+            s.iter().any(|x| x
+                == &format!("Passed over as the fastest: {fastest} (24.4 µs per exchange), for its constant-time screening: unexplained findings.")),
+            "{s:?}"
+        );
+        let t = tables(&b);
+        let row = |id: &str| {
+            t[0].rows
+                .iter()
+                .find(|r| r.tags.as_ref().unwrap().implementation == id)
+                .unwrap()
+        };
+        assert_eq!(
+            row(&fastest).cells[3].text,
+            "24.4 µs ×0.14, 17.1 KiB (unexplained findings)"
+        );
+        assert_eq!(row(&fastest).cells[3].mark, Some(Mark::Bad));
+        assert!(
+            row(&next).cells[3].text.ends_with(" ★ (no finding)"),
+            "{:?}",
+            row(&next).cells[3]
+        );
+        let baseline = build_id("pqclean/clean", "gcc-12", "-O2");
+        assert!(row(&baseline).cells[3].text.ends_with("(not screened)"));
+        // Without the ct record nothing changes.
+        let plain = section(Some(run));
+        assert!(!format!("{plain:?}").contains("screen"), "{plain:?}");
     }
 }

@@ -31,6 +31,7 @@ mod arches;
 mod builds;
 mod comparison;
 mod correctness;
+mod ct;
 mod environment;
 mod latency;
 mod memory;
@@ -98,6 +99,7 @@ pub const KINDS: &[KindParts] = &[
     throughput::PARTS,
     tls::PARTS,
     profile::PARTS,
+    ct::PARTS,
 ];
 
 /// The sections, in the order the report shows them (and its table of contents lists them).
@@ -112,6 +114,7 @@ pub const SECTIONS: &[Section] = &[
     memory::SECTION,
     throughput::SECTION,
     tls::SECTION,
+    ct::SECTION,
     comparison::SECTION,
     correctness::SECTION,
     environment::SECTION,

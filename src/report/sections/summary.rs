@@ -4,6 +4,7 @@
 
 use super::common::{h3, int_cell, level_cell, ns_cell, para, primary, say};
 use super::{Context, Section};
+use crate::record::ct::{Ct, Verdicts};
 use crate::record::run::{BenchResult, RunRecord};
 use crate::report::doc::{code, strong, text, Block, Cell, Table, Tags};
 use crate::report::summary::{baselines, fastest_implementations, fastest_per_level, Fastest};
@@ -38,7 +39,8 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         ],
     );
     levels(run, &fastest, blocks);
-    implementations(&fastest, blocks);
+    let verdicts = Verdicts::of(ctx.data.of::<Ct>().iter().map(|i| &i.record));
+    implementations(&fastest, &verdicts, blocks);
     Ok(())
 }
 
@@ -119,8 +121,18 @@ fn levels(run: &RunRecord, fastest: &[Fastest], blocks: &mut Vec<Block>) {
     blocks.push(Block::Table(t));
 }
 
-/// The fastest implementation of each algorithm, with the others' medians.
-fn implementations(fastest: &[Fastest], blocks: &mut Vec<Block>) {
+/// `name (verdict)` when screening verdicts were given, else `name`.
+fn screened(verdicts: &Verdicts, algorithm: &str, implementation: &str) -> String {
+    match verdicts.mark(algorithm, implementation) {
+        Some(m) => format!("{implementation} ({m})"),
+        None => implementation.to_string(),
+    }
+}
+
+/// The fastest implementation of each algorithm with no unexplained constant-time finding
+/// (`verdicts`), with the others' medians, each marked with its screening when verdicts were
+/// given.
+fn implementations(fastest: &[Fastest], verdicts: &Verdicts, blocks: &mut Vec<Block>) {
     h3(
         blocks,
         "summary-implementations",
@@ -138,25 +150,46 @@ fn implementations(fastest: &[Fastest], blocks: &mut Vec<Block>) {
         ],
     );
     for f in fastest {
-        let others: Vec<String> = f
-            .others
+        let mut all: Vec<(String, f64)> =
+            std::iter::once((f.implementation.clone(), f.exchange_ns))
+                .chain(f.others.iter().cloned())
+                .collect();
+        let pick = all
             .iter()
-            .map(|(i, ns)| format!("{i}: {} ({:.2}×)", units::ns(*ns), ns / f.exchange_ns))
+            .position(|(i, _)| verdicts.advisable(&f.algorithm, i))
+            .unwrap_or(0);
+        let (best, best_ns) = all.remove(pick);
+        let others: Vec<String> = all
+            .iter()
+            .map(|(i, ns)| {
+                format!(
+                    "{}: {} ({:.2}×)",
+                    screened(verdicts, &f.algorithm, i),
+                    units::ns(*ns),
+                    ns / best_ns
+                )
+            })
             .collect();
+        let name = Cell::text(screened(verdicts, &f.algorithm, &best));
+        let name = if verdicts.advisable(&f.algorithm, &best) {
+            name
+        } else {
+            name.marked(crate::report::doc::Mark::Bad)
+        };
         t.push(
             vec![
                 Cell::text(&f.algorithm),
                 Cell::text(&f.family),
                 level_cell(f.nist_level),
-                Cell::text(&f.implementation),
-                ns_cell(f.exchange_ns),
+                name,
+                ns_cell(best_ns),
                 Cell::text(if others.is_empty() {
                     "-".to_string()
                 } else {
                     others.join("; ")
                 }),
             ],
-            fastest_tags(f),
+            Some(Tags::new(&f.family, f.nist_level, &best)),
         );
     }
     blocks.push(Block::Table(t));
@@ -165,4 +198,67 @@ fn implementations(fastest: &[Fastest], blocks: &mut Vec<Block>) {
 /// The filter tags of a ranked implementation.
 fn fastest_tags(f: &Fastest) -> Option<Tags> {
     Some(Tags::new(&f.family, f.nist_level, &f.implementation))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::fixture;
+
+    #[test]
+    fn the_fastest_implementation_skips_one_with_an_unexplained_finding() {
+        use crate::report::data::{AnyRecord, Dataset};
+        let run = fixture::run_with_builds();
+        let first = fastest_implementations(&run)
+            .into_iter()
+            .find(|f| f.algorithm == "ML-KEM-768")
+            .unwrap();
+        let mut ct = fixture::ct();
+        let mut leaky = ct.results[1].clone();
+        leaky.algorithm = "ML-KEM-768".into();
+        leaky.implementation = first.implementation.clone();
+        ct.results = vec![leaky];
+        let data = |with_ct: bool| {
+            let mut v = vec![("b.json".into(), AnyRecord::from(run.clone()))];
+            if with_ct {
+                v.push(("ct.json".into(), AnyRecord::from(ct.clone())));
+            }
+            Dataset::from_records(v)
+        };
+        let row = |with_ct: bool| -> Vec<String> {
+            let d = data(with_ct);
+            let ctx = Context {
+                data: &d,
+                primary: d.primary(),
+                noise: 0.02,
+            };
+            let mut b = Vec::new();
+            build(&ctx, &mut b).unwrap();
+            let t = super::super::common::tables(&b)
+                .into_iter()
+                .find(|t| t.id == "table-fastest")
+                .unwrap()
+                .clone();
+            t.rows
+                .iter()
+                .find(|r| r.cells[0].text == "ML-KEM-768")
+                .unwrap()
+                .cells
+                .iter()
+                .map(|c| c.text.clone())
+                .collect()
+        };
+        let plain = row(false);
+        assert_eq!(
+            plain[3], first.implementation,
+            "without a ct run nothing changes"
+        );
+        let marked = row(true);
+        let next = &first.others[0].0;
+        assert_eq!(marked[3], format!("{next} (not screened)"), "{marked:?}");
+        assert!(
+            marked[5].contains(&format!("{} (unexplained findings)", first.implementation)),
+            "{marked:?}"
+        );
+    }
 }

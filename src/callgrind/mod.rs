@@ -20,7 +20,7 @@ mod analyse;
 mod classify;
 mod flame;
 mod inline;
-mod parse;
+pub(crate) mod parse;
 
 pub use analyse::{analyse, analyse_with, AnalysisOptions, DEEPER, LINES_PER_FUNCTION};
 pub(crate) use analyse::{chain_primitive, folded_frame, hot_tree};

@@ -6,6 +6,7 @@
 
 mod builds;
 mod compare;
+mod ct;
 mod list;
 mod profile;
 mod report;
@@ -364,6 +365,19 @@ pub enum Command {
         #[arg(long)]
         native: bool,
     },
+    /// Constant-time screening per secret-handling operation: secret-dependent branches and
+    /// memory indexes under memcheck (every random byte marked secret), division and other
+    /// variable-latency instructions from instruction counts and the disassembly, and dudect's
+    /// timing test; findings an exception list explains are marked with its reason. Exits 1
+    /// while a finding no list explains remains (default suite unless filters or --all).
+    Ct {
+        /// Which implementations.
+        #[command(flatten)]
+        filter: FilterArgs,
+        /// Screening options and output files.
+        #[command(flatten)]
+        args: ct::Args,
+    },
     /// One worker process of `ct`, run under memcheck or callgrind (internal).
     #[command(hide = true)]
     CtWorker {
@@ -520,6 +534,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Run { filter, args } => run::run(&args.to_options(&filter)?, &spec),
         Command::RunWorker => crate::run::worker::serve().map(|()| ExitCode::SUCCESS),
+        Command::Ct { filter, args } => ct::run(&args.to_options(&filter)?, &spec),
         Command::CtWorker {
             label,
             ops,

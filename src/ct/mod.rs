@@ -7,6 +7,7 @@
 //! each inside its own marker.
 
 pub mod exceptions;
+pub mod latency;
 pub mod secret_flow;
 pub mod timing;
 pub mod worker;
@@ -33,4 +34,34 @@ pub struct Context {
     /// How long a valgrind worker may run before it is killed (Classic McEliece's key
     /// generation under memcheck takes a while).
     pub worker_timeout: Duration,
+}
+pub mod plan;
+pub use plan::{screen_one, Plan};
+
+/// A folder of this run's own for the screens' files, removed when dropped.
+#[derive(Debug)]
+pub struct WorkDir(PathBuf);
+
+impl WorkDir {
+    /// A new, empty folder under the system's temporary folder.
+    pub fn new() -> std::io::Result<WorkDir> {
+        let d = std::env::temp_dir().join(format!(
+            "kembench-ct-{}-{:08x}",
+            std::process::id(),
+            rand::random::<u32>()
+        ));
+        std::fs::create_dir(&d)?;
+        Ok(WorkDir(d))
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }

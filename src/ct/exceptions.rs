@@ -47,6 +47,10 @@ pub const BUILTIN: &[(&str, &str)] = &[
         "ct-exceptions/classical.toml",
         include_str!("../../ct-exceptions/classical.toml"),
     ),
+    (
+        "ct-exceptions/latency.toml",
+        include_str!("../../ct-exceptions/latency.toml"),
+    ),
 ];
 
 /// The mnemonics the latency screen names, accepted as an entry's `kind`.

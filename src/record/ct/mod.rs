@@ -315,10 +315,11 @@ impl Verdict {
         }
     }
 
-    /// Whether a build with this verdict may be advised as the fastest (no unexplained
-    /// finding).
+    /// Whether a build with this verdict may be advised as the fastest: no unexplained
+    /// finding, and no finding listed as a known issue of the implementation (a known leak is
+    /// explained, not excused: KyberSlash's builds are never the ★).
     pub fn advisable(self) -> bool {
-        !matches!(self, Verdict::Unexplained)
+        !matches!(self, Verdict::Unexplained | Verdict::KnownIssue)
     }
 }
 
@@ -672,7 +673,7 @@ impl Verdicts {
     }
 
     /// Whether `algorithm@implementation` may be named the fastest: screened with no
-    /// unexplained finding, or not screened at all.
+    /// unexplained finding and no known issue, or not screened at all.
     pub fn advisable(&self, algorithm: &str, implementation: &str) -> bool {
         self.get(algorithm, implementation)
             .is_none_or(Verdict::advisable)

@@ -292,7 +292,8 @@ fn verdicts_for_the_speed_tables() {
     let v = Verdicts::of([&r]);
     assert_eq!(v.get("MockKEM", "mock/ct-branch"), Some(Verdict::Unexplained));
     assert!(!v.advisable("MockKEM", "mock/ct-branch"));
-    assert!(v.advisable("MockKEM", "mock/ct-division"));
+    // mock/ct-division's finding is listed as a known issue: explained, not advised.
+    assert!(!v.advisable("MockKEM", "mock/ct-division"));
     assert!(v.advisable("X25519", "nothing"), "not screened is not a finding");
     assert_eq!(v.mark("X25519", "nothing"), Some("not screened"));
     assert_eq!(Verdicts::none().mark("MockKEM", "mock/ct-branch"), None);

@@ -430,8 +430,13 @@ mod tests {
         assert!(!unscreened.not_advisable);
         let (_, to, _) = m.speedup.clone().unwrap();
         assert_eq!(to, next, "the speed-up is to the build advised");
-        // A known issue is shown, not passed over.
+        // A known issue (KyberSlash's builds) is explained, not excused: passed over too.
         let v = screened(&[(fastest.clone(), Verdict::KnownIssue)]);
+        let m = &matrices_with(&rec, Op::Exchange, &v)[0];
+        assert_ne!(m.fastest.as_deref(), Some(fastest.as_str()));
+        assert_eq!(m.passed_over, [(fastest.clone(), Verdict::KnownIssue)]);
+        // Benign findings only: still the fastest.
+        let v = screened(&[(fastest.clone(), Verdict::Benign)]);
         let m = &matrices_with(&rec, Op::Exchange, &v)[0];
         assert_eq!(m.fastest.as_deref(), Some(fastest.as_str()));
         assert!(m.passed_over.is_empty());

@@ -112,9 +112,9 @@ fn method(data: &Dataset, blocks: &mut Vec<Block>) {
                      Timing: dudect's fixed-against-random test, Welch's t on raw and cropped \
                      timings and a second-order test; below its thresholds it says no leak was \
                      detected at that many measurements, nothing more. A finding an exception \
-                     lists as benign passes; one listed as a known issue is shown, not excused; \
-                     one no list explains makes the build not advisable, and the speed tables \
-                     pass over it when they name the fastest.",
+                     lists as benign passes; one listed as a known issue is shown, not excused, \
+                     and like one no list explains makes the build not advisable: the speed \
+                     tables pass over it when they name the fastest.",
                 ),
             ],
         );

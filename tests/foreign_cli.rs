@@ -503,3 +503,92 @@ fn keccak_instructions(analysis: &Value) -> u64 {
         .as_u64()
         .unwrap()
 }
+
+/// `ct`'s latency screen on foreign builds, through `profile`'s QEMU plugin: gcc 12 keeps
+/// KyberSlash's divisions by q for aarch64 at -Os (`udiv` in poly_tomsg, poly_compress,
+/// polyvec_compress) and not at -O2; the screen finds the -Os build by itself, names the
+/// functions with their executions per call, and the exception list calls them a known issue.
+#[test]
+fn ct_finds_kyberslash_in_the_aarch64_build_that_keeps_the_division_and_not_in_the_other() {
+    let dir = cache("ct-aarch64");
+    let (code, v, err) = builds(
+        &dir,
+        &[
+            "--alg",
+            "Kyber768",
+            "--impl",
+            "pqclean/clean",
+            "--arch",
+            "aarch64",
+            "--cc",
+            "gcc",
+            "--flags",
+            "-Os;-O2",
+        ],
+    );
+    assert_eq!(code, 0, "{err}\n{v:#}");
+    let json = dir.join("ct.json");
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args([
+            "ct",
+            "--no-store",
+            "--screens",
+            "latency",
+            "--alg",
+            "Kyber768",
+        ])
+        .args(["--impl", "pqclean/clean@*@aarch64", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Every finding is listed (KyberSlash as a known issue): exit 0.
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{v:#}");
+    let findings = |flags: &str| -> Vec<(String, String, u64, String)> {
+        let r = results
+            .iter()
+            .find(|r| {
+                r["implementation"]
+                    .as_str()
+                    .is_some_and(|i| i.contains(&format!(":{flags}@")))
+            })
+            .unwrap_or_else(|| panic!("no {flags} build in {v:#}"));
+        r["screens"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .inspect(|s| assert_eq!(s["ran"]["state"], "screened", "{s:#}"))
+            .flat_map(|s| s["findings"].as_array().unwrap().clone())
+            .map(|f| {
+                (
+                    f["function"].as_str().unwrap().to_string(),
+                    f["mnemonic"].as_str().unwrap_or_default().to_string(),
+                    f["count_per_call"].as_u64().unwrap(),
+                    f["explained"]["list"]
+                        .as_str()
+                        .unwrap_or("none")
+                        .to_string(),
+                )
+            })
+            .collect()
+    };
+    let os = findings("Os");
+    let tomsg: Vec<_> = os.iter().filter(|f| f.0.ends_with("_poly_tomsg")).collect();
+    assert_eq!(tomsg.len(), 1, "{os:?}");
+    assert_eq!((tomsg[0].1.as_str(), tomsg[0].2), ("udiv", 256), "{os:?}");
+    assert_eq!(tomsg[0].3, "issue", "{os:?}");
+    assert!(
+        os.iter()
+            .any(|f| f.0.ends_with("_polyvec_compress") && f.2 == 768),
+        "{os:?}"
+    );
+    let o2 = findings("O2");
+    assert!(
+        o2.iter().all(|f| !f.0.contains("KYBER")),
+        "gcc -O2 multiplies instead of dividing: {o2:?}"
+    );
+}

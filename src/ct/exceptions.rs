@@ -58,6 +58,15 @@ pub const MNEMONICS: &[&str] = &[
     "div", "idiv", "divss", "divsd", "divps", "divpd", "vdivss", "vdivsd", "vdivps", "vdivpd",
     "sqrtss", "sqrtsd", "sqrtps", "sqrtpd", "vsqrtss", "vsqrtsd", "vsqrtps", "vsqrtpd", "fdiv",
     "fdivr", "fidiv", "fsqrt",
+    // Foreign builds under QEMU (the divide class of `profile`'s instruction mix): aarch64,
+    "udiv", "sdiv",
+    // s390x,
+    "d", "dr", "dl", "dlr", "dlg", "dlgr", "dsg", "dsgr", "dsgf", "dsgfr", "ddb", "ddbr", "deb",
+    "debr", "dxbr",
+    // ppc64le,
+    "divw", "divwu", "divd", "divdu", "divwe", "divweu", "divde", "divdeu", "fdivs", "xsdivdp",
+    // riscv64.
+    "divu", "divuw", "rem", "remu", "remw", "remuw",
 ];
 
 /// One entry as written in a file.

@@ -25,7 +25,8 @@ use crate::measure::counters::Counters;
 use crate::measure::sampler::Op;
 use crate::providers::foreign::Foreign;
 use crate::record::profile::{
-    Emulated, FunctionCount, MixCount, OpProfile, ProfileConfig, ProfileResult, RandomnessNote,
+    DivisionSite, Emulated, FunctionCount, MixCount, OpProfile, ProfileConfig, ProfileResult,
+    RandomnessNote,
     Spread,
 };
 use object::{Object, ObjectSection, ObjectSymbol, SectionKind, SymbolKind};
@@ -403,17 +404,35 @@ fn analyse(
 ) -> Counted {
     let mut mix_counts: BTreeMap<mix::Class, u64> = BTreeMap::new();
     let mut divisions: BTreeMap<String, u64> = BTreeMap::new();
+    let mut sites: BTreeMap<u64, (String, String, u64)> = BTreeMap::new();
     for (&(addr, n), &(execs, _, _)) in &r.blocks {
         let function = program.function_at(addr);
-        for (_, text) in insns.range(addr..).take(n as usize) {
+        for (&a, text) in insns.range(addr..).take(n as usize) {
             for c in mix::classes(arch, text) {
                 *mix_counts.entry(c).or_default() += execs;
                 if c == mix::Class::Divide {
                     *divisions.entry(function.clone()).or_default() += execs;
+                    sites
+                        .entry(a)
+                        .or_insert_with(|| (function.clone(), text.clone(), 0))
+                        .2 += execs;
                 }
             }
         }
     }
+    let mut division_sites: Vec<DivisionSite> = sites
+        .into_iter()
+        .map(|(address, (function, instruction, executions))| DivisionSite {
+            line: debug
+                .line(&program.path, address)
+                .map(|(file, line)| format!("{file}:{line}")),
+            function,
+            address,
+            instruction: instruction.trim().to_string(),
+            executions,
+        })
+        .collect();
+    division_sites.sort_by_key(|d| (std::cmp::Reverse(d.executions), d.address));
     let mut divisions: Vec<FunctionCount> = divisions
         .into_iter()
         .map(|(function, instructions)| FunctionCount {
@@ -560,6 +579,7 @@ fn analyse(
             calibration,
             cpu: String::new(),
             divisions,
+            division_sites,
         },
     }
 }
@@ -882,6 +902,13 @@ mod tests {
         assert_eq!(c.emulated.divisions.len(), 1);
         assert_eq!(c.emulated.divisions[0].function, "poly_reduce");
         assert_eq!(c.emulated.divisions[0].instructions, 10);
+        let site = &c.emulated.division_sites;
+        assert_eq!(site.len(), 1, "one division instruction: {site:?}");
+        assert_eq!(
+            (site[0].address, site[0].instruction.as_str(), site[0].executions),
+            (0x2000, "dlr %r2,%r3", 10)
+        );
+        assert_eq!(site[0].function, "poly_reduce");
     }
 
     const CUT: TreeCut = TreeCut {

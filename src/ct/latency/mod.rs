@@ -12,9 +12,11 @@
 //! ([`SecretOperands::Unknown`], with the reason in the finding). The exception lists say which
 //! findings are divisions of public values (a hash's input length by its block size).
 //!
-//! Foreign-architecture builds (QEMU) are not screened here: said, with the reason.
+//! Foreign-architecture builds (QEMU) are screened through `kembench profile`'s counting plugin
+//! (`foreign.rs`).
 
 pub mod code;
+pub mod foreign;
 pub mod instructions;
 
 use crate::callgrind::{parse, DebugInfo, Inlines};
@@ -69,11 +71,7 @@ pub fn screen(ctx: &Context, k: &dyn Kem, ops: &[Op]) -> Vec<ScreenResult> {
             .collect()
     };
     if let Some(arch) = k.build().and_then(|b| b.arch.as_deref()) {
-        return all(&format!(
-            "a build for {arch}, run under QEMU: this screen decodes the x86-64 instructions \
-             callgrind counts, and callgrind cannot run {arch} code (kembench's QEMU plugin \
-             counts instructions by mnemonic for `profile`, which `ct` does not run)"
-        ));
+        return foreign::screen(ctx, k, arch, ops);
     }
     let valgrind = match &ctx.valgrind {
         Ok(v) => v.clone(),
@@ -86,7 +84,7 @@ pub fn screen(ctx: &Context, k: &dyn Kem, ops: &[Op]) -> Vec<ScreenResult> {
     }
 }
 
-fn failed(op: Op, why: String) -> ScreenResult {
+pub(crate) fn failed(op: Op, why: String) -> ScreenResult {
     ScreenResult {
         ran: Ran::Failed(why),
         ..ScreenResult::not_screened(Screen::Latency, op, "")
@@ -108,7 +106,7 @@ struct Run {
 static RUNS: AtomicU64 = AtomicU64::new(0);
 
 /// A folder name from a label.
-fn folder_name(label: &str) -> String {
+pub(crate) fn folder_name(label: &str) -> String {
     label
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
@@ -189,7 +187,7 @@ fn run_worker(ctx: &Context, valgrind: &Path, label: &str, ops: &[Op]) -> Result
 }
 
 /// The last `n` bytes of `s` (at a character boundary).
-fn tail(s: &str, n: usize) -> String {
+pub(crate) fn tail(s: &str, n: usize) -> String {
     let mut from = s.len().saturating_sub(n);
     while !s.is_char_boundary(from) {
         from += 1;

@@ -640,6 +640,7 @@ mod tests {
                     calibration: 1,
                     cpu: String::new(),
                     divisions: Vec::new(),
+                    division_sites: Vec::new(),
                 });
                 o
             })

@@ -202,6 +202,26 @@ pub struct Emulated {
     /// division on secret data would leak its timing (KyberSlash).
     #[serde(default)]
     pub divisions: Vec<FunctionCount>,
+    /// Every division instruction executed in the call, by address (most executed first): what
+    /// `ct`'s latency screen reports for a foreign build (empty in records from before this).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub division_sites: Vec<DivisionSite>,
+}
+
+/// One division instruction of a foreign build and its executions in one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DivisionSite {
+    /// The function it is in.
+    pub function: String,
+    /// Its address in the program.
+    pub address: u64,
+    /// The instruction as disassembled (`dsgr %r2,%r1`, `sdiv w0, w1, w2`).
+    pub instruction: String,
+    /// `file:line`, where the program has line tables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<String>,
+    /// Executions in the call.
+    pub executions: u64,
 }
 
 /// Instructions of some kind executed in one function.

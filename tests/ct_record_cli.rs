@@ -122,3 +122,79 @@ fn a_new_unexplained_finding_fails_compare_on_regression() {
     assert_eq!(report["findings"][0]["change"], "new");
     assert_eq!(report["verdicts"][0]["new"], "unexplained");
 }
+
+/// `run`'s console looks the builds' ct verdicts up in the store: Kyber768 (PQClean) by gcc at
+/// `-Os` keeps KyberSlash's divisions (a known issue) and is never the ★ of the screening
+/// table, whatever its speed; before any ct run the table is not printed.
+#[test]
+fn run_names_each_builds_ct_verdict_from_the_store() {
+    let d = dir("run-verdicts");
+    let store = d.join("s.sqlite");
+    let builds = common::build_cache("ct-run-verdicts");
+    let with_builds = |args: &[&str]| {
+        let out = kembench_at(&store)
+            .env("KEMBENCH_BUILD_DIR", &builds)
+            .args(args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        (out.status.code(), text, err)
+    };
+    let (code, _, err) = with_builds(&[
+        "builds",
+        "--alg",
+        "Kyber768",
+        "--impl",
+        "pqclean/clean",
+        "--cc",
+        "gcc",
+        "--flags",
+        "-Os;-O2",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let run = [
+        "run",
+        "--alg",
+        "Kyber768",
+        "--impl",
+        "pqclean/clean@*",
+        "--time-budget",
+        "0.05",
+    ];
+    let (code, before, err) = with_builds(&run);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!before.contains("constant-time verdict"), "{before}");
+    let (code, _, err) = with_builds(&[
+        "ct",
+        "--alg",
+        "Kyber768",
+        "--impl",
+        "pqclean/clean@*",
+        "--screens",
+        "latency",
+    ]);
+    assert_eq!(code, Some(0), "KyberSlash is a listed known issue: {err}");
+    let (code, after, err) = with_builds(&run);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        after.contains("with their constant-time verdicts"),
+        "{after}"
+    );
+    let line = |flags: &str| {
+        after
+            .lines()
+            .find(|l| {
+                l.contains(&format!(":{flags} "))
+                    && ["known issue", "benign", "no finding"]
+                        .iter()
+                        .any(|v| l.contains(v))
+            })
+            .unwrap_or_else(|| panic!("no verdict row for -{flags}: {after}"))
+            .to_string()
+    };
+    let os = line("Os");
+    assert!(os.contains("known issue") && !os.contains('★'), "{os}");
+    let o2 = line("O2");
+    assert!(!o2.contains("known issue") && o2.contains('★'), "{o2}");
+}

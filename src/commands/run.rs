@@ -238,7 +238,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
         step_timeout: Duration::from_secs_f64(o.step_timeout_s),
         exe: std::env::current_exe().context("locating the kembench binary for its workers")?,
     };
-    execute(record, &plan, recorder, o)
+    execute(record, &plan, recorder, o, store_spec)
 }
 
 /// `run --instructions`: counts one call of each measured operation under callgrind (after
@@ -344,7 +344,7 @@ fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitC
         step_timeout: Duration::from_secs_f64(c.step_timeout_s.unwrap_or(o.step_timeout_s)),
         exe: std::env::current_exe().context("locating the kembench binary for its workers")?,
     };
-    execute(*record, &plan, Recorder::with(st, &id), o)
+    execute(*record, &plan, Recorder::with(st, &id), o, store_spec)
 }
 
 /// Measures `plan` into `record`, storing each benchmark and appending it to the result
@@ -354,6 +354,7 @@ fn execute(
     plan: &run::Plan,
     recorder: Recorder,
     o: &Options,
+    store_spec: &str,
 ) -> anyhow::Result<ExitCode> {
     let outputs = &o.outputs;
     let mut end = Ending::start(record, recorder, outputs, "the step in progress")?
@@ -382,5 +383,39 @@ fn execute(
     if o.instructions && !interrupted {
         add_instructions(&mut end, plan)?;
     }
-    end.finish(interrupted, o.layout, |_, _| Ok(()))
+    let mut screening = Vec::new();
+    let code = end.finish(interrupted, o.layout, |rec, _| {
+        screening = crate::record::run::console::screening(rec, &stored_verdicts(rec, store_spec));
+        Ok(())
+    })?;
+    for t in &screening {
+        print!("{}", output::shown(t, o.layout));
+    }
+    Ok(code)
+}
+
+/// The constant-time verdicts of the `ct` runs in the store, for a run that measured a builds
+/// matrix (none otherwise, and none when the store has no ct run or cannot be read: the speed
+/// tables are then as they always were, and a store that cannot be read is said).
+fn stored_verdicts(rec: &RunRecord, store_spec: &str) -> crate::record::ct::Verdicts {
+    use crate::record::ct::{Ct, Verdicts};
+    if crate::record::run::matrix::matrices(rec, Op::Exchange).is_empty() {
+        return Verdicts::none();
+    }
+    let ids = match Store::open_existing(store_spec).and_then(|mut s| s.runs()) {
+        Ok(runs) => runs
+            .into_iter()
+            .filter(|r| r.kind == RecordKind::Ct.store_kind())
+            .map(|r| r.id)
+            .collect::<Vec<_>>(),
+        Err(_) => return Verdicts::none(),
+    };
+    let mut records = Vec::new();
+    for id in ids {
+        match crate::store::load_kind::<Ct>(store_spec, &id) {
+            Ok((_, r)) => records.push(r),
+            Err(e) => eprintln!("warning: ct run {id} in the store could not be read: {e:#}"),
+        }
+    }
+    Verdicts::of(&records)
 }

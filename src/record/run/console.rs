@@ -300,6 +300,67 @@ fn summary(record: &RunRecord) -> Vec<String> {
     out
 }
 
+/// The constant-time verdicts of a run's builds (`run` looks them up in the store's ct
+/// records): per algorithm with two builds or more, each build's verdict and exchange figure,
+/// the fastest build among those advised (★: neither an unexplained finding nor a known issue)
+/// and the faster ones passed over. No table when the run measured no builds matrix or no
+/// build was screened.
+pub fn screening(rec: &RunRecord, verdicts: &crate::record::ct::Verdicts) -> Vec<Table> {
+    if verdicts.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for m in super::matrix::matrices_with(rec, Op::Exchange, verdicts) {
+        let mut t = Table::new(&format!("screening-{}", m.algorithm));
+        let cols = [
+            t.add(Column::text("build")),
+            t.add(Column::text("constant-time verdict")),
+            t.add(Column::num("exchange")),
+        ];
+        t.view(CONSOLE, 0, &cols).caption(
+            CONSOLE,
+            format!(
+                "Builds of {} with their constant-time verdicts (latest ct record in the store \
+                 per build); ★ fastest among builds with neither an unexplained finding nor a \
+                 known issue",
+                m.algorithm
+            ),
+        );
+        let mut cells: Vec<&super::matrix::Cell> =
+            m.rows.iter().flat_map(|r| r.cells.iter().flatten()).collect();
+        cells.sort_by(|a, b| a.median_ns.total_cmp(&b.median_ns));
+        for c in cells {
+            let row = t.row(None);
+            row.set(cols[0], c.implementation.clone());
+            row.set(cols[1], c.screening.unwrap_or("not screened").to_string());
+            row.set(
+                cols[2],
+                Cell::num(
+                    format!("{}{}", units::ns(c.median_ns), if c.fastest { " ★" } else { "" }),
+                    c.median_ns,
+                ),
+            );
+        }
+        if !m.passed_over.is_empty() {
+            let names: Vec<String> = m
+                .passed_over
+                .iter()
+                .map(|(id, v)| format!("{id} ({})", v.as_str()))
+                .collect();
+            t.note(
+                CONSOLE,
+                format!(
+                    "Faster, passed over for their verdict: {}; `kembench show` of the ct run \
+                     names the findings.",
+                    names.join(", ")
+                ),
+            );
+        }
+        out.push(t);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -489,3 +550,4 @@ mod tests {
         assert!(!text.contains("kembench show"));
     }
 }
+

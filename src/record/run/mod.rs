@@ -1,7 +1,7 @@
 //! The record of `kembench run`: every statistic with its unit in its name, the raw samples,
 //! the configuration, the timers, and how each benchmark ended.
 
-mod console;
+pub mod console;
 mod csv;
 pub mod tables;
 pub mod compare;

@@ -364,7 +364,7 @@ fn findings(items: &[CtResult]) -> Table {
                     .set(operation, s.operation.as_str())
                     .set(screen, s.screen.as_str())
                     .set(kind, f.kind.short())
-                    .set(function, f.function.clone())
+                    .set(function, function_of(f))
                     .set(line, f.line.clone().unwrap_or_else(|| "–".into()))
                     .set(count, Cell::int(f.count_per_call))
                     .set(operands, ops)
@@ -375,6 +375,20 @@ fn findings(items: &[CtResult]) -> Table {
         }
     }
     t
+}
+
+/// What the function column shows: the function, or for a timing finding (which has none) the
+/// test that found it, so that decaps's two tests are two rows that say which is which.
+fn function_of(f: &super::Finding) -> String {
+    match f.kind {
+        super::FindingKind::Timing if f.function.is_empty() => {
+            match f.detail.split_once(": ") {
+                Some((test, _)) => format!("(test: {test})"),
+                None => "(timing test)".into(),
+            }
+        }
+        _ => f.function.clone(),
+    }
 }
 
 /// dudect's figures per operation: the classes, the measurements, the |t| of each test and

@@ -140,6 +140,11 @@ fn the_timing_table_uses_dudects_words() {
     assert!(s.contains("probably leaks (|t| = 37.2 > 10)"), "{s}");
     assert!(s.contains("no leak detected at 41000 measurements (stopped by the time budget)"), "{s}");
     assert!(s.contains("no verdict: stopped at 8000 measurements"), "{s}");
+    // A timing finding names its test where a function would be.
+    assert!(
+        s.contains("| timing | (test: a fixed valid ciphertext against random valid ones) |"),
+        "{s}"
+    );
 }
 
 #[test]

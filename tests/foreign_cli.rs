@@ -591,4 +591,34 @@ fn ct_finds_kyberslash_in_the_aarch64_build_that_keeps_the_division_and_not_in_t
         o2.iter().all(|f| !f.0.contains("KYBER")),
         "gcc -O2 multiplies instead of dividing: {o2:?}"
     );
+
+    // memcheck and dudect cannot screen code under QEMU: not screened, each with its reason,
+    // never clean (a build no screen ran on fails the run: exit 1).
+    let out = kembench()
+        .env("KEMBENCH_BUILD_DIR", &dir)
+        .args([
+            "ct",
+            "--no-store",
+            "--screens",
+            "secret-flow,timing",
+            "--alg",
+        ])
+        .args(["Kyber768", "--impl", "pqclean/clean@*:O2@aarch64", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let screens = v["results"][0]["screens"].as_array().unwrap();
+    assert_eq!(screens.len(), 6, "{v:#}");
+    for s in screens {
+        assert_eq!(s["ran"]["state"], "not-screened", "{s:#}");
+        let why = s["ran"]["why"].as_str().unwrap_or_default();
+        assert!(why.contains("QEMU"), "{s:#}");
+    }
 }

@@ -198,3 +198,97 @@ fn run_names_each_builds_ct_verdict_from_the_store() {
     let o2 = line("O2");
     assert!(!o2.contains("known issue") && o2.contains('★'), "{o2}");
 }
+
+/// `ct --resume`: an interrupted ct run (here one made by a real run, cut to one of its two
+/// results and imported) is completed with its own configuration, screening only what it
+/// lacks; a run whose exception lists are not kembench's current ones is refused, as is
+/// `--resume` without the store.
+#[test]
+fn an_interrupted_ct_run_is_resumed_with_its_own_configuration() {
+    let d = dir("resume");
+    let store = d.join("s.sqlite");
+    let file = d.join("ct.json");
+    let ct = |args: &[&str]| {
+        kembench_at(&store)
+            .env("KEMBENCH_MOCK_CT", "1")
+            .args(["ct", "--include-mock"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = ct(&[
+        "--impl",
+        "mock/ct-division,mock/ct-branch",
+        "--screens",
+        "latency",
+        "--ops",
+        "decaps",
+        "--no-store",
+        "--json",
+        file.to_str().unwrap(),
+    ]);
+    assert!(file.exists(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let results = v["results"].as_array_mut().unwrap();
+    assert_eq!(results.len(), 2);
+    results.retain(|r| r["implementation"] != "mock/ct-division");
+    v["interrupted"] = Value::Bool(true);
+    v["finished_at"] = Value::Null;
+    let cut = d.join("cut.json");
+    std::fs::write(&cut, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    kembench_at(&store)
+        .arg("import")
+        .arg(&cut)
+        .assert()
+        .success();
+
+    let out = ct(&["--resume", "latest"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("1 of 2 implementations to screen"),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let back = export_json(&store, "latest");
+    assert!(back.get("interrupted").is_none(), "{back:#}");
+    assert!(back["finished_at"].is_string(), "{back:#}");
+    let results = back["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{back:#}");
+    let division = results
+        .iter()
+        .find(|r| r["implementation"] == "mock/ct-division")
+        .expect("the missing implementation was screened");
+    let screens = division["screens"].as_array().unwrap();
+    assert_eq!(
+        screens.len(),
+        1,
+        "its own screens and ops only: {division:#}"
+    );
+    assert_eq!(screens[0]["screen"], "latency");
+    assert_eq!(screens[0]["findings"][0]["mnemonic"], "div", "{division:#}");
+    // Complete now: nothing left to resume.
+    let again = ct(&["--resume", "latest"]);
+    assert_eq!(again.status.code(), Some(2));
+
+    // The fixture's run names exception lists that are not kembench's current ones.
+    let mut f: Value = serde_json::from_str(CT_FIXTURE).unwrap();
+    f["interrupted"] = Value::Bool(true);
+    f["finished_at"] = Value::Null;
+    f["run_id"] = Value::String("20261128-000000-feedf00d".into());
+    let other = d.join("fixture.json");
+    std::fs::write(&other, serde_json::to_vec_pretty(&f).unwrap()).unwrap();
+    kembench_at(&store)
+        .arg("import")
+        .arg(&other)
+        .assert()
+        .success();
+    let refused = ct(&["--resume", "20261128-000000-feedf00d"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("exception lists"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let no_store = ct(&["--resume", "latest", "--no-store"]);
+    assert_eq!(no_store.status.code(), Some(2));
+}

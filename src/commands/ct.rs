@@ -45,6 +45,11 @@ pub struct Args {
     /// Do not record the run in the results store.
     #[arg(long)]
     pub no_store: bool,
+    /// Continue an interrupted ct run from the results store (`latest` or a run id): screens
+    /// the planned implementations it has no final result for, with the run's own screens,
+    /// operations, budget, seed and exception lists.
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
     /// Every finding and reason in its row, instead of tables that fit 120 columns.
     #[arg(long)]
     pub wide: bool,
@@ -101,8 +106,15 @@ impl Args {
             let bytes = std::fs::read(f)?;
             sources.push(format!("{} (sha256 {})", f.display(), sha256(&bytes)));
         }
+        if self.resume.is_some() && self.no_store {
+            crate::bail_usage!(
+                "--resume continues a ct run from the results store; it cannot be used with \
+                 --no-store"
+            );
+        }
         self.output.check_dirs()?;
         Ok(Options {
+            resume: self.resume.clone(),
             filter: filter.to_filter(),
             include_mock: filter.include_mock,
             all: self.all,
@@ -127,6 +139,8 @@ impl Args {
 /// `kembench ct`, validated.
 #[derive(Debug)]
 pub struct Options {
+    /// The interrupted run to continue, if any.
+    pub resume: Option<String>,
     /// Which implementations (empty: the default suite).
     pub filter: Filter,
     /// Whether the mock implementations are offered.
@@ -158,12 +172,47 @@ pub struct Options {
 /// Runs `ct`.
 pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
+    if let Some(sel) = &o.resume {
+        return resume(sel, o, store_spec);
+    }
     let registry = Registry::new(o.include_mock);
     let (impls, _) = crate::providers::suite::select(&registry, &o.filter, o.all)?;
-    // The valgrind screens need valgrind: said now, with the command that installs it, not
-    // after every implementation has been reported as not screened.
-    let needs_valgrind = o
-        .screens
+    let valgrind = valgrind_for(&o.screens)?;
+    let valgrind_version = match &valgrind {
+        Ok(v) => crate::profile::valgrind::version(v).ok(),
+        Err(_) => None,
+    };
+    let config = CtConfig {
+        planned: impls.iter().map(|k| k.meta().label()).collect(),
+        operations: o.ops.clone(),
+        screens: o.screens.clone(),
+        timing_budget_s: o.timing_budget.as_secs_f64(),
+        seed: o.seed,
+        exceptions: o.exception_sources.clone(),
+        worker_timeout_s: o.worker_timeout.as_secs_f64(),
+        include_mock: o.include_mock,
+    };
+    let run_id = store::new_run_id();
+    let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
+    let record = CtRecord::new(
+        Some(run_id.clone()),
+        store::recorded_command_line(),
+        config,
+        Environment::for_implementations(&impls),
+        CtMeasured {
+            valgrind: valgrind_version,
+        },
+    );
+    recorder.begin(records::run_row(&record));
+    recorder.announce(&run_id);
+    execute(record, impls, recorder, valgrind, &o.exceptions, o)
+}
+
+/// valgrind's executable, or why there is none; an error when a screen asked for needs it
+/// (said now, with the command that installs it, not after every implementation has been
+/// reported as not screened).
+fn valgrind_for(screens: &[Screen]) -> anyhow::Result<Result<PathBuf, String>> {
+    let needs_valgrind = screens
         .iter()
         .any(|s| matches!(s, Screen::SecretFlow | Screen::Latency));
     let valgrind = crate::profile::valgrind::locate().map_err(|_| {
@@ -175,10 +224,125 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     if let (true, Err(e)) = (needs_valgrind, &valgrind) {
         anyhow::bail!("{e}");
     }
-    let valgrind_version = match &valgrind {
+    Ok(valgrind)
+}
+
+/// `ct --resume RUN`: screens, with the run's own configuration, the planned implementations
+/// it has no final result for. Refused when valgrind's version or the exception lists differ
+/// from the run's (its findings are explained by one set of lists and seen by one valgrind).
+fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
+    use crate::record::{AnyRecord, RecordKind};
+    let mut st = store::Store::open_existing(store_spec)?;
+    let (id, mut record) =
+        crate::resume::load(&mut st, selector, RecordKind::Ct, "ct", |r| match r {
+            AnyRecord::Ct(r) => Some(r),
+            _ => None,
+        })?;
+    let c = record.config.clone();
+    let valgrind = valgrind_for(&c.screens)?;
+    let version = match &valgrind {
         Ok(v) => crate::profile::valgrind::version(v).ok(),
         Err(_) => None,
     };
+    if version != record.measured.valgrind {
+        crate::bail_usage!(
+            "ct run {id} was screened under {}, and this machine has {}: one run's findings \
+             come from one valgrind. The run stays resumable where its valgrind is.",
+            record.measured.valgrind.as_deref().unwrap_or("no valgrind"),
+            version.as_deref().unwrap_or("no valgrind")
+        );
+    }
+    let exceptions = resumed_exceptions(&id, &c.exceptions)?;
+    let registry = Registry::new(c.include_mock);
+    let todo = crate::resume::unfinished(&*record, &id, &registry)?;
+    println!(
+        "Resuming ct run {id}: {} of {} implementations to screen",
+        todo.len(),
+        c.planned.len()
+    );
+    record.results.retain(|r| r.is_final());
+    record.state.interrupted = false;
+    let opts = Options {
+        resume: None,
+        filter: Filter::default(),
+        include_mock: c.include_mock,
+        all: false,
+        screens: c.screens.clone(),
+        ops: c.operations.clone(),
+        timing_budget: Duration::from_secs_f64(c.timing_budget_s),
+        seed: c.seed,
+        exceptions: Exceptions::builtin()?,
+        exception_sources: c.exceptions.clone(),
+        worker_timeout: Duration::from_secs_f64(c.worker_timeout_s),
+        store: true,
+        outputs: o.outputs.clone(),
+        layout: o.layout,
+    };
+    execute(
+        *record,
+        todo,
+        store::Recorder::with(st, &id),
+        valgrind,
+        &exceptions,
+        &opts,
+    )
+}
+
+/// The exception lists a resumed run was started with: kembench's own must be the same
+/// (their SHA-256 in the run's sources), and each file of the user's is read again and must
+/// be unchanged.
+fn resumed_exceptions(id: &str, sources: &[String]) -> anyhow::Result<Exceptions> {
+    let mut exceptions = Exceptions::builtin()?;
+    let builtin: Vec<String> = crate::ct::exceptions::BUILTIN
+        .iter()
+        .map(|(path, text)| format!("{path} (kembench's, sha256 {})", sha256(text.as_bytes())))
+        .collect();
+    let changed = |what: &str| -> anyhow::Error {
+        crate::usage::Usage(format!(
+            "ct run {id} cannot be resumed with the same exception lists: {what}; one run's \
+             findings are explained by one set of lists. Start a new run."
+        ))
+        .into()
+    };
+    for b in &builtin {
+        if !sources.contains(b) {
+            return Err(changed(&format!(
+                "kembench's own lists changed since ({b})"
+            )));
+        }
+    }
+    for s in sources.iter().filter(|s| !builtin.contains(s)) {
+        if s.contains("(kembench's, sha256 ") {
+            return Err(changed(&format!(
+                "kembench's own lists changed since ({s})"
+            )));
+        }
+        let Some((path, sum)) = s.rsplit_once(" (sha256 ") else {
+            return Err(changed(&format!(
+                "the run names a list kembench cannot read: {s}"
+            )));
+        };
+        let path = PathBuf::from(path);
+        let bytes = std::fs::read(&path)
+            .map_err(|e| changed(&format!("{} cannot be read: {e}", path.display())))?;
+        if format!("{})", sha256(&bytes)) != sum {
+            return Err(changed(&format!("{} changed since", path.display())));
+        }
+        exceptions.merge(Exceptions::load(&path)?)?;
+    }
+    Ok(exceptions)
+}
+
+/// Screens `impls` into `record`, each result stored as it is made; Ctrl-C or SIGTERM stops
+/// between implementations and leaves the run interrupted, resumable.
+fn execute(
+    record: CtRecord,
+    impls: Vec<std::sync::Arc<dyn crate::kem::Kem>>,
+    recorder: Recorder,
+    valgrind: Result<PathBuf, String>,
+    exceptions: &Exceptions,
+    o: &Options,
+) -> anyhow::Result<ExitCode> {
     let work = crate::ct::WorkDir::new()?;
     let ctx = Context {
         exe: std::env::current_exe()?,
@@ -189,34 +353,13 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
         timing_budget: o.timing_budget,
         worker_timeout: o.worker_timeout,
     };
-    let run_id = store::new_run_id();
-    let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
-    let record = CtRecord::new(
-        Some(run_id.clone()),
-        store::recorded_command_line(),
-        CtConfig {
-            planned: impls.iter().map(|k| k.meta().label()).collect(),
-            operations: o.ops.clone(),
-            screens: o.screens.clone(),
-            timing_budget_s: o.timing_budget.as_secs_f64(),
-            seed: o.seed,
-            exceptions: o.exception_sources.clone(),
-            worker_timeout_s: o.worker_timeout.as_secs_f64(),
-            include_mock: o.include_mock,
-        },
-        Environment::for_implementations(&impls),
-        CtMeasured {
-            valgrind: valgrind_version,
-        },
-    );
-    recorder.begin(records::run_row(&record));
-    recorder.announce(&run_id);
     let mut end = Ending::start(
         record,
         recorder,
         &o.outputs,
         "the implementation in progress",
     )?
+    .on_interrupt(crate::ending::OnInterrupt::CountAndResume("ct"))
     .failed_when(|r: &CtResult| !r.measured() || r.verdict() == Verdict::Unexplained);
     let plan = crate::ct::Plan {
         screens: o.screens.clone(),
@@ -236,7 +379,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
             &ctx,
             &plan,
             k.as_ref(),
-            &o.exceptions,
+            exceptions,
             &crate::interrupt::requested,
         );
         end.put(r);

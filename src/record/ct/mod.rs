@@ -485,7 +485,7 @@ impl Kind for Ct {
         singular: "ct run",
         plural: "ct runs",
         command: "ct",
-        resumable: false,
+        resumable: true,
         compare: Compares {
             compares: true,
             no_gate: None,

@@ -389,12 +389,16 @@ fn one() -> usize {
 #[derive(Debug, Clone, Copy)]
 pub struct Tls;
 
-/// What a tls run records before `kind` when Ctrl-C or SIGTERM stopped it.
+/// What a tls run records before `kind` when Ctrl-C or SIGTERM stopped it, or it was resumed
+/// (nothing otherwise, as in files from before these existed).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TlsState {
     /// Stopped before every benchmark was measured.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// When `tls --resume` continued this run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed_at: Vec<String>,
 }
 
 impl Kind for Tls {
@@ -406,7 +410,7 @@ impl Kind for Tls {
         singular: "tls run",
         plural: "tls runs",
         command: "tls",
-        resumable: false,
+        resumable: true,
         compare: Compares {
             compares: true,
             no_gate: Some("the ratios of two tls runs have no significance test behind them"),

@@ -118,11 +118,22 @@ impl Flight {
     }
 }
 
-/// What the checks of every handshake found.
+/// What the checks of the handshakes found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Checks {
-    /// Handshakes checked (every one of the run, the scaling and network ones included).
+    /// Handshakes checked whole: the group both sides report and the one on the wire, the key
+    /// shares, the retry, the resumption, the keying material both export (before
+    /// `completion_only` was recorded, every handshake of the run).
     pub handshakes: u64,
+    /// Timed handshakes between two whole checks, checked only for completing (and resuming
+    /// when their kind does): one in `tls::measure::CHECK_EVERY` is checked whole, so that
+    /// the checks' cost stays out of handshakes per second.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub completion_only: u64,
+    /// The median cost of one whole check (reading the flights, exporting and comparing the
+    /// keying material, the groups), ns: what checking every handshake would add to one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_ns: Option<f64>,
     /// The group both stacks reported, and the one the ServerHello carries on the wire.
     pub negotiated_group: String,
     /// The key share the ClientHello carries for the group, bytes.
@@ -406,6 +417,10 @@ pub struct TlsConfig {
 
 fn one() -> usize {
     1
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The tls record kind: nothing beside the common header.

@@ -19,7 +19,7 @@ use std::process::ExitCode;
 /// What an interrupted run says after its tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnInterrupt {
-    /// Nothing: the command has no `--resume` (`tls`).
+    /// Nothing: the command has no `--resume`.
     Silent,
     /// When the run is stored, that `kembench COMMAND --resume ID` completes it
     /// (`throughput`, `profile`).

@@ -232,3 +232,232 @@ fn ctrl_c_during_a_network_condition_leaves_no_namespace() {
     assert!(t.elapsed() < Duration::from_secs(20));
     assert_eq!(namespaces_of(pid), Vec::<String>::new());
 }
+
+fn labels_and_states(r: &Value) -> Vec<(String, bool)> {
+    r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| {
+            (
+                format!(
+                    "{}@{}",
+                    x["algorithm"].as_str().unwrap(),
+                    x["implementation"].as_str().unwrap()
+                ),
+                x["interrupted"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_tls_run_stopped_by_sigterm_resumes_into_the_same_run_and_ends_complete() {
+    let store = temp("resume").join("store.sqlite");
+    let mut child = common::spawn(
+        &store,
+        &[
+            "tls",
+            "--groups",
+            "X25519,X25519MLKEM768",
+            "--stack",
+            "rustls",
+            "--modes",
+            "full",
+            "--duration",
+            "6",
+            "--threads",
+            "0",
+        ],
+    );
+    let id = common::wait_for_run(&store, &mut child);
+    // In the timed rounds (6 s per benchmark over 5 rounds): every benchmark is unfinished.
+    std::thread::sleep(Duration::from_millis(2500));
+    signal(&child, libc::SIGTERM);
+    let out = child.wait_with_output().unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(130), "{said}");
+    assert!(
+        said.contains(&format!("kembench tls --resume {id}")),
+        "{said}"
+    );
+    assert_eq!(common::runs(&store)[0]["status"], "interrupted");
+    let partial = common::export_json(&store, &id);
+    assert!(
+        labels_and_states(&partial).iter().all(|(_, i)| *i),
+        "{partial}"
+    );
+
+    let out = common::kembench_at(&store)
+        .args(["tls", "--resume", &id])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains(&format!("Resuming tls run {id}: 2 of 2")),
+        "{said}"
+    );
+    let runs = common::runs(&store);
+    assert_eq!(runs.len(), 1, "the resume measured into the same run");
+    assert_eq!(runs[0]["status"], "complete");
+    let whole = common::export_json(&store, &id);
+    assert_eq!(
+        labels_and_states(&whole),
+        [
+            ("X25519@rustls/ecdsa-p256".to_string(), false),
+            ("X25519MLKEM768@rustls/ecdsa-p256".to_string(), false)
+        ]
+    );
+    assert_eq!(whole["resumed_at"].as_array().unwrap().len(), 1, "{whole}");
+    for x in whole["results"].as_array().unwrap() {
+        assert!(x["error"].is_null(), "{x}");
+        assert_eq!(x["modes"][0]["server_ns"]["n"].as_u64().unwrap() > 0, true);
+    }
+}
+
+/// The fixture, stopped with its second benchmark unfinished and measured quickly on resume.
+fn interrupted_fixture(dir: &Path) -> std::path::PathBuf {
+    let mut r: Value = serde_json::from_str(common::TLS_FIXTURE).unwrap();
+    r["interrupted"] = Value::Bool(true);
+    r["finished_at"] = Value::Null;
+    let c = &mut r["config"];
+    c["network"] = Value::Array(Vec::new());
+    c["duration_s"] = 0.2.into();
+    c["threads"] = serde_json::json!([1]);
+    c["scaling_duration_s"] = 0.1.into();
+    let second = &mut r["results"][1];
+    assert_eq!(second["algorithm"], "P-256");
+    second["interrupted"] = Value::Bool(true);
+    let file = dir.join("interrupted.json");
+    std::fs::write(&file, serde_json::to_vec(&r).unwrap()).unwrap();
+    file
+}
+
+#[test]
+fn resume_measures_only_the_unfinished_benchmarks() {
+    let dir = temp("resume-some");
+    let store = dir.join("store.sqlite");
+    let file = interrupted_fixture(&dir);
+    common::kembench_at(&store)
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .success();
+    let id = common::runs(&store)[0]["id"].as_str().unwrap().to_string();
+    assert_eq!(common::runs(&store)[0]["status"], "interrupted");
+    let before = common::export_json(&store, &id);
+    let out = common::kembench_at(&store)
+        .args(["tls", "--resume", &id])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("1 of 3 benchmarks to measure"), "{said}");
+    assert_eq!(common::runs(&store)[0]["status"], "complete");
+    let after = common::export_json(&store, &id);
+    let find = |r: &Value, label: &str| result(r, label).clone();
+    // The finished benchmarks are kept as they were, the unfinished one measured anew.
+    for kept in [
+        "X25519MLKEM768@rustls/ecdsa-p256",
+        "MLKEM1024@openssl/ecdsa-p256",
+    ] {
+        assert_eq!(find(&before, kept), find(&after, kept), "{kept}");
+    }
+    let old = find(&before, "P-256@openssl/rsa2048");
+    let new = find(&after, "P-256@openssl/rsa2048");
+    assert_ne!(old["version"], new["version"], "measured by this build");
+    assert!(
+        new["interrupted"].is_null() && new["error"].is_null(),
+        "{new}"
+    );
+    assert_eq!(new["checks"]["negotiated_group"], "secp256r1");
+    assert_eq!(
+        labels_and_states(&after)
+            .into_iter()
+            .map(|x| x.0)
+            .collect::<Vec<_>>(),
+        before["config"]["planned"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap().to_string())
+            .collect::<Vec<_>>(),
+        "listed as planned"
+    );
+}
+
+#[test]
+fn a_bad_resume_target_is_a_clear_error() {
+    let dir = temp("resume-bad");
+    let store = dir.join("store.sqlite");
+    // No such store, then no such run.
+    common::kembench_at(&store)
+        .args(["tls", "--resume", "latest"])
+        .assert()
+        .code(2);
+    let file = dir.join("fixture.json");
+    common::write_tls_fixture(&file);
+    common::kembench_at(&store)
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .success();
+    let out = common::kembench_at(&store)
+        .args(["tls", "--resume", "no-such-run"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    // A complete run has nothing to resume.
+    let id = common::runs(&store)[0]["id"].as_str().unwrap().to_string();
+    let out = common::kembench_at(&store)
+        .args(["tls", "--resume", &id])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is complete; there is nothing to resume"),
+        "{err}"
+    );
+    // An interrupted run whose plan names a group this build does not know stays resumable.
+    let mut r: Value = serde_json::from_str(common::TLS_FIXTURE).unwrap();
+    r["interrupted"] = Value::Bool(true);
+    r["finished_at"] = Value::Null;
+    r["config"]["groups"][2] = "NoSuchGroup".into();
+    let strange = dir.join("strange.json");
+    std::fs::write(&strange, serde_json::to_vec(&r).unwrap()).unwrap();
+    let other = dir.join("other.sqlite");
+    common::kembench_at(&other)
+        .arg("import")
+        .arg(&strange)
+        .assert()
+        .success();
+    let id = common::runs(&other)[0]["id"].as_str().unwrap().to_string();
+    let out = common::kembench_at(&other)
+        .args(["tls", "--resume", &id])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("group NoSuchGroup is unknown"), "{err}");
+    assert!(err.contains("stays resumable"), "{err}");
+    assert_eq!(common::runs(&other)[0]["status"], "interrupted");
+    // And --resume needs the store.
+    common::kembench_at(&store)
+        .args(["tls", "--resume", &id, "--no-store"])
+        .assert()
+        .code(2);
+}

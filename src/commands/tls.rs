@@ -2,7 +2,7 @@
 //! write the result files, print the tables.
 
 use crate::cli::{pick, positive_seconds, OutputArgs, ShardArgs, MAX_THREADS_PER_CPU};
-use crate::ending::Ending;
+use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
 use crate::export::Outputs;
 use crate::measure::timer::Timers;
@@ -10,9 +10,9 @@ use crate::output::Width;
 use crate::providers::Registry;
 use crate::record::tls::TlsConfig;
 use crate::record::tls::TlsRecord;
-use crate::record::Nothing;
+use crate::record::{AnyRecord, Benchmark, Nothing, RecordKind};
 use crate::store::records;
-use crate::store::{self, Recorder};
+use crate::store::{self, Recorder, Store};
 use crate::tls::certs::Chain;
 use crate::tls::measure::{self, Plan};
 use anyhow::Context;
@@ -69,6 +69,10 @@ pub struct Args {
     /// Do not record the run in the results store.
     #[arg(long)]
     pub no_store: bool,
+    /// Measure the benchmarks an interrupted tls run (id, `latest`, ...) has no final result
+    /// for, with that run's own configuration, into the same run.
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
     /// Every figure in its row, instead of tables that fit 120 columns.
     #[arg(long)]
     pub wide: bool,
@@ -144,6 +148,10 @@ impl Args {
         }
         let network = crate::tls::conditions::parse_profiles(&self.network)
             .map_err(|e| crate::usage::Usage(format!("--network: {e}")))?;
+        if self.resume.is_some() && self.no_store {
+            crate::bail_usage!("--resume continues a run from the results store; it cannot be used with --no-store");
+        }
+        let shard = self.shard.job(self.resume.is_some())?;
         self.output.check_dirs()?;
         Ok(Options {
             groups,
@@ -161,7 +169,8 @@ impl Args {
             store: !self.no_store,
             outputs: self.output.files(),
             layout: Width::wide_if(self.wide),
-            shard: self.shard.job(false)?,
+            shard,
+            resume: self.resume.clone(),
         })
     }
 }
@@ -201,20 +210,28 @@ pub struct Options {
     pub layout: Width,
     /// The sweep this run is one job of, if any.
     pub shard: Option<crate::shard::Job>,
+    /// The tls run to resume, if any.
+    pub resume: Option<String>,
 }
 
-/// Runs `tls`.
-pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
-    store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
-    let chains = o
-        .certs
+/// The certificate chains of `certs`, made now.
+fn chains(certs: &[crate::tls::groups::CertKind]) -> anyhow::Result<Vec<Chain>> {
+    certs
         .iter()
         .map(|&c| Chain::generate(c).with_context(|| format!("making a {} chain", c.as_str())))
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect()
+}
+
+/// Every benchmark of `groups` on `stacks` with `chains`, in the order measured.
+fn plans<'a>(
+    chains: &'a [Chain],
+    groups: &[&'static crate::tls::groups::Group],
+    stacks: &[crate::tls::groups::StackKind],
+) -> Vec<Plan<'a>> {
     let mut plans = Vec::new();
-    for chain in &chains {
-        for &group in &o.groups {
-            for &stack in &o.stacks {
+    for chain in chains {
+        for &group in groups {
+            for &stack in stacks {
                 plans.push(Plan {
                     stack,
                     group,
@@ -223,6 +240,17 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
             }
         }
     }
+    plans
+}
+
+/// Runs `tls`, or with `--resume` completes an interrupted one.
+pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
+    store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
+    if let Some(sel) = &o.resume {
+        return resume(sel, o, cpus, store_spec);
+    }
+    let chains = chains(&o.certs)?;
+    let mut plans = plans(&chains, &o.groups, &o.stacks);
     // Every (chain, group, stack) costs alike: the same handshakes, modes and conditions.
     let sweep = match &o.shard {
         None => None,
@@ -264,11 +292,90 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
     record.sweep = sweep;
     recorder.begin(records::run_row(&record));
     recorder.announce(&run_id);
+    execute(record, &plans, &registry, o, cpus, recorder)
+}
 
+/// `tls --resume RUN`: measures, with the run's own configuration, the planned benchmarks it
+/// has no final result for, into the same run. A planned benchmark this build cannot make
+/// (a group, stack or certificate it does not know) is refused by name, and the run stays
+/// resumable.
+fn resume(selector: &str, o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
+    use crate::tls::groups::{CertKind, Group, StackKind};
+    let mut st = Store::open_existing(store_spec)?;
+    let (id, mut record) =
+        crate::resume::load(&mut st, selector, RecordKind::Tls, "tls", |r| match r {
+            AnyRecord::Tls(r) => Some(r),
+            _ => None,
+        })?;
+    let c = &record.config;
+    let known = |what: &str, names: &[String], found: &dyn Fn(&str) -> bool| match names
+        .iter()
+        .find(|n| !found(n))
+    {
+        Some(n) => crate::bail_usage!(
+            "run {id} cannot be resumed here: its {what} {n} is unknown to this build. \
+                 The run stays resumable."
+        ),
+        None => anyhow::Ok(()),
+    };
+    known("group", &c.groups, &|n| Group::find(n).is_some())?;
+    known("stack", &c.stacks, &|n| StackKind::parse(n).is_some())?;
+    known("certificate", &c.certs, &|n| CertKind::parse(n).is_some())?;
+    let groups: Vec<_> = c.groups.iter().filter_map(|n| Group::find(n)).collect();
+    let stacks: Vec<_> = c
+        .stacks
+        .iter()
+        .filter_map(|n| StackKind::parse(n))
+        .collect();
+    let certs: Vec<_> = c.certs.iter().filter_map(|n| CertKind::parse(n)).collect();
+    let chains = chains(&certs)?;
+    let all = plans(&chains, &groups, &stacks);
+    let (todo, missing) = record.unfinished(|label| all.iter().position(|p| p.label() == label));
+    if !missing.is_empty() {
+        crate::bail_usage!(
+            "run {id} cannot be resumed here: {} planned benchmark(s) are not among those its \
+             configuration makes in this build: {}. The run stays resumable.",
+            missing.len(),
+            missing.join(", ")
+        );
+    }
+    println!(
+        "Resuming tls run {id}: {} of {} benchmarks to measure",
+        todo.len(),
+        record.config.planned.len()
+    );
+    let mut todo = todo;
+    todo.sort_unstable();
+    let plans: Vec<Plan> = all
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| todo.binary_search(i).is_ok())
+        .map(|(_, p)| p)
+        .collect();
+    // The unfinished results are measured again from the start.
+    record.results.retain(|r| r.is_final());
+    record.state.interrupted = false;
+    record.state.resumed_at.push(crate::record::now_rfc3339());
+    let registry = Registry::new(false);
+    execute(*record, &plans, &registry, o, cpus, Recorder::with(st, &id))
+}
+
+/// Measures `plans` into `record`, storing and writing each result as it finishes, then
+/// prints the tables. Ctrl-C or SIGTERM stops after the step in progress: what was measured
+/// is kept and the run is interrupted, resumable.
+fn execute(
+    record: TlsRecord,
+    plans: &[Plan],
+    registry: &Registry,
+    o: &Options,
+    cpus: usize,
+    recorder: Recorder,
+) -> anyhow::Result<ExitCode> {
     let timers = Timers::calibrate();
     // A group a stack does not offer is reported, not a failure of the run.
     let mut end = Ending::start(record, recorder, &o.outputs, "the benchmark in progress")?
-        .failed_when(|r| r.error.is_some());
+        .failed_when(|r| r.error.is_some())
+        .on_interrupt(OnInterrupt::Resume("tls"));
     let config = end.record().config.clone();
     // Every benchmark is checked first; then their handshakes are timed in rounds that take
     // turns, so the machine's changing speed affects every group and stack alike.

@@ -608,6 +608,8 @@ pub fn tls() -> TlsRecord {
         unavailable: None,
         checks: Some(Checks {
             handshakes: 6100,
+            completion_only: 0,
+            check_ns: None,
             negotiated_group: "X25519MLKEM768".into(),
             client_share_bytes: 1216,
             server_share_bytes: 1120,
@@ -664,6 +666,8 @@ pub fn tls() -> TlsRecord {
         cert: "rsa2048".into(),
         checks: Some(Checks {
             handshakes: 2000,
+            completion_only: 0,
+            check_ns: None,
             negotiated_group: "secp256r1".into(),
             client_share_bytes: 65,
             server_share_bytes: 65,

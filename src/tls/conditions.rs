@@ -4,7 +4,7 @@
 use crate::record::tls::NetProfile;
 
 /// The rate every condition is limited to unless its profile says otherwise (pq-tls-benchmark's).
-pub const DEFAULT_RATE_MBIT: f64 = 1000.0;
+pub const DEFAULT_RATE_MBIT: f64 = NetProfile::DEFAULT_RATE_MBIT;
 
 /// Round-trip times of the reference study (Paquin, Stebila, Tamvada 2020), ms.
 pub const STUDY_RTTS_MS: [f64; 4] = [5.6, 31.2, 78.7, 195.7];
@@ -12,29 +12,16 @@ pub const STUDY_RTTS_MS: [f64; 4] = [5.6, 31.2, 78.7, 195.7];
 /// Loss rates swept at 31.2 ms, percent.
 pub const LOSS_SWEEP_PCT: [f64; 5] = [1.0, 2.0, 3.0, 5.0, 10.0];
 
-fn profile(rtt_ms: f64, loss_pct: f64, rate_mbit: f64) -> NetProfile {
-    let mut name = format!("rtt{rtt_ms}-loss{loss_pct}");
-    if rate_mbit != DEFAULT_RATE_MBIT {
-        name.push_str(&format!("-rate{rate_mbit}"));
-    }
-    NetProfile {
-        name,
-        rtt_ms,
-        loss_pct,
-        rate_mbit,
-    }
-}
-
 /// The default sweep: each study RTT at 0% loss, then 31.2 ms at each loss rate.
 pub fn default_profiles() -> Vec<NetProfile> {
     let mut v: Vec<NetProfile> = STUDY_RTTS_MS
         .iter()
-        .map(|&r| profile(r, 0.0, DEFAULT_RATE_MBIT))
+        .map(|&r| NetProfile::new(r, 0.0, DEFAULT_RATE_MBIT))
         .collect();
     v.extend(
         LOSS_SWEEP_PCT
             .iter()
-            .map(|&l| profile(STUDY_RTTS_MS[1], l, DEFAULT_RATE_MBIT)),
+            .map(|&l| NetProfile::new(STUDY_RTTS_MS[1], l, DEFAULT_RATE_MBIT)),
     );
     v
 }
@@ -74,7 +61,7 @@ pub fn parse_profiles(specs: &[String]) -> Result<Vec<NetProfile>, String> {
                 "{spec:?}: RTT up to 2000 ms, loss up to 50%, a positive rate"
             ));
         }
-        out.push(profile(rtt, loss, rate));
+        out.push(NetProfile::new(rtt, loss, rate));
     }
     Ok(out)
 }

@@ -5,7 +5,7 @@
 
 use super::certs::Chain;
 use super::groups::{Group, StackKind};
-use super::memory::{self, Outcome};
+use super::memory::{self, Check, Outcome};
 use super::side::{Session, Stack};
 use crate::kem::Kem;
 use crate::measure::sampler::{self, Op, SamplerConfig};
@@ -20,6 +20,22 @@ use std::time::{Duration, Instant};
 
 /// Rounds each kind's time is split into, interleaved with the other kinds.
 pub const ROUNDS: usize = 5;
+
+/// One timed handshake in this many is checked whole (the first of every round and of every
+/// scaling thread among them); the others are checked for completion (and resumption) only,
+/// so that the checks' cost (exporting keying material on both sides, reading the flights)
+/// stays out of handshakes per second. The whole check's own cost is recorded
+/// ([`Checks::check_ns`]).
+pub const CHECK_EVERY: u64 = 16;
+
+/// How the `i`-th timed handshake of a round or thread is checked.
+pub fn check_for(i: u64) -> Check {
+    if i % CHECK_EVERY == 0 {
+        Check::Whole
+    } else {
+        Check::Completion
+    }
+}
 
 /// What one benchmark is: a stack, a group and a certificate chain.
 pub struct Plan<'a> {
@@ -119,6 +135,12 @@ pub fn check(o: &Outcome, mode: Mode, group: &Group) -> Result<(), String> {
             if o.retried { "" } else { "not " }
         ));
     }
+    check_resumption(o, mode)
+}
+
+/// The part of [`check`] a handshake checked for completion only still passes: it resumed a
+/// session exactly when its mode says so.
+pub fn check_resumption(o: &Outcome, mode: Mode) -> Result<(), String> {
     if o.resumed != (mode == Mode::Resumed) {
         return Err(format!(
             "the handshake {} a session",
@@ -168,15 +190,22 @@ pub fn flights(o: &Outcome, mode: Mode) -> Vec<Flight> {
         .collect()
 }
 
-/// One checked handshake; for a resumed one, `session` is what the previous one left.
+/// One handshake checked as `how` says; for a resumed one, `session` is what the previous one
+/// left. Checked for completion only, a handshake still has to complete, and to resume exactly
+/// when its mode does.
 fn checked(
     stack: &dyn Stack,
     mode: Mode,
     group: &Group,
     session: &mut Option<Session>,
+    how: Check,
 ) -> Result<Outcome, String> {
-    let mut o = memory::handshake(stack, mode, session.take())?;
-    check(&o, mode, group).map_err(|e| format!("{} handshake: {e}", mode.as_str()))?;
+    let mut o = memory::handshake(stack, mode, session.take(), how)?;
+    match how {
+        Check::Whole => check(&o, mode, group),
+        Check::Completion => check_resumption(&o, mode),
+    }
+    .map_err(|e| format!("{} handshake: {e}", mode.as_str()))?;
     // Only a resuming client carries its session on; the others start afresh each time.
     *session = if mode == Mode::Resumed {
         o.session.take()
@@ -188,7 +217,7 @@ fn checked(
 
 /// A session to resume from: one full handshake with the resuming client.
 fn prime(stack: &dyn Stack) -> Result<Option<Session>, String> {
-    let mut o = memory::handshake(stack, Mode::Resumed, None)?;
+    let mut o = memory::handshake(stack, Mode::Resumed, None, Check::Whole)?;
     Ok(o.session.take())
 }
 
@@ -198,6 +227,8 @@ struct Samples {
     client: Vec<f64>,
     round_server: Vec<f64>,
     round_client: Vec<f64>,
+    /// The whole checks' own times, ns.
+    check: Vec<f64>,
     handshakes: u64,
     secs: f64,
 }
@@ -302,7 +333,7 @@ fn check_each(b: &mut Bench, stack: &dyn Stack, cfg: &TlsConfig) -> Result<(), S
         } else {
             None
         };
-        let o = checked(stack, mode, g, &mut session)?;
+        let o = checked(stack, mode, g, &mut session, Check::Whole)?;
         b.flights.push(flights(&o, mode));
         if mode == Mode::Full || full.is_none() {
             full = Some(o);
@@ -315,6 +346,8 @@ fn check_each(b: &mut Bench, stack: &dyn Stack, cfg: &TlsConfig) -> Result<(), S
     };
     b.result.checks = Some(Checks {
         handshakes: cfg.modes.len() as u64,
+        completion_only: 0,
+        check_ns: None,
         negotiated_group: g.tls_name.to_string(),
         client_share_bytes: share(&first.client_hello),
         server_share_bytes: share(&first.server_hello),
@@ -331,15 +364,19 @@ pub fn round(b: &mut Bench, cfg: &TlsConfig, timers: &Timers) {
     };
     let slice = Duration::from_secs_f64(cfg.duration_s / (ROUNDS as f64));
     let g = b.plan.group;
-    let mut made = 0u64;
+    let (mut whole, mut made) = (0u64, 0u64);
     for (i, &mode) in cfg.modes.iter().enumerate() {
-        let (mut s, mut c) = (Vec::new(), Vec::new());
+        let (mut s, mut c, mut k) = (Vec::new(), Vec::new(), Vec::new());
         let t = Instant::now();
         while t.elapsed() < slice || s.len() < 3 {
-            match checked(stack.as_ref(), mode, g, &mut b.sessions[i]) {
+            let how = check_for(s.len() as u64);
+            match checked(stack.as_ref(), mode, g, &mut b.sessions[i], how) {
                 Ok(o) => {
                     s.push(o.server_ns as f64);
                     c.push(o.client_ns as f64);
+                    if how == Check::Whole {
+                        k.push(o.check_ns as f64);
+                    }
                 }
                 Err(e) => {
                     b.fail(e);
@@ -351,13 +388,16 @@ pub fn round(b: &mut Bench, cfg: &TlsConfig, timers: &Timers) {
         a.secs += t.elapsed().as_secs_f64();
         a.handshakes += s.len() as u64;
         made += s.len() as u64;
+        whole += k.len() as u64;
         a.round_server.push(crate::stats::median(&s));
         a.round_client.push(crate::stats::median(&c));
         a.server.extend(s);
         a.client.extend(c);
+        a.check.extend(k);
     }
     if let Some(c) = b.result.checks.as_mut() {
-        c.handshakes += made;
+        c.handshakes += whole;
+        c.completion_only += made - whole;
     }
     if let Some(k) = &b.kem {
         match kem_round(k.as_ref(), timers) {
@@ -399,6 +439,10 @@ pub fn finish(mut b: Bench, cfg: &TlsConfig, cpus: usize, stop: &dyn Fn() -> boo
     if b.acc.iter().any(|a| a.round_server.len() < ROUNDS) || stop() {
         r.interrupted = true;
         return b.result;
+    }
+    let checks: Vec<f64> = b.acc.iter().flat_map(|a| a.check.iter().copied()).collect();
+    if let (Some(c), false) = (r.checks.as_mut(), checks.is_empty()) {
+        c.check_ns = Some(crate::stats::median(&checks));
     }
     if let (Some(k), Some(i)) = (&b.kem, cfg.modes.iter().position(|&m| m == Mode::Full)) {
         r.kem = kem_share(k.meta().label(), &b.kem_rounds, &b.acc[i], cfg.target_rate);
@@ -478,7 +522,7 @@ fn scale(
     }
     let window = Duration::from_secs_f64(cfg.scaling_duration_s / REPEATS as f64);
     let mut raws: Vec<Vec<Vec<(u64, f64)>>> = vec![Vec::new(); cfg.threads.len()];
-    let mut made = 0u64;
+    let (mut made, mut whole) = (0u64, 0u64);
     for _ in 0..REPEATS {
         for (i, &n) in cfg.threads.iter().enumerate() {
             if stop() {
@@ -493,7 +537,7 @@ fn scale(
                             let mut count = 0u64;
                             let mut none = None;
                             while t.elapsed() < window {
-                                checked(stack, Mode::Full, g, &mut none)?;
+                                checked(stack, Mode::Full, g, &mut none, check_for(count))?;
                                 count += 1;
                             }
                             Ok((count, t.elapsed().as_secs_f64()))
@@ -507,6 +551,7 @@ fn scale(
             })
             .map_err(|e| format!("at {n} threads: {e}"))?;
             made += raw.iter().map(|x| x.0).sum::<u64>();
+            whole += raw.iter().map(|x| x.0.div_ceil(CHECK_EVERY)).sum::<u64>();
             raws[i].push(raw);
         }
     }
@@ -522,7 +567,8 @@ fn scale(
         r.scaling.push(p);
     }
     if let Some(c) = r.checks.as_mut() {
-        c.handshakes += made;
+        c.handshakes += whole;
+        c.completion_only += made - whole;
     }
     Ok(())
 }

@@ -1,7 +1,10 @@
 //! One handshake between a client and a server of one thread, bytes handed over in memory:
 //! each side's time is the time spent in its own calls (building its connection, processing
 //! what arrived, producing what it sends), so the server's and the client's CPU are measured
-//! separately. Every handshake is checked after the timed part.
+//! separately. A handshake is checked after the timed part, whole ([`Check::Whole`]: the
+//! flights read off the wire, the keying material both sides export compared, the groups they
+//! report) or for its completion alone ([`Check::Completion`]), the cost of the whole check
+//! timed on its own.
 
 use super::side::{Session, Stack};
 use super::wire;
@@ -20,6 +23,17 @@ pub struct Wire {
     pub bytes: usize,
     /// TLS records.
     pub records: usize,
+}
+
+/// How much of one handshake is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Check {
+    /// Everything [`Outcome`] holds: the flights and hellos read off the wire, the exported
+    /// keying material compared, the groups both sides report, the client's session.
+    Whole,
+    /// That both sides completed (and whether it resumed): nothing read off the wire, nothing
+    /// exported; the flights, hellos and groups of the outcome are empty.
+    Completion,
 }
 
 /// What one handshake cost and showed.
@@ -44,15 +58,21 @@ pub struct Outcome {
     pub server_group: Option<String>,
     /// The client's session for the next resumed handshake.
     pub session: Option<Session>,
+    /// Time in the whole check (reading the flights, exporting and comparing keying material,
+    /// the groups), ns; 0 for [`Check::Completion`].
+    pub check_ns: u64,
 }
 
-/// Runs one handshake of `mode` (resuming `session` when given) and checks that both sides
-/// derived the same exported keying material.
+/// Runs one handshake of `mode` (resuming `session` when given); checked whole, it also checks
+/// that both sides derived the same exported keying material.
 pub fn handshake(
     stack: &dyn Stack,
     mode: Mode,
     session: Option<Session>,
+    check: Check,
 ) -> Result<Outcome, String> {
+    let whole = check == Check::Whole;
+    let mut check_ns = 0u64;
     let mut flights: Vec<Wire> = Vec::new();
     let mut client_hello = None;
     let mut server_hello = None;
@@ -82,7 +102,16 @@ pub fn handshake(
     let mut client = stack.client(mode, session)?;
     client.send(&mut to_server)?;
     let mut client_ns = t.elapsed().as_nanos() as u64;
-    note(true, &to_server, &mut flights);
+    // The time reading each flight is the check's, not the handshake's.
+    let mut noted = |from_client: bool, bytes: &[u8], flights: &mut Vec<Wire>| -> u64 {
+        if !whole {
+            return 0;
+        }
+        let t = Instant::now();
+        note(from_client, bytes, flights);
+        t.elapsed().as_nanos() as u64
+    };
+    check_ns += noted(true, &to_server, &mut flights);
 
     let t = Instant::now();
     let mut server = stack.server()?;
@@ -93,26 +122,49 @@ pub fn handshake(
         to_client.clear();
         server.send(&mut to_client)?;
         server_ns += t.elapsed().as_nanos() as u64;
-        note(false, &to_client, &mut flights);
+        check_ns += noted(false, &to_client, &mut flights);
 
         let t = Instant::now();
         client.receive(&to_client)?;
         to_server.clear();
         client.send(&mut to_server)?;
         client_ns += t.elapsed().as_nanos() as u64;
-        note(true, &to_server, &mut flights);
+        check_ns += noted(true, &to_server, &mut flights);
 
         if to_server.is_empty()
             && to_client.is_empty()
             && !client.handshaking()
             && !server.handshaking()
         {
+            let resumed = client.resumed() && server.resumed();
+            let session = if whole || mode == Mode::Resumed {
+                client.session()
+            } else {
+                None
+            };
+            if !whole {
+                return Ok(Outcome {
+                    server_ns,
+                    client_ns,
+                    flights: Vec::new(),
+                    client_hello: None,
+                    server_hello: None,
+                    retried: false,
+                    resumed,
+                    client_group: None,
+                    server_group: None,
+                    session,
+                    check_ns: 0,
+                });
+            }
+            let t = Instant::now();
             let ekm_client = client.export()?;
             let ekm_server = server.export()?;
             if ekm_client != ekm_server {
                 return Err("the client and the server exported different keying material".into());
             }
-            let resumed = client.resumed() && server.resumed();
+            let (client_group, server_group) = (client.group(), server.group());
+            check_ns += t.elapsed().as_nanos() as u64;
             return Ok(Outcome {
                 server_ns,
                 client_ns,
@@ -121,9 +173,10 @@ pub fn handshake(
                 server_hello,
                 retried,
                 resumed,
-                client_group: client.group(),
-                server_group: server.group(),
-                session: client.session(),
+                client_group,
+                server_group,
+                session,
+                check_ns,
             });
         }
     }

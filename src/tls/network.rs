@@ -137,13 +137,12 @@ pub fn measure(plan: &Plan, cfg: &TlsConfig, r: &mut TlsResult, stop: &dyn Fn() 
             r.interrupted = true;
             return;
         }
-        let profile = net::Condition::from(p);
         let n = handshakes_for(p.loss_pct, cfg.network_handshakes);
         let concurrency = concurrency_for(p.rtt_ms, cfg.network_concurrency);
         eprintln!("  {}: network {}: {n} handshakes ...", plan.label(), p.name);
         match net::measure(
             &mut testbed,
-            &profile,
+            p,
             n,
             concurrency,
             &endpoint,

@@ -3,8 +3,8 @@
 
 use super::certs::Chain;
 use super::groups::{CertKind, Group, StackKind, GROUPS};
-use super::measure::{check, flights, stack};
-use super::memory::handshake;
+use super::measure::{check, check_for, check_resumption, flights, stack, CHECK_EVERY};
+use super::memory::{handshake, Check};
 use crate::record::tls::Mode;
 
 fn chain() -> Chain {
@@ -19,7 +19,7 @@ fn every_default_group_negotiates_on_both_stacks() {
             let s =
                 stack(kind, g, &chain).unwrap_or_else(|e| panic!("{kind:?} {}: {e}", g.tls_name));
             for _ in 0..3 {
-                let o = handshake(s.as_ref(), Mode::Full, None)
+                let o = handshake(s.as_ref(), Mode::Full, None, Check::Whole)
                     .unwrap_or_else(|e| panic!("{kind:?} {}: {e}", g.tls_name));
                 check(&o, Mode::Full, g).unwrap_or_else(|e| panic!("{kind:?} {}: {e}", g.tls_name));
                 assert!(o.server_ns > 0 && o.client_ns > 0);
@@ -34,7 +34,7 @@ fn hybrid_key_shares_have_the_drafts_sizes_and_spill_the_client_hello() {
     let g = Group::find("X25519MLKEM768").unwrap();
     for kind in StackKind::ALL {
         let s = stack(kind, g, &chain).unwrap();
-        let o = handshake(s.as_ref(), Mode::Full, None).unwrap();
+        let o = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
         assert_eq!(
             o.client_hello.as_ref().unwrap().shares,
             vec![(0x11ec, 1216)],
@@ -56,12 +56,12 @@ fn hybrid_key_shares_have_the_drafts_sizes_and_spill_the_client_hello() {
     let x = Group::find("X25519").unwrap();
     for kind in StackKind::ALL {
         let s = stack(kind, x, &chain).unwrap();
-        let o = handshake(s.as_ref(), Mode::Full, None).unwrap();
+        let o = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
         assert_eq!(o.client_hello.unwrap().shares, vec![(0x001d, 32)]);
         assert_eq!(o.server_hello.unwrap().shares, vec![(0x001d, 32)]);
         assert_eq!(
             flights(
-                &handshake(s.as_ref(), Mode::Full, None).unwrap(),
+                &handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap(),
                 Mode::Full
             )[0]
             .segments,
@@ -77,19 +77,19 @@ fn resumed_and_retried_handshakes_are_what_they_say() {
         for name in ["X25519MLKEM768", "X25519"] {
             let g = Group::find(name).unwrap();
             let s = stack(kind, g, &chain).unwrap();
-            let mut session = handshake(s.as_ref(), Mode::Resumed, None).unwrap().session;
+            let mut session = handshake(s.as_ref(), Mode::Resumed, None, Check::Whole).unwrap().session;
             for _ in 0..3 {
-                let o = handshake(s.as_ref(), Mode::Resumed, session.take()).unwrap();
+                let o = handshake(s.as_ref(), Mode::Resumed, session.take(), Check::Whole).unwrap();
                 check(&o, Mode::Resumed, g).unwrap_or_else(|e| panic!("{kind:?} {name}: {e}"));
                 session = o.session;
             }
-            let o = handshake(s.as_ref(), Mode::Hrr, None).unwrap();
+            let o = handshake(s.as_ref(), Mode::Hrr, None, Check::Whole).unwrap();
             check(&o, Mode::Hrr, g).unwrap_or_else(|e| panic!("{kind:?} {name}: {e}"));
             let f = flights(&o, Mode::Hrr);
             assert_eq!(f[1].name, "HelloRetryRequest");
             assert_eq!(f[2].from, "client");
             // A full handshake is not mistaken for one of the others.
-            let full = handshake(s.as_ref(), Mode::Full, None).unwrap();
+            let full = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
             assert!(check(&full, Mode::Resumed, g).is_err());
             assert!(check(&full, Mode::Hrr, g).is_err());
         }
@@ -103,7 +103,7 @@ fn a_fallback_to_another_group_fails_the_check() {
     let hybrid = Group::find("X25519MLKEM768").unwrap();
     for kind in StackKind::ALL {
         let s = stack(kind, x, &chain).unwrap();
-        let o = handshake(s.as_ref(), Mode::Full, None).unwrap();
+        let o = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
         let e = check(&o, Mode::Full, hybrid).unwrap_err();
         assert!(e.contains("instead of X25519MLKEM768"), "{e}");
     }
@@ -115,4 +115,36 @@ fn a_group_a_stack_lacks_is_unavailable_with_the_reason() {
     let ff = Group::find("ffdhe2048").unwrap();
     let e = stack(StackKind::Rustls, ff, &chain).err().unwrap();
     assert!(e.contains("no ffdhe2048 group"), "{e}");
+}
+
+#[test]
+fn one_handshake_in_check_every_is_checked_whole_and_the_others_for_completion() {
+    assert_eq!(check_for(0), Check::Whole);
+    assert_eq!(check_for(CHECK_EVERY), Check::Whole);
+    assert!((1..CHECK_EVERY).all(|i| check_for(i) == Check::Completion));
+    let chain = chain();
+    let g = Group::find("X25519MLKEM768").unwrap();
+    for kind in StackKind::ALL {
+        let s = stack(kind, g, &chain).unwrap();
+        let whole = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
+        assert!(whole.check_ns > 0 && !whole.flights.is_empty(), "{kind:?}");
+        let lean = handshake(s.as_ref(), Mode::Full, None, Check::Completion).unwrap();
+        assert_eq!(lean.check_ns, 0, "{kind:?}");
+        assert!(lean.flights.is_empty() && lean.client_hello.is_none(), "{kind:?}");
+        assert!(lean.server_ns > 0 && lean.client_ns > 0, "{kind:?}");
+        // What a handshake checked for completion still must be: resumed exactly when asked.
+        check_resumption(&lean, Mode::Full).unwrap();
+        let e = check_resumption(&lean, Mode::Resumed).unwrap_err();
+        assert!(e.contains("did not resume"), "{e}");
+        // A resuming client checked for completion keeps its session for the next one.
+        let mut session = handshake(s.as_ref(), Mode::Resumed, None, Check::Whole)
+            .unwrap()
+            .session;
+        for _ in 0..3 {
+            let o = handshake(s.as_ref(), Mode::Resumed, session.take(), Check::Completion)
+                .unwrap();
+            check_resumption(&o, Mode::Resumed).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+            session = o.session;
+        }
+    }
 }

@@ -118,11 +118,22 @@ impl Flight {
     }
 }
 
-/// What the checks of every handshake found.
+/// What the checks of the handshakes found.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Checks {
-    /// Handshakes checked (every one of the run, the scaling and network ones included).
+    /// Handshakes checked whole: the group both sides report and the one on the wire, the key
+    /// shares, the retry, the resumption, the keying material both export (before
+    /// `completion_only` was recorded, every handshake of the run).
     pub handshakes: u64,
+    /// Timed handshakes between two whole checks, checked only for completing (and resuming
+    /// when their kind does): one in `tls::measure::CHECK_EVERY` is checked whole, so that
+    /// the checks' cost stays out of handshakes per second.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub completion_only: u64,
+    /// The median cost of one whole check (reading the flights, exporting and comparing the
+    /// keying material, the groups), ns: what checking every handshake would add to one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_ns: Option<f64>,
     /// The group both stacks reported, and the one the ServerHello carries on the wire.
     pub negotiated_group: String,
     /// The key share the ClientHello carries for the group, bytes.
@@ -334,17 +345,40 @@ impl TlsResult {
     }
 }
 
-/// A network condition to measure.
+/// A network condition: what a run's configuration asks for and what the engine's testbed
+/// (`tls::net`) sets up, one type for both.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NetProfile {
-    /// Its name (`rtt31-loss3`).
+    /// Its name (`rtt31.2-loss3`; records from before the names kept the decimals say
+    /// `rtt31-loss3`).
     pub name: String,
     /// Round-trip time, ms.
     pub rtt_ms: f64,
-    /// Packet loss, percent, each direction.
+    /// Packet loss, percent of the TCP packets, each direction.
     pub loss_pct: f64,
-    /// Rate limit, Mbit/s.
+    /// Rate limit, Mbit/s, each direction (0: none).
     pub rate_mbit: f64,
+}
+
+impl NetProfile {
+    /// The rate every condition is limited to unless it says otherwise (pq-tls-benchmark's).
+    pub const DEFAULT_RATE_MBIT: f64 = 1000.0;
+
+    /// The condition of `rtt_ms`, `loss_pct` and `rate_mbit`, named
+    /// `rtt<RTT>-loss<LOSS>[-rate<RATE>]` (the rate only when not the default):
+    /// `rtt31.2-loss3`, `rtt5-loss0-rate100`.
+    pub fn new(rtt_ms: f64, loss_pct: f64, rate_mbit: f64) -> NetProfile {
+        let mut name = format!("rtt{rtt_ms}-loss{loss_pct}");
+        if rate_mbit != Self::DEFAULT_RATE_MBIT {
+            name.push_str(&format!("-rate{rate_mbit}"));
+        }
+        NetProfile {
+            name,
+            rtt_ms,
+            loss_pct,
+            rate_mbit,
+        }
+    }
 }
 
 /// Configuration of a tls run.
@@ -385,16 +419,24 @@ fn one() -> usize {
     1
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// The tls record kind: nothing beside the common header.
 #[derive(Debug, Clone, Copy)]
 pub struct Tls;
 
-/// What a tls run records before `kind` when Ctrl-C or SIGTERM stopped it.
+/// What a tls run records before `kind` when Ctrl-C or SIGTERM stopped it, or it was resumed
+/// (nothing otherwise, as in files from before these existed).
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct TlsState {
     /// Stopped before every benchmark was measured.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// When `tls --resume` continued this run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub resumed_at: Vec<String>,
 }
 
 impl Kind for Tls {
@@ -406,7 +448,7 @@ impl Kind for Tls {
         singular: "tls run",
         plural: "tls runs",
         command: "tls",
-        resumable: false,
+        resumable: true,
         compare: Compares {
             compares: true,
             no_gate: Some("the ratios of two tls runs have no significance test behind them"),
@@ -562,6 +604,38 @@ mod tests {
         assert_eq!((s.min, s.median, s.max, s.n), (1.0, 3.0, 5.0, 5));
         assert!(Spread::of(&[]).is_none());
         assert!(Spread::of(&[1.0, f64::NAN]).is_none());
+    }
+
+    #[test]
+    fn network_profiles_are_named_after_their_figures() {
+        assert_eq!(NetProfile::new(31.2, 0.5, 1000.0).name, "rtt31.2-loss0.5");
+        assert_eq!(NetProfile::new(5.0, 0.0, 100.0).name, "rtt5-loss0-rate100");
+    }
+
+    #[test]
+    fn old_records_network_profiles_still_load() {
+        // The fixture file of the CLI tests, and the layout of a record written before the
+        // engine and the record shared one type (its own name spelling kept as written).
+        let fixture: TlsRecord =
+            serde_json::from_str(include_str!("../../../tests/data/tls.json")).unwrap();
+        assert_eq!(fixture.config.network.len(), 3);
+        assert_eq!(fixture.config.network[2].name, "rtt30-loss3");
+        assert_eq!(fixture.config.network[2].loss_pct, 3.0);
+        let old: NetProfile = serde_json::from_str(
+            r#"{"name": "rtt31-loss3", "rtt_ms": 31.2, "loss_pct": 3.0, "rate_mbit": 1000.0}"#,
+        )
+        .unwrap();
+        assert_eq!(old.name, "rtt31-loss3");
+        assert_eq!((old.rtt_ms, old.loss_pct, old.rate_mbit), (31.2, 3.0, 1000.0));
+        // And what is written now reads back the same, field for field.
+        let now = serde_json::to_value(NetProfile::new(31.2, 3.0, 1000.0)).unwrap();
+        let keys: Vec<&String> = now.as_object().unwrap().keys().collect();
+        assert_eq!(keys.len(), 4, "{now}");
+        for k in ["name", "rtt_ms", "loss_pct", "rate_mbit"] {
+            assert!(now.get(k).is_some(), "{k}: {now}");
+        }
+        // A profile missing a field is refused, not guessed.
+        assert!(serde_json::from_str::<NetProfile>(r#"{"name": "x", "rtt_ms": 1.0}"#).is_err());
     }
 
     #[test]

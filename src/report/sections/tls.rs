@@ -1,7 +1,8 @@
-//! TLS handshakes: the charts of the last tls run given ([`chart`]: handshakes per second, CPU
+//! TLS handshakes: the charts of every tls run given ([`chart`]: handshakes per second, CPU
 //! per handshake and the key exchange's part, bytes per flight against TCP segments, handshake
-//! time against RTT and loss) and under each the table of its figures, for every tls run given;
-//! then the groups a stack lacks and the network conditions not measured.
+//! time against RTT and loss; each run's own, named after it when there are several) and under
+//! each the table of its figures, every tls run's rows in it; the decision table; then the
+//! groups a stack lacks and the network conditions not measured.
 
 pub mod chart;
 
@@ -33,22 +34,16 @@ pub const PARTS: KindParts = KindParts {
 /// The intro's line for each record of this kind.
 fn intro(data: &Dataset) -> Vec<Para> {
     let mut out = Vec::new();
-    for (i, t) in data.of::<Tls>().iter().enumerate() {
+    for t in data.of::<Tls>().iter() {
         let n = t.record.results.len();
         out.push(line(
             format!("tls ({})", t.label),
             "",
             &t.record,
-            vec![
-                text(format!(", {n} benchmark{}", if n == 1 { "" } else { "s" })),
-                text(
-                    if i + 1 == data.of::<Tls>().len() && data.of::<Tls>().len() > 1 {
-                        " (the tls run charted)."
-                    } else {
-                        "."
-                    },
-                ),
-            ],
+            vec![text(format!(
+                ", {n} benchmark{}.",
+                if n == 1 { "" } else { "s" }
+            ))],
         ));
     }
     out
@@ -120,24 +115,42 @@ fn method(data: &Dataset, blocks: &mut Vec<Block>) {
     }
 }
 
-/// Adds `chart` when there is one, under a sub-heading.
-fn charted(blocks: &mut Vec<Block>, id: &str, title: &str, chart: Option<Chart>) {
+/// The chart `make` draws of each run in `records`: one run's chart as it is, several runs'
+/// each named after its run (title) and numbered in turn (id), so that no two share an id.
+fn of_each(
+    records: &[Input<TlsRecord>],
+    make: impl Fn(&TlsRecord) -> anyhow::Result<Option<Chart>>,
+) -> anyhow::Result<Vec<Chart>> {
+    let mut out = Vec::new();
+    for (i, input) in records.iter().enumerate() {
+        if let Some(mut c) = make(&input.record)? {
+            if records.len() > 1 {
+                c.id = format!("{}-{}", c.id, i + 1);
+                c.title = format!("{} ({})", c.title, input.label);
+            }
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// Adds `charts` when there are some, under a sub-heading.
+fn charted(blocks: &mut Vec<Block>, id: &str, title: &str, charts: Vec<Chart>) {
     h3(blocks, id, title);
-    if let Some(c) = chart {
+    if !charts.is_empty() {
         blocks.push(Block::Charts {
             id: String::new(),
-            charts: vec![c],
+            charts,
         });
     }
 }
 
 fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     let records = &ctx.data.of::<Tls>();
-    let Some(shown) = records.last() else {
+    if records.is_empty() {
         say(blocks, "No tls run given (`kembench tls --json FILE`).");
         return Ok(());
-    };
-    let r = &shown.record;
+    }
     say(
         blocks,
         format!(
@@ -147,8 +160,9 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
              counted in TLS bytes and {MSS}-byte TCP segments.{}",
             if records.len() > 1 {
                 format!(
-                    " The charts show {}; the tables every tls run given.",
-                    shown.label
+                    " Each of the {} tls runs given has its own charts, named after it; the \
+                     tables hold every run's rows.",
+                    records.len()
                 )
             } else {
                 String::new()
@@ -163,14 +177,19 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     let table = |id: &str| Table::described(id, described.iter().map(|(l, t)| (*l, t)));
     let with_rows = |t: Table| (!t.rows.is_empty()).then_some(t);
 
-    charted(blocks, "tls-rate", "Handshakes per second", chart::rate(r)?);
+    charted(
+        blocks,
+        "tls-rate",
+        "Handshakes per second",
+        of_each(records, chart::rate)?,
+    );
     blocks.push(Block::Table(table("table-tls-cpu")));
 
     charted(
         blocks,
         "tls-cpu",
         "CPU per handshake and the key exchange",
-        chart::cpu(r)?,
+        of_each(records, chart::cpu)?,
     );
     if let Some(t) = with_rows(table("table-tls-capacity")) {
         say(
@@ -186,7 +205,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         blocks,
         "tls-flights",
         "Bytes per flight",
-        chart::flights(r)?,
+        of_each(records, chart::flights)?,
     );
     blocks.push(Block::Table(table("table-tls-flights")));
 
@@ -203,10 +222,11 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     if let Some(t) = with_rows(table("table-tls-network")) {
         h3(blocks, "tls-network", "Under network conditions");
         for against in [chart::Against::Rtt, chart::Against::Loss] {
-            if let Some(c) = chart::network(r, against)? {
+            let charts = of_each(records, |r| chart::network(r, against))?;
+            if !charts.is_empty() {
                 blocks.push(Block::Charts {
                     id: String::new(),
-                    charts: vec![c],
+                    charts,
                 });
             }
         }
@@ -304,6 +324,65 @@ mod tests {
             panic!("the notes come last")
         };
         assert_eq!(notes.len(), 2, "the unavailable group, the skipped network");
+    }
+
+    #[test]
+    fn every_tls_run_given_is_charted_each_under_its_own_name() {
+        let mut other = crate::export::fixture::tls();
+        other.results.truncate(1);
+        let data = Dataset::from_records(vec![
+            (
+                "a.json".into(),
+                AnyRecord::from(crate::export::fixture::tls()),
+            ),
+            ("b.json".into(), AnyRecord::from(other)),
+        ]);
+        let b = blocks(&data);
+        let charts: Vec<(String, String)> = b
+            .iter()
+            .flat_map(|x| match x {
+                Block::Charts { charts, .. } => charts
+                    .iter()
+                    .map(|c| (c.id.clone(), c.title.clone()))
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        for kind in ["rate", "cpu", "flights", "rtt", "loss"] {
+            for (n, label) in [(1, "a.json"), (2, "b.json")] {
+                let id = format!("chart-tls-{kind}-{n}");
+                let c = charts.iter().find(|c| c.0 == id);
+                assert!(
+                    c.is_some_and(|c| c.1.ends_with(&format!("({label})"))),
+                    "{id}: {charts:?}"
+                );
+            }
+        }
+        let mut ids: Vec<&String> = charts.iter().map(|c| &c.0).collect();
+        ids.sort();
+        ids.dedup();
+        assert_eq!(ids.len(), charts.len(), "no two charts share an id");
+        // One run alone keeps its ids and titles as they were.
+        let one = blocks(&Dataset::from_records(vec![(
+            "a.json".into(),
+            AnyRecord::from(crate::export::fixture::tls()),
+        )]));
+        let titles: Vec<(&str, &str)> = one
+            .iter()
+            .flat_map(|x| match x {
+                Block::Charts { charts, .. } => charts
+                    .iter()
+                    .map(|c| (c.id.as_str(), c.title.as_str()))
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        assert_eq!(titles.len(), 5);
+        assert!(titles.iter().any(|c| c.0 == "chart-tls-rate"), "{titles:?}");
+        assert!(
+            titles.iter().all(|c| !c.1.contains("(a.json)")),
+            "{titles:?}"
+        );
     }
 
     #[test]

@@ -42,7 +42,7 @@
 //!
 //! # Measuring
 //!
-//! [`measure`] runs one [`Condition`]: it sets the delay and rate, measures the round trip (the
+//! [`measure`] runs one [`NetProfile`]: it sets the delay and rate, measures the round trip (the
 //! median of plain TCP connects: SYN to SYN-ACK), adds the loss, then runs handshakes one at a
 //! time, each timed with [`Instant`] (CLOCK_MONOTONIC; pq-tls-benchmark reads
 //! CLOCK_MONOTONIC_RAW, which differs only by NTP's rate adjustment) from just before the TCP
@@ -107,46 +107,8 @@ pub fn available() -> Result<(), String> {
     Testbed::new().map(drop).map_err(|e| e.to_string())
 }
 
-/// A network condition.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Condition {
-    /// Its name (`rtt31-loss3`).
-    pub name: String,
-    /// Round-trip time, ms.
-    pub rtt_ms: f64,
-    /// Packet loss, percent of the TCP packets, each direction.
-    pub loss_pct: f64,
-    /// Rate limit, Mbit/s, each direction (0: none).
-    pub rate_mbit: f64,
-}
-
-impl From<&crate::record::tls::NetProfile> for Condition {
-    fn from(p: &crate::record::tls::NetProfile) -> Condition {
-        Condition {
-            name: p.name.clone(),
-            rtt_ms: p.rtt_ms,
-            loss_pct: p.loss_pct,
-            rate_mbit: p.rate_mbit,
-        }
-    }
-}
-
-impl Condition {
-    /// A condition named `rtt<RTT rounded>-loss<loss>` (`rtt31-loss3`, `rtt6-loss0`,
-    /// `rtt31-loss0.5`).
-    pub fn new(rtt_ms: f64, loss_pct: f64, rate_mbit: f64) -> Condition {
-        Condition {
-            name: format!(
-                "rtt{}-loss{}",
-                rtt_ms.round() as u64,
-                testbed::fmt_num(loss_pct)
-            ),
-            rtt_ms,
-            loss_pct,
-            rate_mbit,
-        }
-    }
-}
+/// A network condition: the record's own type, the same for the configuration and the testbed.
+pub use crate::record::tls::NetProfile;
 
 /// Both sides of one TLS stack's handshake over a connected TCP stream. The streams come as
 /// `connect`/`accept` made them (Nagle on, timeouts of [`HANDSHAKE_TIMEOUT`] on reads and
@@ -176,7 +138,7 @@ pub struct Mechanisms {
 #[derive(Debug, Clone)]
 pub struct PointOutcome {
     /// The profile.
-    pub profile: Condition,
+    pub profile: NetProfile,
     /// Completed handshakes' times (TCP connect + TLS handshake until the client is done), ms,
     /// in the order run.
     pub times_ms: Vec<f64>,
@@ -214,7 +176,7 @@ pub struct PointOutcome {
 /// mechanisms failing are per handshake, counted in [`PointOutcome::failures`].
 pub fn measure(
     testbed: &mut Testbed,
-    profile: &Condition,
+    profile: &NetProfile,
     handshakes: usize,
     concurrency: usize,
     endpoint: &dyn Endpoint,

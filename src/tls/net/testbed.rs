@@ -3,7 +3,7 @@
 //! deletes the namespaces, which takes their veths, queueing disciplines and rules with them.
 
 use super::relay::{Relay, RelayStats};
-use super::{sys, Mechanisms, NetError, Condition};
+use super::{sys, Mechanisms, NetError, NetProfile};
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -227,7 +227,7 @@ impl Testbed {
 
     /// Sets the delay and the rate of `p` and removes any loss (loss is added separately by
     /// [`Testbed::set_loss`], after the round trip is measured). Returns the mechanisms.
-    pub fn set_delay_and_rate(&mut self, p: &Condition) -> Result<Mechanisms, NetError> {
+    pub fn set_delay_and_rate(&mut self, p: &NetProfile) -> Result<Mechanisms, NetError> {
         let relay = self
             .relay
             .as_ref()

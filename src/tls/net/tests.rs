@@ -74,7 +74,7 @@ fn never() -> bool {
     false
 }
 
-fn run(tb: &mut Testbed, p: &Condition, n: usize, e: &dyn Endpoint) -> PointOutcome {
+fn run(tb: &mut Testbed, p: &NetProfile, n: usize, e: &dyn Endpoint) -> PointOutcome {
     let o = measure(tb, p, n, 1, e, Duration::from_secs(60), &never).expect("measure");
     eprintln!(
         "{}: rtt {:?} ms, {} done, {} failed, times {:?}, loss {:?}, relay {:?}, {:?}",
@@ -97,8 +97,8 @@ fn median(v: &[f64]) -> f64 {
 }
 
 #[test]
-fn profiles_are_named_by_rounded_rtt_and_loss() {
-    assert_eq!(Condition::new(31.2, 0.5, 1000.0).name, "rtt31-loss0.5");
+fn profiles_are_named_by_rtt_and_loss() {
+    assert_eq!(NetProfile::new(31.2, 0.5, 1000.0).name, "rtt31.2-loss0.5");
 }
 
 #[test]
@@ -124,12 +124,12 @@ fn skip_errors_are_told_apart() {
 fn the_relay_delays_both_directions_by_half_the_round_trip() {
     let _g = lock();
     let Some(mut tb) = testbed() else { return };
-    let none = run(&mut tb, &Condition::new(0.0, 0.0, 1000.0), 5, &SMALL);
+    let none = run(&mut tb, &NetProfile::new(0.0, 0.0, 1000.0), 5, &SMALL);
     let rtt = none.measured_rtt_ms.expect("probes connect");
     assert!(rtt < 5.0, "no delay: {rtt} ms");
     assert_eq!(none.mechanisms.delay, "none (relay forwards at once)");
 
-    let p = Condition::new(31.2, 0.0, 1000.0);
+    let p = NetProfile::new(31.2, 0.0, 1000.0);
     let o = run(&mut tb, &p, 10, &SMALL);
     let rtt = o.measured_rtt_ms.expect("probes connect");
     assert!(
@@ -167,7 +167,7 @@ fn the_relay_delays_both_directions_by_half_the_round_trip() {
 fn loss_costs_retransmission_timeouts() {
     let _g = lock();
     let Some(mut tb) = testbed() else { return };
-    let p = Condition::new(5.6, 10.0, 1000.0);
+    let p = NetProfile::new(5.6, 10.0, 1000.0);
     let o = run(&mut tb, &p, 20, &SMALL);
     assert!(
         o.mechanisms.loss.starts_with("nft numgen random drop (10%"),
@@ -191,7 +191,7 @@ fn loss_costs_retransmission_timeouts() {
     assert!(max >= min + 200.0, "{:?}", o.times_ms);
 
     // Back to no loss: the rule is gone.
-    let clean = run(&mut tb, &Condition::new(5.6, 0.0, 1000.0), 10, &SMALL);
+    let clean = run(&mut tb, &NetProfile::new(5.6, 0.0, 1000.0), 10, &SMALL);
     assert_eq!(clean.loss, None);
     assert!(
         clean.times_ms.iter().all(|&t| t < 100.0),
@@ -209,7 +209,7 @@ fn the_rate_paces_a_large_response() {
         response: 100_000,
     };
     // 100 KB plus headers at 10 Mbit/s: about 85 ms on the wire.
-    let slow = run(&mut tb, &Condition::new(0.0, 0.0, 10.0), 3, &e);
+    let slow = run(&mut tb, &NetProfile::new(0.0, 0.0, 10.0), 3, &e);
     assert_eq!(slow.times_ms.len(), 3);
     assert!(
         slow.times_ms.iter().all(|&t| t >= 75.0),
@@ -221,7 +221,7 @@ fn the_rate_paces_a_large_response() {
         "{}",
         slow.mechanisms.rate
     );
-    let fast = run(&mut tb, &Condition::new(0.0, 0.0, 1000.0), 3, &e);
+    let fast = run(&mut tb, &NetProfile::new(0.0, 0.0, 1000.0), 3, &e);
     assert!(
         fast.times_ms.iter().all(|&t| t < 40.0),
         "{:?}",
@@ -233,7 +233,7 @@ fn the_rate_paces_a_large_response() {
 fn stop_and_deadline_end_a_point_early() {
     let _g = lock();
     let Some(mut tb) = testbed() else { return };
-    let p = Condition::new(0.0, 0.0, 1000.0);
+    let p = NetProfile::new(0.0, 0.0, 1000.0);
     let o = measure(
         &mut tb,
         &p,
@@ -304,7 +304,6 @@ fn sweep_timing() {
         .and_then(|s| s.parse().ok());
     let all = Instant::now();
     for p in crate::tls::conditions::default_profiles() {
-        let p = Condition::from(&p);
         let t = Instant::now();
         let hs = n.unwrap_or_else(|| crate::tls::network::handshakes_for(p.loss_pct, 1000));
         let o = measure(&mut tb, &p, hs, 1, &e, Duration::from_secs(3600), &never).unwrap();

@@ -238,8 +238,12 @@ struct Hit {
 
 /// gdb on the `PATH`, or why there is none.
 fn gdb() -> Result<PathBuf, String> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
+    gdb_in(&std::env::var_os("PATH").unwrap_or_default())
+}
+
+/// gdb in the folders of `path` (a `PATH` value), or why there is none.
+fn gdb_in(path: &std::ffi::OsStr) -> Result<PathBuf, String> {
+    std::env::split_paths(path)
         .map(|d| d.join("gdb"))
         .find(|p| p.is_file())
         .ok_or_else(|| {
@@ -302,12 +306,15 @@ pub fn check(ctx: &Context, valgrind: &Path, label: &str, results: &mut [ScreenR
     }
 }
 
+/// An operation (`decaps`), an object and an address in its file: one site in one operation.
+type Key = (String, String, u64);
+
 /// What the check saw.
 struct Outcome {
     /// Per (operation, object, address): the hits, each with its operands' undefined bits.
-    hits: BTreeMap<(String, String, u64), Vec<BTreeMap<String, u64>>>,
+    hits: BTreeMap<Key, Vec<BTreeMap<String, u64>>>,
     /// Per (operation, object, address), or per whole run (`None`): errors.
-    errors: Vec<(Option<(String, String, u64)>, String)>,
+    errors: Vec<(Option<Key>, String)>,
     /// Why a site was not planned (not an integer division, unreadable).
     unplanned: BTreeMap<(String, u64), String>,
     seconds: f64,
@@ -714,6 +721,14 @@ mod tests {
         let why = operands(&[0xf2, 0x0f, 0x5e, 0xc1], 0).unwrap_err();
         assert!(why.contains("integer divisions' operands only"), "{why}");
         assert!(operands(&[0x0f, 0x0b], 0).is_err());
+    }
+
+    /// No gdb: the reason names the command that installs it.
+    #[test]
+    fn without_gdb_the_reason_says_how_to_install_it() {
+        let why = gdb_in(std::ffi::OsStr::new("/nonexistent")).unwrap_err();
+        assert!(why.contains("sudo apt-get install -y gdb"), "{why}");
+        assert!(why.contains("operand check did not run"), "{why}");
     }
 
     #[test]

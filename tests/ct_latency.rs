@@ -84,6 +84,17 @@ fn need_valgrind(test: &str) -> Option<PathBuf> {
     v
 }
 
+/// Whether gdb is on the `PATH` (the operand check needs it); missing, fails under
+/// `KEMBENCH_REQUIRE_COMPONENTS=1`, says so elsewhere.
+fn need_gdb(test: &str) -> bool {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path).any(|d| d.join("gdb").is_file());
+    if !found {
+        kembench::missing::skip(test, "gdb", "sudo apt-get install -y gdb, or scripts/setup");
+    }
+    found
+}
+
 #[test]
 fn the_division_mock_is_flagged_in_decaps_and_the_others_are_not() {
     let Some(v) = need_valgrind("the_division_mock_is_flagged_in_decaps_and_the_others_are_not")
@@ -104,12 +115,23 @@ fn the_division_mock_is_flagged_in_decaps_and_the_others_are_not() {
     );
     let d = divisions(&r[2]);
     assert_eq!(d.len(), r[2].findings.len(), "{:?}", r[2].findings);
+    let (secret, public): (Vec<&Finding>, Vec<&Finding>) = d
+        .iter()
+        .partition(|f| f.function == "kembench::providers::mock::leak");
     // Eight bytes of the secret message, one division each (the loop may be unrolled into
-    // several instructions).
-    assert_eq!(d.iter().map(|f| f.count_per_call).sum::<u64>(), 8, "{d:?}");
-    for f in d {
+    // several instructions), and one of the public ciphertext's first byte.
+    assert_eq!(
+        secret.iter().map(|f| f.count_per_call).sum::<u64>(),
+        8,
+        "{d:?}"
+    );
+    assert_eq!(public.len(), 1, "{d:?}");
+    assert_eq!(
+        public[0].function, "kembench::providers::mock::public_division",
+        "{d:?}"
+    );
+    for f in &d {
         assert_eq!(f.kind.short(), "div");
-        assert_eq!(f.function, "kembench::providers::mock::leak");
         assert!(f.detail.starts_with("div "), "{}", f.detail);
         assert!(
             f.line
@@ -121,7 +143,30 @@ fn the_division_mock_is_flagged_in_decaps_and_the_others_are_not() {
             f.object.as_deref().is_some_and(|o| o.ends_with("kembench")),
             "{f:?}"
         );
-        assert_eq!(f.secret_operands, Some(SecretOperands::Unknown));
+    }
+    // The operand check (gdb on memcheck): the secret message's divisions have a secret
+    // dividend, the ciphertext's has public operands. Without gdb: unknown, with the command
+    // that installs it.
+    if need_gdb("the_division_mock_is_flagged_in_decaps_and_the_others_are_not") {
+        for f in &secret {
+            assert_eq!(f.secret_operands, Some(SecretOperands::Yes), "{f:?}");
+            assert!(
+                f.detail.contains("dividend (edx:eax) at 1 of 1 hits"),
+                "{f:?}"
+            );
+            assert!(!f.detail.contains("divisor"), "{f:?}");
+        }
+        assert_eq!(public[0].secret_operands, Some(SecretOperands::No), "{d:?}");
+        assert!(
+            public[0].detail.contains("operands public under memcheck"),
+            "{d:?}"
+        );
+        assert!(r[2].how.contains("operand check"), "{}", r[2].how);
+    } else {
+        for f in &d {
+            assert_eq!(f.secret_operands, Some(SecretOperands::Unknown), "{f:?}");
+            assert!(f.detail.contains("apt-get install -y gdb"), "{f:?}");
+        }
     }
     assert!(
         r[2].how.contains("instructions executed in one call"),
@@ -216,6 +261,18 @@ fn kyberslash_divisions_at_os_only() {
         .sum();
     // One division per coefficient: 256.
     assert_eq!(tomsg, 256, "{:?}", os[2].findings);
+    // KyberSlash: the dividend of every division in poly_tomsg, poly_compress and
+    // polyvec_compress is secret (the operand check, gdb on memcheck).
+    if need_gdb(test) {
+        for s in &os[1..] {
+            for f in divisions(s) {
+                if f.function.ends_with("tomsg") || f.function.ends_with("compress") {
+                    assert_eq!(f.secret_operands, Some(SecretOperands::Yes), "{f:?}");
+                    assert!(f.detail.contains("dividend"), "{f:?}");
+                }
+            }
+        }
+    }
     let o2 = at("O2");
     for s in &o2 {
         assert_eq!(s.ran, Ran::Screened, "{s:?}");

@@ -8,9 +8,10 @@
 //! `instructions.rs`; its instruction count in the dump is its number of executions in the
 //! one call. `file:line` and inlined functions come from the object's debug information.
 //!
-//! What the screen does not say: whether a flagged instruction's operands are secret
-//! ([`SecretOperands::Unknown`], with the reason in the finding). The exception lists say which
-//! findings are divisions of public values (a hash's input length by its block size).
+//! Whether an integer division's operands held secrets: `operands.rs` runs the worker again
+//! under memcheck with gdb and reads their V bits ([`SecretOperands`], with the reason in the
+//! finding when unknown). The exception lists say which findings are divisions of public
+//! values (a hash's input length by its block size).
 //!
 //! Foreign-architecture builds (QEMU) are screened through `kembench profile`'s counting plugin
 //! (`foreign.rs`).
@@ -18,6 +19,7 @@
 pub mod code;
 pub mod foreign;
 pub mod instructions;
+pub mod operands;
 
 use crate::callgrind::{parse, DebugInfo, Inlines};
 use crate::ct::worker::{self, Message, MARKERS};
@@ -79,7 +81,11 @@ pub fn screen(ctx: &Context, k: &dyn Kem, ops: &[Op]) -> Vec<ScreenResult> {
     };
     let label = k.meta().label();
     match run_worker(ctx, &valgrind, &label, ops) {
-        Ok(run) => results(&run, ops),
+        Ok(run) => {
+            let mut r = results(&run, ops);
+            operands::check(ctx, &valgrind, &label, &mut r);
+            r
+        }
         Err(why) => ops.iter().map(|&op| failed(op, why.clone())).collect(),
     }
 }
@@ -366,7 +372,7 @@ fn scan(text: &str, code: &mut code::Code, info: &dyn Lines) -> Result<Scan, Str
             line,
             count_per_call: n,
             secret_operands: Some(SecretOperands::Unknown),
-            detail: format!("{} at {address:#x}; {OPERANDS_UNKNOWN}", flagged.text),
+            detail: operands::detail(&flagged.text, address),
             explained: None,
         });
     }

@@ -113,7 +113,9 @@ mod tests {
         store
             .add_cert(X509::from_der(&c.root_der).map_err(e)?)
             .map_err(e)?;
-        store.param_mut().set_host(SERVER_NAME).map_err(e)?;
+        let mut param = openssl::x509::verify::X509VerifyParam::new().map_err(e)?;
+        param.set_host(SERVER_NAME).map_err(e)?;
+        store.set_param(&param).map_err(e)?;
         let store = store.build();
         let mut ctx = X509StoreContext::new().map_err(e)?;
         let (ok, why) = ctx

@@ -271,6 +271,21 @@ mod tests {
     }
 
     #[test]
+    fn cert_kinds_parse_back_and_mixed_chains_mix() {
+        for c in CertKind::ALL {
+            assert_eq!(CertKind::parse(c.as_str()), Some(c));
+            // A chain is mixed exactly when its name says "under".
+            assert_eq!(c.as_str().contains("-under-"), c.leaf() != c.ca(), "{c:?}");
+        }
+        assert_eq!(CertKind::parse("mldsa66"), None);
+        let m = CertKind::parse("mldsa65-under-p256").unwrap();
+        assert_eq!((m.leaf(), m.ca()), (KeyAlg::MlDsa65, KeyAlg::EcdsaP256));
+        let r = CertKind::parse("p256-under-mldsa65").unwrap();
+        assert_eq!((r.leaf(), r.ca()), (KeyAlg::EcdsaP256, KeyAlg::MlDsa65));
+        assert!(KeyAlg::MlDsa87.is_mldsa() && !KeyAlg::EcdsaP256.is_mldsa());
+    }
+
+    #[test]
     fn every_group_is_in_the_catalog() {
         for g in GROUPS {
             assert!(

@@ -461,3 +461,71 @@ fn a_bad_resume_target_is_a_clear_error() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn mldsa_chains_are_verified_and_their_server_flight_is_weighed_against_the_initial_window() {
+    let dir = temp("mldsa");
+    let r = tls_record(
+        &dir,
+        &[
+            "--groups",
+            "X25519MLKEM768",
+            "--cert",
+            "ecdsa-p256,mldsa65,mldsa65-under-p256,p256-under-mldsa65",
+            "--modes",
+            "full",
+            "--duration",
+            "0.2",
+            "--threads",
+            "0",
+        ],
+    );
+    let window = 10 * 1460;
+    for stack in ["rustls", "openssl"] {
+        let flight = |cert: &str| {
+            let x = result(&r, &format!("X25519MLKEM768@{stack}/{cert}"));
+            assert!(x["error"].is_null() && x["unavailable"].is_null(), "{x}");
+            assert!(x["checks"]["handshakes"].as_u64().unwrap() > 10, "{x}");
+            let f = x["modes"][0]["flights"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["name"] == "ServerHello..Finished")
+                .unwrap_or_else(|| panic!("no server flight in {x}"))
+                .clone();
+            (x["checks"]["certificate"].as_str().unwrap().to_string(), f)
+        };
+        let (desc, p256) = flight("ecdsa-p256");
+        assert!(desc.contains("ECDSA P-256 leaf"), "{desc}");
+        assert!(p256["bytes"].as_u64().unwrap() < window, "{p256}");
+        let (desc, ml) = flight("mldsa65");
+        assert!(
+            desc.contains("ML-DSA-65 leaf") && desc.contains("ML-DSA-65 root"),
+            "{desc}"
+        );
+        // Three ML-DSA-65 signatures (3,309 B each) and two public keys (1,952 B each) sent.
+        assert!(ml["bytes"].as_u64().unwrap() > window, "{ml}");
+        assert!(ml["segments"].as_u64().unwrap() > 10, "{ml}");
+        let (desc, mixed) = flight("mldsa65-under-p256");
+        assert!(
+            desc.contains("ML-DSA-65 leaf") && desc.contains("ECDSA P-256 root"),
+            "{desc}"
+        );
+        let (desc, rev) = flight("p256-under-mldsa65");
+        assert!(
+            desc.contains("ECDSA P-256 leaf") && desc.contains("ML-DSA-65 root"),
+            "{desc}"
+        );
+        for f in [&mixed, &rev] {
+            let b = f["bytes"].as_u64().unwrap();
+            assert!(b > p256["bytes"].as_u64().unwrap() && b < ml["bytes"].as_u64().unwrap());
+        }
+    }
+    let out = kembench()
+        .args(["tls", "--cert", "mldsa66", "--no-store"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did you mean mldsa65"), "{err}");
+}

@@ -29,7 +29,9 @@ pub struct Args {
     /// TLS stacks: rustls, openssl (default: both).
     #[arg(long = "stack", value_delimiter = ',')]
     pub stacks: Vec<String>,
-    /// Server certificate keys: ecdsa-p256, ed25519, rsa2048 (default: ecdsa-p256).
+    /// Server certificate chains: ecdsa-p256, ed25519, rsa2048, mldsa44, mldsa65, mldsa87 (root,
+    /// intermediate and leaf of one algorithm), mldsa65-under-p256 (ML-DSA-65 leaf, ECDSA P-256
+    /// CAs), p256-under-mldsa65 (ECDSA P-256 leaf, ML-DSA-65 CAs) (default: ecdsa-p256).
     #[arg(long = "cert", value_delimiter = ',')]
     pub certs: Vec<String>,
     /// Kinds of handshake: full, resumed, hrr (default: all three).

@@ -108,7 +108,44 @@ impl Group {
     }
 }
 
-/// The server certificate's key (the chain is a root, an intermediate and a leaf of that key).
+/// The algorithm of one certificate's key (and of the signatures that key makes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyAlg {
+    /// ECDSA with P-256 and SHA-256 (TLS scheme ecdsa_secp256r1_sha256, 0x0403).
+    EcdsaP256,
+    /// Ed25519 (0x0807).
+    Ed25519,
+    /// RSA 2048 (PKCS #1 v1.5 in certificates, RSA-PSS in the handshake).
+    Rsa2048,
+    /// ML-DSA-44, FIPS 204 (TLS scheme mldsa44, 0x0904).
+    MlDsa44,
+    /// ML-DSA-65 (0x0905).
+    MlDsa65,
+    /// ML-DSA-87 (0x0906).
+    MlDsa87,
+}
+
+impl KeyAlg {
+    /// The name used in descriptions (`ML-DSA-65`, `ECDSA P-256`).
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyAlg::EcdsaP256 => "ECDSA P-256",
+            KeyAlg::Ed25519 => "Ed25519",
+            KeyAlg::Rsa2048 => "RSA 2048",
+            KeyAlg::MlDsa44 => "ML-DSA-44",
+            KeyAlg::MlDsa65 => "ML-DSA-65",
+            KeyAlg::MlDsa87 => "ML-DSA-87",
+        }
+    }
+
+    /// Whether this is a post-quantum (ML-DSA) key.
+    pub fn is_mldsa(self) -> bool {
+        matches!(self, KeyAlg::MlDsa44 | KeyAlg::MlDsa65 | KeyAlg::MlDsa87)
+    }
+}
+
+/// The server's certificate chain: a root, an intermediate and a leaf. Plain kinds use one key
+/// algorithm for all three; mixed kinds put the leaf under CAs of another algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CertKind {
     /// ECDSA with P-256 and SHA-256.
@@ -117,11 +154,30 @@ pub enum CertKind {
     Ed25519,
     /// RSA 2048 (PKCS #1 v1.5 signatures in the certificates, RSA-PSS in the handshake).
     Rsa2048,
+    /// ML-DSA-44 root, intermediate and leaf.
+    MlDsa44,
+    /// ML-DSA-65 root, intermediate and leaf.
+    MlDsa65,
+    /// ML-DSA-87 root, intermediate and leaf.
+    MlDsa87,
+    /// An ML-DSA-65 leaf under an ECDSA P-256 root and intermediate.
+    MlDsa65UnderP256,
+    /// An ECDSA P-256 leaf under an ML-DSA-65 root and intermediate.
+    P256UnderMlDsa65,
 }
 
 impl CertKind {
     /// Every kind.
-    pub const ALL: [CertKind; 3] = [CertKind::EcdsaP256, CertKind::Ed25519, CertKind::Rsa2048];
+    pub const ALL: [CertKind; 8] = [
+        CertKind::EcdsaP256,
+        CertKind::Ed25519,
+        CertKind::Rsa2048,
+        CertKind::MlDsa44,
+        CertKind::MlDsa65,
+        CertKind::MlDsa87,
+        CertKind::MlDsa65UnderP256,
+        CertKind::P256UnderMlDsa65,
+    ];
 
     /// The spelling of the command line and the results.
     pub fn as_str(self) -> &'static str {
@@ -129,12 +185,38 @@ impl CertKind {
             CertKind::EcdsaP256 => "ecdsa-p256",
             CertKind::Ed25519 => "ed25519",
             CertKind::Rsa2048 => "rsa2048",
+            CertKind::MlDsa44 => "mldsa44",
+            CertKind::MlDsa65 => "mldsa65",
+            CertKind::MlDsa87 => "mldsa87",
+            CertKind::MlDsa65UnderP256 => "mldsa65-under-p256",
+            CertKind::P256UnderMlDsa65 => "p256-under-mldsa65",
         }
     }
 
     /// The kind spelt `s`.
     pub fn parse(s: &str) -> Option<CertKind> {
         Self::ALL.into_iter().find(|c| c.as_str() == s)
+    }
+
+    /// The key algorithm of the leaf (it signs the handshake's CertificateVerify).
+    pub fn leaf(self) -> KeyAlg {
+        match self {
+            CertKind::EcdsaP256 | CertKind::P256UnderMlDsa65 => KeyAlg::EcdsaP256,
+            CertKind::Ed25519 => KeyAlg::Ed25519,
+            CertKind::Rsa2048 => KeyAlg::Rsa2048,
+            CertKind::MlDsa44 => KeyAlg::MlDsa44,
+            CertKind::MlDsa65 | CertKind::MlDsa65UnderP256 => KeyAlg::MlDsa65,
+            CertKind::MlDsa87 => KeyAlg::MlDsa87,
+        }
+    }
+
+    /// The key algorithm of the root and the intermediate (they sign the certificates).
+    pub fn ca(self) -> KeyAlg {
+        match self {
+            CertKind::MlDsa65UnderP256 => KeyAlg::EcdsaP256,
+            CertKind::P256UnderMlDsa65 => KeyAlg::MlDsa65,
+            k => k.leaf(),
+        }
     }
 }
 
@@ -186,6 +268,21 @@ mod tests {
             assert_eq!(Group::by_codepoint(g.codepoint), Some(g));
             assert_ne!(g.wrong_guess().codepoint, g.codepoint);
         }
+    }
+
+    #[test]
+    fn cert_kinds_parse_back_and_mixed_chains_mix() {
+        for c in CertKind::ALL {
+            assert_eq!(CertKind::parse(c.as_str()), Some(c));
+            // A chain is mixed exactly when its name says "under".
+            assert_eq!(c.as_str().contains("-under-"), c.leaf() != c.ca(), "{c:?}");
+        }
+        assert_eq!(CertKind::parse("mldsa66"), None);
+        let m = CertKind::parse("mldsa65-under-p256").unwrap();
+        assert_eq!((m.leaf(), m.ca()), (KeyAlg::MlDsa65, KeyAlg::EcdsaP256));
+        let r = CertKind::parse("p256-under-mldsa65").unwrap();
+        assert_eq!((r.leaf(), r.ca()), (KeyAlg::EcdsaP256, KeyAlg::MlDsa65));
+        assert!(KeyAlg::MlDsa87.is_mldsa() && !KeyAlg::EcdsaP256.is_mldsa());
     }
 
     #[test]

@@ -244,23 +244,37 @@ mod direct_openssl {
                 assert_eq!(BIO_new_bio_pair(&mut b1, 0, &mut b2, 0), 1);
                 ffi::SSL_set_bio(c, b1, b1);
                 ffi::SSL_set_bio(s, b2, b2);
+                ffi::SSL_set_connect_state(c);
+                ffi::SSL_set_accept_state(s);
             }
+            // A step that neither completes nor waits for the peer is a failure, not a loop.
+            let step = |ssl: *mut ffi::SSL| -> bool {
+                // SAFETY: a live SSL with its BIO set.
+                let rc = unsafe { ffi::SSL_do_handshake(ssl) };
+                if rc == 1 {
+                    return true;
+                }
+                // SAFETY: as above, with the return code just given.
+                let e = unsafe { ffi::SSL_get_error(ssl, rc) };
+                assert!(
+                    e == ffi::SSL_ERROR_WANT_READ || e == ffi::SSL_ERROR_WANT_WRITE,
+                    "OpenSSL handshake failed: SSL_get_error {e}"
+                );
+                false
+            };
             let (mut c_done, mut s_done) = (false, false);
             let mut buf = [0u8; 4096];
             while !(c_done && s_done) {
                 let t = now();
-                // SAFETY: live SSLs with their BIOs set.
-                if !c_done && unsafe { ffi::SSL_do_handshake(c) } == 1 {
+                if !c_done && step(c) {
                     c_done = true;
-                    assert_eq!(
-                        unsafe { ffi::SSL_get_verify_result(c) },
-                        ffi::X509_V_OK as std::os::raw::c_long
-                    );
+                    // SAFETY: a live SSL.
+                    let verified = unsafe { ffi::SSL_get_verify_result(c) };
+                    assert_eq!(verified, ffi::X509_V_OK as std::os::raw::c_long);
                 }
                 client_ns += took(t);
                 let t = now();
-                // SAFETY: as above.
-                if !s_done && unsafe { ffi::SSL_do_handshake(s) } == 1 {
+                if !s_done && step(s) {
                     s_done = true;
                 }
                 server_ns += took(t);

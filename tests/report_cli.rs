@@ -231,7 +231,7 @@ fn a_stored_profile_alone_makes_a_report() {
 }
 
 /// The charts and tables of the tls section of the fixture.
-const TLS_IDS: [&str; 11] = [
+const TLS_IDS: [&str; 12] = [
     "tls",
     "chart-tls-rate",
     "chart-tls-cpu",
@@ -242,6 +242,7 @@ const TLS_IDS: [&str; 11] = [
     "table-tls-capacity",
     "table-tls-flights",
     "table-tls-network",
+    "table-tls-decision",
     "environment-tls-1",
 ];
 

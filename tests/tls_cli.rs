@@ -320,7 +320,7 @@ fn a_tls_run_stopped_by_sigterm_resumes_into_the_same_run_and_ends_complete() {
     assert_eq!(whole["resumed_at"].as_array().unwrap().len(), 1, "{whole}");
     for x in whole["results"].as_array().unwrap() {
         assert!(x["error"].is_null(), "{x}");
-        assert_eq!(x["modes"][0]["server_ns"]["n"].as_u64().unwrap() > 0, true);
+        assert!(x["modes"][0]["server_ns"]["n"].as_u64().unwrap() > 0, "{x}");
     }
 }
 

@@ -1,7 +1,9 @@
 //! The tables of a tls run, described once for the console, the Markdown export and the
 //! report: CPU per handshake on each side, the flights (per kind of handshake on the console,
 //! every flight elsewhere), the cores for the target rate beside the bare-KEM model, scaling
-//! across threads, and handshake times under network conditions; then what was not measured.
+//! across threads, handshake times under network conditions, and the decision table (per
+//! benchmark and condition: cores for the target rate, bytes, handshake time, each against
+//! the same stack's X25519 with an ECDSA P-256 chain); then what was not measured.
 //!
 //! The console's default view keeps every table within 120 columns (names repeated from the
 //! row above blanked; quartiles, best rounds, the fastest and slowest handshake under a network
@@ -109,6 +111,7 @@ pub fn tables(record: &TlsRecord, items: &[TlsResult]) -> Tables {
             capacity(record, items),
             scaling(items),
             network(items),
+            decision(items),
         ],
         outro: outro(items),
         rest_elsewhere: false,
@@ -622,6 +625,213 @@ fn network(items: &[TlsResult]) -> Table {
     t
 }
 
+/// The group and certificate every row of the decision table is held against.
+pub const BASELINE_GROUP: &str = "X25519";
+/// See [`BASELINE_GROUP`].
+pub const BASELINE_CERT: &str = "ecdsa-p256";
+
+/// What one benchmark costs under one condition (or in memory, when no condition was
+/// measured): the decision table's row, and what the report says of it.
+#[derive(Debug, Clone)]
+pub struct Decision<'a> {
+    /// The benchmark.
+    pub result: &'a TlsResult,
+    /// The network condition's name, `None` for the in-memory figures alone.
+    pub profile: Option<&'a str>,
+    /// Server and client cores for the target rate of full handshakes.
+    pub cores: Option<(f64, f64)>,
+    /// Bytes of a full handshake's flights, client to server and server to client.
+    pub bytes: Option<(u64, u64)>,
+    /// Median and 95th percentile of the handshake time under the condition, ms.
+    pub time_ms: Option<(f64, f64)>,
+    /// The same figures of the baseline: the same stack and everything else in its
+    /// implementation but the certificate, with [`BASELINE_GROUP`] and [`BASELINE_CERT`],
+    /// under the same condition; `None` when the run has no such benchmark.
+    pub baseline: Option<Box<Decision<'a>>>,
+}
+
+/// The implementation without its certificate part (`rustls/ecdsa-p256` is `rustls`): what a
+/// benchmark and its baseline share, whatever else (a hello shape) the implementation names.
+fn variant(r: &TlsResult) -> String {
+    r.implementation
+        .split('/')
+        .filter(|p| *p != r.cert)
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Bytes of the flights of `r`'s full handshake by direction.
+fn full_bytes(r: &TlsResult) -> Option<(u64, u64)> {
+    let m = r.mode(Mode::Full)?;
+    let by = |from: &str| {
+        m.flights
+            .iter()
+            .filter(|f| f.from == from)
+            .map(|f| f.bytes as u64)
+            .sum()
+    };
+    Some((by("client"), by("server")))
+}
+
+fn decision_of<'a>(r: &'a TlsResult, profile: Option<&'a str>) -> Decision<'a> {
+    let point = profile.and_then(|p| r.network.iter().find(|n| n.profile == p));
+    Decision {
+        result: r,
+        profile,
+        cores: r
+            .capacity
+            .as_ref()
+            .map(|c| (c.server_cores_for_target, c.client_cores_for_target)),
+        bytes: full_bytes(r),
+        time_ms: point.and_then(|n| n.time_ms).map(|t| (t.median, t.p95)),
+        baseline: None,
+    }
+}
+
+/// The decision table's rows: every measured benchmark under each network condition it was
+/// measured under (or once, in memory, when under none), each with its baseline.
+pub fn decisions(items: &[TlsResult]) -> Vec<Decision<'_>> {
+    let mut out = Vec::new();
+    for r in items.iter().filter(|r| r.capacity.is_some() || !r.network.is_empty()) {
+        let base = items.iter().find(|b| {
+            b.stack == r.stack
+                && b.group == BASELINE_GROUP
+                && b.cert == BASELINE_CERT
+                && variant(b) == variant(r)
+        });
+        let profiles: Vec<Option<&str>> = if r.network.is_empty() {
+            vec![None]
+        } else {
+            r.network.iter().map(|n| Some(n.profile.as_str())).collect()
+        };
+        for p in profiles {
+            let mut d = decision_of(r, p);
+            d.baseline = base.map(|b| Box::new(decision_of(b, p)));
+            out.push(d);
+        }
+    }
+    out
+}
+
+impl Decision<'_> {
+    /// Extra server and client cores over the baseline.
+    pub fn extra_cores(&self) -> Option<(f64, f64)> {
+        let ((s, c), (bs, bc)) = (self.cores?, self.baseline.as_ref()?.cores?);
+        Some((s - bs, c - bc))
+    }
+
+    /// Extra bytes per handshake over the baseline, both directions together.
+    pub fn extra_bytes(&self) -> Option<i64> {
+        let ((c, s), (bc, bs)) = (self.bytes?, self.baseline.as_ref()?.bytes?);
+        Some((c + s) as i64 - (bc + bs) as i64)
+    }
+
+    /// Extra median and p95 handshake time over the baseline, ms.
+    pub fn extra_ms(&self) -> Option<(f64, f64)> {
+        let ((m, p), (bm, bp)) = (self.time_ms?, self.baseline.as_ref()?.time_ms?);
+        Some((m - bm, p - bp))
+    }
+
+    /// Whether this row is its own baseline.
+    pub fn is_baseline(&self) -> bool {
+        self.baseline
+            .as_ref()
+            .is_some_and(|b| std::ptr::eq(b.result, self.result))
+    }
+}
+
+/// A difference with its sign.
+fn delta(v: Option<f64>, text: impl Fn(f64) -> String) -> Cell {
+    v.map_or(Cell::none(), |v| Cell::num(text(v), v))
+}
+
+/// The decision table: for the target rate and each network condition measured, per
+/// benchmark: server and client cores, bytes per full handshake both ways, median and p95
+/// handshake time; and each against the same stack's X25519 with an ECDSA P-256 chain.
+fn decision(items: &[TlsResult]) -> Table {
+    let mut t = Table::new("table-tls-decision");
+    let n = Names::add(&mut t);
+    let profile = t.add(Column::text("network"));
+    let target = t.add(Column::num("target hs/s"));
+    let server = t.add(Column::num("server\ncores"));
+    let client = t.add(Column::num("client\ncores"));
+    let up = t.add(Column::num("bytes\nc→s").named(MARKDOWN | REPORT, "bytes client→server"));
+    let down = t.add(Column::num("bytes\ns→c").named(MARKDOWN | REPORT, "bytes server→client"));
+    let median = t.add(Column::num("median"));
+    let p95 = t.add(Column::num("p95"));
+    let x_server =
+        t.add(Column::num("+server").named(MARKDOWN | REPORT, "extra server cores"));
+    let x_client =
+        t.add(Column::num("+client").named(MARKDOWN | REPORT, "extra client cores"));
+    let x_bytes = t.add(Column::num("+bytes").named(MARKDOWN | REPORT, "extra bytes"));
+    let x_median = t.add(Column::num("+median").named(MARKDOWN | REPORT, "extra median"));
+    let x_p95 = t.add(Column::num("+p95").named(MARKDOWN | REPORT, "extra p95"));
+    let both = t.add(Column::num("bytes\nc→s / s→c"));
+    let fit = [profile, server, client, both, median, x_server, x_bytes, x_median];
+    let all = [
+        profile, target, server, client, up, down, median, p95, x_server, x_client, x_bytes,
+        x_median, x_p95,
+    ];
+    t.view(FIT, 3, &n.then(false, &fit))
+        .view(WIDE, 3, &n.then(false, &all))
+        .view(MARKDOWN, 0, &n.then(false, &all))
+        .view(REPORT, 0, &n.then(true, &all))
+        .caption(
+            CONSOLE | MARKDOWN,
+            format!(
+                "What each configuration costs at the target rate of full handshakes, and each against the same stack's {BASELINE_GROUP} with an {BASELINE_CERT} chain (+): cores, bytes of a full handshake, handshake time under each network condition:"
+            ),
+        );
+    let rows = decisions(items);
+    for d in &rows {
+        let r = d.result;
+        let row = n.row(&mut t, r).set(
+            profile,
+            d.profile.map_or(Cell::text("in memory"), Cell::text),
+        );
+        row.set(
+            target,
+            r.capacity
+                .as_ref()
+                .map_or(Cell::none(), |c| Cell::count(c.target_rate)),
+        );
+        let (s, c) = d.cores.unzip();
+        row.set(server, s.map_or(Cell::none(), cores))
+            .set(client, c.map_or(Cell::none(), cores));
+        let (u, w) = d.bytes.unzip();
+        row.set(up, u.map_or(Cell::none(), Cell::int))
+            .set(down, w.map_or(Cell::none(), Cell::int))
+            .set(
+                both,
+                d.bytes.map_or(Cell::none(), |(u, w)| {
+                    Cell::num(format!("{u} / {w}"), (u + w) as f64)
+                }),
+            );
+        let (m, q) = d.time_ms.unzip();
+        row.set(median, m.map_or(Cell::none(), ms))
+            .set(p95, q.map_or(Cell::none(), ms));
+        let (xs, xc) = d.extra_cores().unzip();
+        let (xm, xq) = d.extra_ms().unzip();
+        row.set(x_server, delta(xs, |v| format!("{v:+.2}")))
+            .set(x_client, delta(xc, |v| format!("{v:+.2}")))
+            .set(
+                x_bytes,
+                delta(d.extra_bytes().map(|b| b as f64), |v| format!("{v:+.0}")),
+            )
+            .set(x_median, delta(xm, |v| format!("{v:+.1} ms")))
+            .set(x_p95, delta(xq, |v| format!("{v:+.1} ms")));
+    }
+    if !rows.is_empty() && rows.iter().all(|d| d.baseline.is_none()) {
+        t.note(
+            CONSOLE | MARKDOWN,
+            format!(
+                "No benchmark of {BASELINE_GROUP} with an {BASELINE_CERT} chain on the same stack: nothing to hold the rows against (add `--groups {BASELINE_GROUP} --cert {BASELINE_CERT}`)."
+            ),
+        );
+    }
+    t
+}
+
 /// What was not measured: on the console every group a stack lacks, error, interruption and
 /// network condition skipped; in the Markdown export the network conditions skipped.
 fn outro(items: &[TlsResult]) -> Vec<(crate::table::Targets, String)> {
@@ -665,20 +875,144 @@ fn outro(items: &[TlsResult]) -> Vec<(crate::table::Targets, String)> {
 
 #[cfg(test)]
 mod tests {
+    use super::{decisions, BASELINE_CERT, BASELINE_GROUP};
     use crate::export::fixture;
     use crate::output::{tables, Width, WIDTH};
+    use crate::record::tls::{Mode, TlsRecord, TlsResult};
+
+    /// The fixture with a baseline beside its hybrid benchmark: the same stack and chain with
+    /// X25519, cheaper in cores, bytes and time.
+    fn with_baseline() -> TlsRecord {
+        let mut r = fixture::tls();
+        let mut b = r.results[0].clone();
+        b.algorithm = "X25519".into();
+        b.group = BASELINE_GROUP.into();
+        let c = b.capacity.as_mut().unwrap();
+        c.server_cores_for_target *= 0.5;
+        c.client_cores_for_target *= 0.25;
+        for m in &mut b.modes {
+            for f in &mut m.flights {
+                f.bytes /= 3;
+            }
+        }
+        for n in &mut b.network {
+            if let Some(t) = n.time_ms.as_mut() {
+                t.median -= 1.5;
+                t.p95 -= 4.0;
+            }
+        }
+        r.results.push(b);
+        r
+    }
+
+    fn sum_bytes(r: &TlsResult) -> i64 {
+        r.mode(Mode::Full)
+            .unwrap()
+            .flights
+            .iter()
+            .map(|f| f.bytes as i64)
+            .sum()
+    }
+
+    #[test]
+    fn each_decision_row_is_held_against_the_same_stacks_baseline() {
+        let r = with_baseline();
+        let rows = decisions(&r.results);
+        let hybrid = &r.results[0];
+        let base = r.results.last().unwrap();
+        assert_eq!(base.cert, BASELINE_CERT);
+        // The hybrid and the baseline under each of their conditions, the classical
+        // benchmark without conditions once in memory, the unavailable one not at all.
+        let hybrid_rows: Vec<_> = rows
+            .iter()
+            .filter(|d| std::ptr::eq(d.result, hybrid))
+            .collect();
+        assert_eq!(hybrid_rows.len(), hybrid.network.len());
+        assert_eq!(rows.len(), 2 * hybrid.network.len() + 1);
+        for (d, n) in hybrid_rows.iter().zip(&hybrid.network) {
+            assert_eq!(d.profile, Some(n.profile.as_str()));
+            let (hc, bc) = (
+                hybrid.capacity.as_ref().unwrap(),
+                base.capacity.as_ref().unwrap(),
+            );
+            let (xs, xc) = d.extra_cores().unwrap();
+            assert!((xs - (hc.server_cores_for_target - bc.server_cores_for_target)).abs() < 1e-12);
+            assert!((xc - (hc.client_cores_for_target - bc.client_cores_for_target)).abs() < 1e-12);
+            assert_eq!(d.extra_bytes().unwrap(), sum_bytes(hybrid) - sum_bytes(base));
+            let t = n.time_ms.unwrap();
+            let bt = base
+                .network
+                .iter()
+                .find(|b| b.profile == n.profile)
+                .unwrap()
+                .time_ms
+                .unwrap();
+            let (xm, xq) = d.extra_ms().unwrap();
+            assert!((xm - (t.median - bt.median)).abs() < 1e-9);
+            assert!((xq - (t.p95 - bt.p95)).abs() < 1e-9);
+            assert!(!d.is_baseline());
+        }
+        // The baseline against itself: nothing extra.
+        let own = rows
+            .iter()
+            .find(|d| std::ptr::eq(d.result, base))
+            .unwrap();
+        assert!(own.is_baseline());
+        assert_eq!(own.extra_cores(), Some((0.0, 0.0)));
+        assert_eq!(own.extra_bytes(), Some(0));
+        // Another stack's benchmark has no baseline in this run.
+        let other = rows.iter().find(|d| d.result.stack == "openssl").unwrap();
+        assert!(other.baseline.is_none() && other.extra_cores().is_none());
+        assert_eq!(other.profile, None);
+        assert!(other.cores.is_some() && other.bytes.is_some() && other.time_ms.is_none());
+    }
+
+    #[test]
+    fn a_baseline_must_share_everything_but_group_and_certificate() {
+        let mut r = with_baseline();
+        // Another hello shape (or anything else the implementation names) is another baseline.
+        r.results.last_mut().unwrap().implementation = "rustls/ecdsa-p256/browser".into();
+        let rows = decisions(&r.results);
+        let hybrid = rows
+            .iter()
+            .find(|d| std::ptr::eq(d.result, &r.results[0]))
+            .unwrap();
+        assert!(hybrid.baseline.is_none());
+        // A baseline of the same stack with another certificate is not one either.
+        let mut r = with_baseline();
+        r.results.last_mut().unwrap().cert = "rsa2048".into();
+        r.results.last_mut().unwrap().implementation = "rustls/rsa2048".into();
+        let rows = decisions(&r.results);
+        assert!(rows.iter().all(|d| d.baseline.is_none()));
+    }
+
+    #[test]
+    fn the_decision_table_shows_the_differences_and_says_when_there_is_no_baseline() {
+        let r = with_baseline();
+        let text = tables(&r, Width::Wide, &[]);
+        let d = &decisions(&r.results)[0];
+        let (xs, _) = d.extra_cores().unwrap();
+        assert!(text.contains(&format!("{xs:+.2}")), "{text}");
+        assert!(text.contains(&format!("{:+}", d.extra_bytes().unwrap())), "{text}");
+        assert!(text.contains("in memory"), "{text}");
+        let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(!flat(&text).contains("nothing to hold the rows against"));
+        let alone = flat(&tables(&fixture::tls(), Width::Fit, &[]));
+        assert!(alone.contains("nothing to hold the rows against"), "{alone}");
+    }
 
     #[test]
     fn the_default_tables_fit_and_name_every_group_once_per_table() {
         let text = tables(&fixture::tls(), Width::Fit, &[]);
         let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
         assert!(widest <= WIDTH, "{widest}\n{text}");
-        // CPU, flights, capacity, scaling, network: the hybrid group named once in each.
+        // CPU, flights, capacity, scaling, network, decision: the hybrid group named once in
+        // each.
         assert_eq!(
             text.lines()
                 .filter(|l| l.starts_with('│') && l.contains("X25519MLKEM768"))
                 .count(),
-            5,
+            6,
             "{text}"
         );
         assert!(text.contains("15,000 B / 11 > initcwnd"), "{text}");

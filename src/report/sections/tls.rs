@@ -15,6 +15,7 @@ use crate::report::data::Dataset;
 use crate::report::doc::{strong, Para};
 use crate::units;
 
+use crate::record::tls::tables::{decisions, Decision, BASELINE_CERT, BASELINE_GROUP};
 use crate::record::tls::Tls;
 use crate::record::tls::{TlsRecord, MSS};
 use crate::report::data::Input;
@@ -232,12 +233,96 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         }
         blocks.push(Block::Table(t));
     }
+    if let Some(t) = with_rows(table("table-tls-decision")) {
+        h3(
+            blocks,
+            "tls-decision",
+            "What the post-quantum transition costs your servers and your users",
+        );
+        say(
+            blocks,
+            format!(
+                "Each configuration measured, at its run's target rate of full handshakes and \
+                 under each network condition measured: the cores a TLS terminator needs \
+                 (server) and its clients spend (client), the bytes a full handshake puts on \
+                 the wire each way, and the handshake time a user waits (median and p95, TCP \
+                 connect to the client's Finished). The + columns hold each row against the \
+                 same stack's {BASELINE_GROUP} key exchange with an {BASELINE_CERT} chain, \
+                 measured in the same run, under the same condition: what moving to that \
+                 configuration adds."
+            ),
+        );
+        for input in records.iter() {
+            for line in costliest(&input.record, records.len() > 1, &input.label) {
+                say(blocks, line);
+            }
+        }
+        blocks.push(Block::Table(t));
+    }
     let notes = notes(records);
     if !notes.is_empty() {
         h3(blocks, "tls-not-measured", "Not measured");
         blocks.push(Block::List(notes));
     }
     Ok(())
+}
+
+/// Per stack of `record`, the configuration that adds the most server cores over its baseline,
+/// in one sentence with what it adds for the clients, on the wire and to the handshake time
+/// (the slowest condition's median); nothing for a stack without a baseline.
+fn costliest(record: &TlsRecord, name_run: bool, label: &str) -> Vec<String> {
+    let rows = decisions(&record.results);
+    let mut stacks: Vec<&str> = Vec::new();
+    for d in &rows {
+        if !stacks.contains(&d.result.stack.as_str()) {
+            stacks.push(&d.result.stack);
+        }
+    }
+    let mut out = Vec::new();
+    for stack in stacks {
+        let of_stack = || {
+            rows.iter()
+                .filter(move |d| d.result.stack == stack && !d.is_baseline())
+        };
+        let Some(worst) = of_stack()
+            .filter(|d| d.extra_cores().is_some())
+            .max_by(|a, b| {
+                let x = |d: &Decision| d.extra_cores().map_or(f64::MIN, |c| c.0);
+                x(a).total_cmp(&x(b))
+            })
+        else {
+            continue;
+        };
+        let r = worst.result;
+        let (xs, xc) = worst.extra_cores().unwrap_or_default();
+        let slowest = of_stack()
+            .filter(|d| std::ptr::eq(d.result, r))
+            .filter_map(|d| Some((d.profile?, d.extra_ms()?)))
+            .max_by(|a, b| a.1 .0.total_cmp(&b.1 .0));
+        let rate = r
+            .capacity
+            .as_ref()
+            .map_or(String::new(), |c| units::count(c.target_rate));
+        out.push(format!(
+            "{}{stack}: the costliest configuration measured, {} with a {} chain ({}), adds \
+             {xs:+.2} server cores and {xc:+.2} client cores at {rate} handshakes/s{}{}.",
+            if name_run {
+                format!("{label}, ")
+            } else {
+                String::new()
+            },
+            r.group,
+            r.cert,
+            r.implementation,
+            worst
+                .extra_bytes()
+                .map_or(String::new(), |b| format!(", {b:+} bytes per handshake")),
+            slowest.map_or(String::new(), |(p, (m, q))| format!(
+                ", and {m:+.1} ms to the median handshake ({q:+.1} ms at p95) under {p}"
+            )),
+        ));
+    }
+    out
 }
 
 /// Groups a stack lacks, errors, and network conditions not measured, one line each.
@@ -317,7 +402,8 @@ mod tests {
                 "table-tls-capacity",
                 "table-tls-flights",
                 "table-tls-scaling",
-                "table-tls-network"
+                "table-tls-network",
+                "table-tls-decision"
             ]
         );
         let Some(Block::List(notes)) = b.last() else {
@@ -383,6 +469,33 @@ mod tests {
             titles.iter().all(|c| !c.1.contains("(a.json)")),
             "{titles:?}"
         );
+    }
+
+    #[test]
+    fn the_decision_section_names_each_stacks_costliest_configuration() {
+        let mut r = crate::export::fixture::tls();
+        // Without a baseline, the table alone.
+        assert!(costliest(&r, false, "t.json").is_empty());
+        let mut b = r.results[0].clone();
+        b.algorithm = "X25519".into();
+        b.group = BASELINE_GROUP.into();
+        let c = b.capacity.as_mut().unwrap();
+        c.server_cores_for_target /= 2.0;
+        r.results.push(b);
+        let lines = costliest(&r, false, "t.json");
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        let d = decisions(&r.results)
+            .into_iter()
+            .find(|d| std::ptr::eq(d.result, &r.results[0]))
+            .unwrap();
+        let (xs, _) = d.extra_cores().unwrap();
+        assert!(xs > 0.0);
+        assert!(lines[0].starts_with("rustls: the costliest"), "{lines:?}");
+        assert!(
+            lines[0].contains(&format!("{xs:+.2} server cores")),
+            "{lines:?}"
+        );
+        assert!(lines[0].contains("X25519MLKEM768"), "{lines:?}");
     }
 
     #[test]

@@ -485,7 +485,9 @@ fn mldsa_chains_are_verified_and_their_server_flight_is_weighed_against_the_init
         let flight = |cert: &str| {
             let x = result(&r, &format!("X25519MLKEM768@{stack}/{cert}"));
             assert!(x["error"].is_null() && x["unavailable"].is_null(), "{x}");
-            assert!(x["checks"]["handshakes"].as_u64().unwrap() > 10, "{x}");
+            // Checked whole (1 timed handshake in 16 and the first of each round), the others
+            // for completion.
+            assert!(x["checks"]["handshakes"].as_u64().unwrap() >= 5, "{x}");
             let f = x["modes"][0]["flights"]
                 .as_array()
                 .unwrap()

@@ -26,9 +26,16 @@ pub struct Args {
     /// secp521r1, ffdhe2048).
     #[arg(long, value_delimiter = ',')]
     pub groups: Vec<String>,
-    /// TLS stacks: rustls, openssl (default: both).
+    /// TLS stacks: rustls, openssl, boringssl (default: rustls and openssl). BoringSSL runs
+    /// in its own worker executable, built from workers/tls-boring on first use (minutes) or
+    /// named by $KEMBENCH_TLS_BORING.
     #[arg(long = "stack", value_delimiter = ',')]
     pub stacks: Vec<String>,
+    /// Shapes of the client's hello: minimal (one key share, for the group), defaults (the
+    /// stack's default groups and shares), browser (Chrome's shape: GREASE, X25519MLKEM768 and
+    /// X25519 shares, ALPN, permuted extensions; BoringSSL only) (default: minimal).
+    #[arg(long = "hello", value_delimiter = ',')]
+    pub hellos: Vec<String>,
     /// Server certificate keys: ecdsa-p256, ed25519, rsa2048 (default: ecdsa-p256).
     #[arg(long = "cert", value_delimiter = ',')]
     pub certs: Vec<String>,
@@ -84,7 +91,7 @@ impl Args {
     /// The validated options of `tls`; `cpus` sets the default thread counts.
     pub fn to_options(&self, cpus: usize) -> anyhow::Result<Options> {
         use crate::record::tls::Mode;
-        use crate::tls::groups::{CertKind, Group, StackKind, GROUPS};
+        use crate::tls::groups::{CertKind, Group, HelloShape, StackKind, GROUPS};
         positive_seconds("--duration", self.duration)?;
         positive_seconds("--scaling-duration", self.scaling_duration)?;
         if !(self.target_rate > 0.0 && self.target_rate.is_finite()) {
@@ -100,7 +107,10 @@ impl Args {
         let stacks = pick(
             "--stack",
             &self.stacks,
-            StackKind::ALL.to_vec(),
+            StackKind::ALL
+                .into_iter()
+                .filter(|k| k.in_process())
+                .collect(),
             StackKind::ALL
                 .iter()
                 .map(|k| k.as_str().to_string())
@@ -116,6 +126,16 @@ impl Args {
                 .map(|c| c.as_str().to_string())
                 .collect(),
             CertKind::parse,
+        )?;
+        let hellos = pick(
+            "--hello",
+            &self.hellos,
+            vec![HelloShape::Minimal],
+            HelloShape::ALL
+                .iter()
+                .map(|h| h.as_str().to_string())
+                .collect(),
+            HelloShape::parse,
         )?;
         let modes = pick(
             "--modes",
@@ -149,6 +169,7 @@ impl Args {
             groups,
             stacks,
             certs,
+            hellos,
             modes,
             duration_s: self.duration,
             threads,
@@ -175,6 +196,8 @@ pub struct Options {
     pub stacks: Vec<crate::tls::groups::StackKind>,
     /// Certificate keys.
     pub certs: Vec<crate::tls::groups::CertKind>,
+    /// Hello shapes.
+    pub hellos: Vec<crate::tls::groups::HelloShape>,
     /// Kinds of handshake.
     pub modes: Vec<crate::record::tls::Mode>,
     /// Seconds of in-memory handshakes per benchmark.
@@ -214,12 +237,15 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
     let mut plans = Vec::new();
     for chain in &chains {
         for &group in &o.groups {
-            for &stack in &o.stacks {
-                plans.push(Plan {
-                    stack,
-                    group,
-                    chain,
-                });
+            for &hello in &o.hellos {
+                for &stack in &o.stacks {
+                    plans.push(Plan {
+                        stack,
+                        group,
+                        chain,
+                        hello,
+                    });
+                }
             }
         }
     }
@@ -236,7 +262,7 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
     let registry = Registry::new(false);
     let kems: Vec<_> = plans
         .iter()
-        .filter_map(|p| registry.get(&p.stack.kem_label(p.group)))
+        .filter_map(|p| registry.get(&p.stack.kem_label(p.group)?))
         .collect();
     let run_id = store::new_run_id();
     let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
@@ -247,6 +273,7 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
             stacks: o.stacks.iter().map(|s| s.as_str().to_string()).collect(),
             groups: o.groups.iter().map(|g| g.tls_name.to_string()).collect(),
             certs: o.certs.iter().map(|c| c.as_str().to_string()).collect(),
+            hellos: o.hellos.iter().map(|h| h.as_str().to_string()).collect(),
             modes: o.modes.clone(),
             duration_s: o.duration_s,
             threads: o.threads.clone(),
@@ -272,10 +299,12 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
     let config = end.record().config.clone();
     // Every benchmark is checked first; then their handshakes are timed in rounds that take
     // turns, so the machine's changing speed affects every group and stack alike.
+    // Stacks in workers of their own (BoringSSL) measure their plans there, with the same code.
+    let (plans, outside): (Vec<_>, Vec<_>) = plans.into_iter().partition(|p| p.stack.in_process());
     let mut benches: Vec<_> = plans
         .iter()
         .map(|p| {
-            let kem = registry.get(&p.stack.kem_label(p.group));
+            let kem = p.stack.kem_label(p.group).and_then(|l| registry.get(&l));
             measure::start(p, &config, kem)
         })
         .collect();
@@ -312,6 +341,9 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
             end.put(r);
         }
     }
+    for r in outside_results(&outside, &config, cpus) {
+        end.put(r);
+    }
     // Network conditions: several benchmarks at once, each in testbeds of its own, so one
     // condition's slowest handshakes (the retransmission tails) overlap another's.
     let (tx, rx) = std::sync::mpsc::channel();
@@ -341,4 +373,61 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
         }
     });
     end.finish(crate::interrupt::requested(), o.layout, |_, _| Ok(()))
+}
+
+/// The results of the plans whose stack runs in a worker of its own (BoringSSL): measured
+/// there by kembench's own code, or each plan unavailable with the reason when the worker
+/// cannot be built or run.
+fn outside_results(
+    plans: &[Plan],
+    config: &crate::record::tls::TlsConfig,
+    cpus: usize,
+) -> Vec<crate::record::tls::TlsResult> {
+    use crate::tls::worker;
+    if plans.is_empty() || crate::interrupt::requested() {
+        return Vec::new();
+    }
+    let job = worker::Job {
+        config: config.clone(),
+        plans: plans
+            .iter()
+            .map(|p| worker::JobPlan {
+                group: p.group.tls_name.to_string(),
+                cert: p.chain.kind.as_str().to_string(),
+                hello: p.hello.as_str().to_string(),
+            })
+            .collect(),
+        cpus,
+    };
+    let target = crate::providers::built::manifest::dir().join("tls-boring");
+    let got = worker::boring_worker(&target).and_then(|exe| worker::run(&exe, &job));
+    match got {
+        Ok(rs) if rs.len() == plans.len() => rs,
+        Ok(rs) => unavailable(
+            plans,
+            config,
+            &format!(
+                "BoringSSL's worker gave {} results for {} benchmarks",
+                rs.len(),
+                plans.len()
+            ),
+        ),
+        Err(why) => unavailable(plans, config, &why),
+    }
+}
+
+/// Each of `plans` unavailable because of `why`.
+fn unavailable(
+    plans: &[Plan],
+    config: &crate::record::tls::TlsConfig,
+    why: &str,
+) -> Vec<crate::record::tls::TlsResult> {
+    plans
+        .iter()
+        .map(|p| {
+            let mut r = measure::start_with(p, config, None, Err(why.to_string())).result;
+            r.version = "absent".into();
+            r
+        })
+        .collect()
 }

@@ -60,7 +60,7 @@ fn default_hellos_carry_the_shares_the_wire_shows() {
         "defaults",
         &[
             "--groups",
-            "X25519MLKEM768,MLKEM1024",
+            "X25519MLKEM768,X25519,MLKEM1024",
             "--stack",
             "rustls,openssl",
             "--hello",
@@ -79,25 +79,43 @@ fn default_hellos_carry_the_shares_the_wire_shows() {
             "minimal is the default: {minimal}"
         );
         assert_eq!(minimal["client_shares"], "X25519MLKEM768 1216 B");
-        let x = result(&r, &format!("X25519MLKEM768@{stack}/ecdsa-p256/defaults"));
-        assert!(x["error"].is_null() && x["unavailable"].is_null(), "{x}");
-        assert_eq!(x["hello"], "defaults");
-        assert_eq!(x["checks"]["negotiated_group"], "X25519MLKEM768");
-        let shares = x["client_shares"].as_str().unwrap();
-        // Both stacks send the hybrid share and a classical one beside it by default.
-        assert!(
-            shares.contains("X25519MLKEM768 1216 B"),
-            "{stack}: {shares}"
-        );
-        assert!(shares.split(", ").count() >= 2, "{stack}: {shares}");
-        assert!(client_hello(x).0 > client_hello(minimal).0, "{x}");
-        // hrr was not asked for, so no mode is said to be unavailable.
-        assert!(x.get("modes_unavailable").is_none(), "{x}");
         // No default hello of either stack carries an ML-KEM-1024 share.
         let m = result(&r, &format!("ML-KEM-1024@{stack}/ecdsa-p256/defaults"));
         let why = m["unavailable"].as_str().unwrap_or_default();
         assert!(why.contains("carries no MLKEM1024 key share"), "{m}");
     }
+    // OpenSSL 3.6 sends the hybrid share and X25519's beside it by default: a second segment.
+    let minimal = result(&r, "X25519MLKEM768@openssl/ecdsa-p256");
+    let x = result(&r, "X25519MLKEM768@openssl/ecdsa-p256/defaults");
+    assert!(x["error"].is_null() && x["unavailable"].is_null(), "{x}");
+    assert_eq!(x["hello"], "defaults");
+    assert_eq!(x["checks"]["negotiated_group"], "X25519MLKEM768");
+    assert_eq!(x["checks"]["client_share_bytes"], 1216);
+    let shares = x["client_shares"].as_str().unwrap();
+    assert!(shares.contains("X25519MLKEM768 1216 B"), "{shares}");
+    assert!(shares.split(", ").count() >= 2, "{shares}");
+    assert!(client_hello(x).0 > client_hello(minimal).0, "{x}");
+    assert!(
+        x.get("modes_unavailable").is_none(),
+        "hrr was not asked for: {x}"
+    );
+    // rustls as kembench builds it (without `prefer-post-quantum`) offers X25519 first and
+    // sends its share alone: the hybrid group is unavailable with the shares seen.
+    let x = result(&r, "X25519@rustls/ecdsa-p256/defaults");
+    assert!(x["error"].is_null() && x["unavailable"].is_null(), "{x}");
+    assert!(
+        x["client_shares"]
+            .as_str()
+            .unwrap()
+            .starts_with("X25519 32 B"),
+        "{x}"
+    );
+    let h = result(&r, "X25519MLKEM768@rustls/ecdsa-p256/defaults");
+    let why = h["unavailable"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("carries no X25519MLKEM768 key share (on the wire: X25519 32 B"),
+        "{h}"
+    );
 }
 
 #[test]

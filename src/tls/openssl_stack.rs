@@ -84,7 +84,7 @@ impl Openssl {
     pub fn new(g: &Group, chain: &Chain, shape: HelloShape) -> Result<Openssl, String> {
         if shape == HelloShape::Browser {
             return Err(format!(
-                "OpenSSL {} cannot send a browser-shaped hello: it has no GREASE (RFC 8701) and \
+                "{} cannot send a browser-shaped hello: it has no GREASE (RFC 8701) and \
                  no extension permutation",
                 openssl::version::version()
             ));

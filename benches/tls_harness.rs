@@ -329,6 +329,7 @@ fn kembench_round(plan: &Plan, secs: f64) -> [f64; 5] {
         stacks: vec![plan.stack.as_str().into()],
         groups: vec![plan.group.tls_name.into()],
         certs: vec![plan.chain.kind.as_str().into()],
+        hellos: vec![plan.hello.as_str().into()],
         modes: vec![Mode::Full],
         duration_s: secs,
         threads: vec![1],
@@ -418,6 +419,7 @@ fn main() {
             stack: kind,
             group,
             chain: &chain,
+            hello: kembench::tls::groups::HelloShape::Minimal,
         };
         cases.push((plan, direct));
     }

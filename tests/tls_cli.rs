@@ -103,7 +103,7 @@ fn unknown_names_suggest_the_nearest() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("did you mean X25519MLKEM768"), "{err}");
     let out = kembench()
-        .args(["tls", "--stack", "boringssl", "--no-store"])
+        .args(["tls", "--stack", "wolfssl", "--no-store"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

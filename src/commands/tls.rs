@@ -26,9 +26,16 @@ pub struct Args {
     /// secp521r1, ffdhe2048).
     #[arg(long, value_delimiter = ',')]
     pub groups: Vec<String>,
-    /// TLS stacks: rustls, openssl (default: both).
+    /// TLS stacks: rustls, openssl, boringssl (default: rustls and openssl). BoringSSL runs
+    /// in its own worker executable, built from workers/tls-boring on first use (minutes) or
+    /// named by $KEMBENCH_TLS_BORING.
     #[arg(long = "stack", value_delimiter = ',')]
     pub stacks: Vec<String>,
+    /// Shapes of the client's hello: minimal (one key share, for the group), defaults (the
+    /// stack's default groups and shares), browser (Chrome's shape: GREASE, X25519MLKEM768 and
+    /// X25519 shares, ALPN, permuted extensions; BoringSSL only) (default: minimal).
+    #[arg(long = "hello", value_delimiter = ',')]
+    pub hellos: Vec<String>,
     /// Server certificate chains: ecdsa-p256, ed25519, rsa2048, mldsa44, mldsa65, mldsa87 (root,
     /// intermediate and leaf of one algorithm), mldsa65-under-p256 (ML-DSA-65 leaf, ECDSA P-256
     /// CAs), p256-under-mldsa65 (ECDSA P-256 leaf, ML-DSA-65 CAs) (default: ecdsa-p256).
@@ -90,7 +97,7 @@ impl Args {
     /// The validated options of `tls`; `cpus` sets the default thread counts.
     pub fn to_options(&self, cpus: usize) -> anyhow::Result<Options> {
         use crate::record::tls::Mode;
-        use crate::tls::groups::{CertKind, Group, StackKind, GROUPS};
+        use crate::tls::groups::{CertKind, Group, HelloShape, StackKind, GROUPS};
         positive_seconds("--duration", self.duration)?;
         positive_seconds("--scaling-duration", self.scaling_duration)?;
         if !(self.target_rate > 0.0 && self.target_rate.is_finite()) {
@@ -106,7 +113,10 @@ impl Args {
         let stacks = pick(
             "--stack",
             &self.stacks,
-            StackKind::ALL.to_vec(),
+            StackKind::ALL
+                .into_iter()
+                .filter(|k| k.in_process())
+                .collect(),
             StackKind::ALL
                 .iter()
                 .map(|k| k.as_str().to_string())
@@ -122,6 +132,16 @@ impl Args {
                 .map(|c| c.as_str().to_string())
                 .collect(),
             CertKind::parse,
+        )?;
+        let hellos = pick(
+            "--hello",
+            &self.hellos,
+            vec![HelloShape::Minimal],
+            HelloShape::ALL
+                .iter()
+                .map(|h| h.as_str().to_string())
+                .collect(),
+            HelloShape::parse,
         )?;
         let modes = pick(
             "--modes",
@@ -159,6 +179,7 @@ impl Args {
             groups,
             stacks,
             certs,
+            hellos,
             modes,
             duration_s: self.duration,
             threads,
@@ -186,6 +207,8 @@ pub struct Options {
     pub stacks: Vec<crate::tls::groups::StackKind>,
     /// Certificate keys.
     pub certs: Vec<crate::tls::groups::CertKind>,
+    /// Hello shapes.
+    pub hellos: Vec<crate::tls::groups::HelloShape>,
     /// Kinds of handshake.
     pub modes: Vec<crate::record::tls::Mode>,
     /// Seconds of in-memory handshakes per benchmark.
@@ -224,21 +247,26 @@ fn chains(certs: &[crate::tls::groups::CertKind]) -> anyhow::Result<Vec<Chain>> 
         .collect()
 }
 
-/// Every benchmark of `groups` on `stacks` with `chains`, in the order measured.
+/// Every benchmark of `groups` with each hello of `hellos` on `stacks` with `chains`, in the
+/// order measured.
 fn plans<'a>(
     chains: &'a [Chain],
     groups: &[&'static crate::tls::groups::Group],
+    hellos: &[crate::tls::groups::HelloShape],
     stacks: &[crate::tls::groups::StackKind],
 ) -> Vec<Plan<'a>> {
     let mut plans = Vec::new();
     for chain in chains {
         for &group in groups {
-            for &stack in stacks {
-                plans.push(Plan {
-                    stack,
-                    group,
-                    chain,
-                });
+            for &hello in hellos {
+                for &stack in stacks {
+                    plans.push(Plan {
+                        stack,
+                        group,
+                        chain,
+                        hello,
+                    });
+                }
             }
         }
     }
@@ -252,7 +280,7 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
         return resume(sel, o, cpus, store_spec);
     }
     let chains = chains(&o.certs)?;
-    let mut plans = plans(&chains, &o.groups, &o.stacks);
+    let mut plans = plans(&chains, &o.groups, &o.hellos, &o.stacks);
     // Every (chain, group, stack) costs alike: the same handshakes, modes and conditions.
     let sweep = match &o.shard {
         None => None,
@@ -266,7 +294,7 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
     let registry = Registry::new(false);
     let kems: Vec<_> = plans
         .iter()
-        .filter_map(|p| registry.get(&p.stack.kem_label(p.group)))
+        .filter_map(|p| registry.get(&p.stack.kem_label(p.group)?))
         .collect();
     let run_id = store::new_run_id();
     let mut recorder = Recorder::open(store_spec, o.store, &run_id)?;
@@ -277,6 +305,7 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
             stacks: o.stacks.iter().map(|s| s.as_str().to_string()).collect(),
             groups: o.groups.iter().map(|g| g.tls_name.to_string()).collect(),
             certs: o.certs.iter().map(|c| c.as_str().to_string()).collect(),
+            hellos: o.hellos.iter().map(|h| h.as_str().to_string()).collect(),
             modes: o.modes.clone(),
             duration_s: o.duration_s,
             threads: o.threads.clone(),
@@ -302,7 +331,7 @@ pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCod
 /// (a group, stack or certificate it does not know) is refused by name, and the run stays
 /// resumable.
 fn resume(selector: &str, o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
-    use crate::tls::groups::{CertKind, Group, StackKind};
+    use crate::tls::groups::{CertKind, Group, HelloShape, StackKind};
     let mut st = Store::open_existing(store_spec)?;
     let (id, mut record) =
         crate::resume::load(&mut st, selector, RecordKind::Tls, "tls", |r| match r {
@@ -323,6 +352,14 @@ fn resume(selector: &str, o: &Options, cpus: usize, store_spec: &str) -> anyhow:
     known("group", &c.groups, &|n| Group::find(n).is_some())?;
     known("stack", &c.stacks, &|n| StackKind::parse(n).is_some())?;
     known("certificate", &c.certs, &|n| CertKind::parse(n).is_some())?;
+    known("hello shape", &c.hellos, &|n| {
+        HelloShape::parse(n).is_some()
+    })?;
+    let hellos: Vec<_> = c
+        .hellos
+        .iter()
+        .filter_map(|n| HelloShape::parse(n))
+        .collect();
     let groups: Vec<_> = c.groups.iter().filter_map(|n| Group::find(n)).collect();
     let stacks: Vec<_> = c
         .stacks
@@ -331,7 +368,7 @@ fn resume(selector: &str, o: &Options, cpus: usize, store_spec: &str) -> anyhow:
         .collect();
     let certs: Vec<_> = c.certs.iter().filter_map(|n| CertKind::parse(n)).collect();
     let chains = chains(&certs)?;
-    let all = plans(&chains, &groups, &stacks);
+    let all = plans(&chains, &groups, &hellos, &stacks);
     let (todo, missing) = record.unfinished(|label| all.iter().position(|p| p.label() == label));
     if !missing.is_empty() {
         crate::bail_usage!(
@@ -381,10 +418,12 @@ fn execute(
     let config = end.record().config.clone();
     // Every benchmark is checked first; then their handshakes are timed in rounds that take
     // turns, so the machine's changing speed affects every group and stack alike.
+    // Stacks in workers of their own (BoringSSL) measure their plans there, with the same code.
+    let (plans, outside): (Vec<_>, Vec<_>) = plans.iter().partition(|p| p.stack.in_process());
     let mut benches: Vec<_> = plans
         .iter()
         .map(|p| {
-            let kem = registry.get(&p.stack.kem_label(p.group));
+            let kem = p.stack.kem_label(p.group).and_then(|l| registry.get(&l));
             measure::start(p, &config, kem)
         })
         .collect();
@@ -421,6 +460,9 @@ fn execute(
             end.put(r);
         }
     }
+    for r in outside_results(&outside, &config, cpus) {
+        end.put(r);
+    }
     // Network conditions: several benchmarks at once, each in testbeds of its own, so one
     // condition's slowest handshakes (the retransmission tails) overlap another's.
     let (tx, rx) = std::sync::mpsc::channel();
@@ -450,4 +492,61 @@ fn execute(
         }
     });
     end.finish(crate::interrupt::requested(), o.layout, |_, _| Ok(()))
+}
+
+/// The results of the plans whose stack runs in a worker of its own (BoringSSL): measured
+/// there by kembench's own code, or each plan unavailable with the reason when the worker
+/// cannot be built or run.
+fn outside_results(
+    plans: &[&Plan],
+    config: &crate::record::tls::TlsConfig,
+    cpus: usize,
+) -> Vec<crate::record::tls::TlsResult> {
+    use crate::tls::worker;
+    if plans.is_empty() || crate::interrupt::requested() {
+        return Vec::new();
+    }
+    let job = worker::Job {
+        config: config.clone(),
+        plans: plans
+            .iter()
+            .map(|p| worker::JobPlan {
+                group: p.group.tls_name.to_string(),
+                cert: p.chain.kind.as_str().to_string(),
+                hello: p.hello.as_str().to_string(),
+            })
+            .collect(),
+        cpus,
+    };
+    let target = crate::providers::built::manifest::dir().join("tls-boring");
+    let got = worker::boring_worker(&target).and_then(|exe| worker::run(&exe, &job));
+    match got {
+        Ok(rs) if rs.len() == plans.len() => rs,
+        Ok(rs) => unavailable(
+            plans,
+            config,
+            &format!(
+                "BoringSSL's worker gave {} results for {} benchmarks",
+                rs.len(),
+                plans.len()
+            ),
+        ),
+        Err(why) => unavailable(plans, config, &why),
+    }
+}
+
+/// Each of `plans` unavailable because of `why`.
+fn unavailable(
+    plans: &[&Plan],
+    config: &crate::record::tls::TlsConfig,
+    why: &str,
+) -> Vec<crate::record::tls::TlsResult> {
+    plans
+        .iter()
+        .map(|p| {
+            let mut r = measure::start_with(p, config, None, Err(why.to_string())).result;
+            r.version = "absent".into();
+            r
+        })
+        .collect()
 }

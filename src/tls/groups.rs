@@ -227,18 +227,27 @@ pub enum StackKind {
     Rustls,
     /// OpenSSL 3.6 from the vendored build.
     Openssl,
+    /// BoringSSL through the `boring` crate, in its own worker executable
+    /// (`workers/tls-boring`): it cannot be linked beside the vendored OpenSSL.
+    Boringssl,
 }
 
 impl StackKind {
     /// Every stack.
-    pub const ALL: [StackKind; 2] = [StackKind::Rustls, StackKind::Openssl];
+    pub const ALL: [StackKind; 3] = [StackKind::Rustls, StackKind::Openssl, StackKind::Boringssl];
 
     /// The spelling of the command line and the results.
     pub fn as_str(self) -> &'static str {
         match self {
             StackKind::Rustls => "rustls",
             StackKind::Openssl => "openssl",
+            StackKind::Boringssl => "boringssl",
         }
+    }
+
+    /// Whether this stack runs in kembench's own process (BoringSSL runs in its worker).
+    pub fn in_process(self) -> bool {
+        self != StackKind::Boringssl
     }
 
     /// The stack spelt `s`.
@@ -248,12 +257,62 @@ impl StackKind {
 
     /// The implementation in kembench's registry whose bare key exchange is this stack's
     /// (`X25519MLKEM768@rustls/aws-lc-rs`).
-    pub fn kem_label(self, g: &Group) -> String {
+    /// BoringSSL has none: kembench's registry has no BoringSSL implementation.
+    pub fn kem_label(self, g: &Group) -> Option<String> {
         match self {
-            StackKind::Rustls => format!("{}@rustls/aws-lc-rs", g.algorithm),
-            StackKind::Openssl => format!("{}@openssl", g.algorithm),
+            StackKind::Rustls => Some(format!("{}@rustls/aws-lc-rs", g.algorithm)),
+            StackKind::Openssl => Some(format!("{}@openssl", g.algorithm)),
+            StackKind::Boringssl => None,
         }
     }
+}
+
+/// The shape of the client's first flight: which groups it offers and which key shares it
+/// sends, and what else a real client puts in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HelloShape {
+    /// One key share, for the group measured, and only that group offered (kembench's
+    /// original hello).
+    Minimal,
+    /// What the stack sends when configured with its default groups (shares as the stack
+    /// chooses them; the server offers only the group measured).
+    Defaults,
+    /// A hello shaped like current Chrome's: GREASE, X25519MLKEM768 and X25519 shares, ALPN
+    /// h2 and http/1.1, permuted extensions; only a stack that produces it natively has it.
+    Browser,
+}
+
+impl HelloShape {
+    /// Every shape.
+    pub const ALL: [HelloShape; 3] = [HelloShape::Minimal, HelloShape::Defaults, HelloShape::Browser];
+
+    /// The spelling of the command line, the labels and the results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HelloShape::Minimal => "minimal",
+            HelloShape::Defaults => "defaults",
+            HelloShape::Browser => "browser",
+        }
+    }
+
+    /// The shape spelt `s`.
+    pub fn parse(s: &str) -> Option<HelloShape> {
+        Self::ALL.into_iter().find(|h| h.as_str() == s)
+    }
+
+    /// `STACK/CERT`, with `/SHAPE` after it when the shape is not minimal: a benchmark's
+    /// implementation (`openssl/ecdsa-p256/defaults`).
+    pub fn implementation(self, stack: StackKind, cert: &str) -> String {
+        match self {
+            HelloShape::Minimal => format!("{}/{cert}", stack.as_str()),
+            other => format!("{}/{cert}/{}", stack.as_str(), other.as_str()),
+        }
+    }
+}
+
+/// Whether `codepoint` is a GREASE value (RFC 8701: 0x0A0A, 0x1A1A, ... 0xFAFA).
+pub fn is_grease(codepoint: u16) -> bool {
+    codepoint & 0x0f0f == 0x0a0a && (codepoint >> 8) == (codepoint & 0xff)
 }
 
 #[cfg(test)]
@@ -283,6 +342,28 @@ mod tests {
         let r = CertKind::parse("p256-under-mldsa65").unwrap();
         assert_eq!((r.leaf(), r.ca()), (KeyAlg::EcdsaP256, KeyAlg::MlDsa65));
         assert!(KeyAlg::MlDsa87.is_mldsa() && !KeyAlg::EcdsaP256.is_mldsa());
+    }
+
+    #[test]
+    fn grease_values_are_recognised() {
+        assert!(is_grease(0x0a0a) && is_grease(0xfafa) && is_grease(0x3a3a));
+        assert!(!is_grease(0x11ec) && !is_grease(0x0a1a) && !is_grease(0x001d));
+    }
+
+    #[test]
+    fn shapes_are_spelt_and_labelled() {
+        for h in HelloShape::ALL {
+            assert_eq!(HelloShape::parse(h.as_str()), Some(h));
+        }
+        assert_eq!(HelloShape::parse("chrome"), None);
+        assert_eq!(
+            HelloShape::Minimal.implementation(StackKind::Rustls, "ed25519"),
+            "rustls/ed25519"
+        );
+        assert_eq!(
+            HelloShape::Defaults.implementation(StackKind::Openssl, "ecdsa-p256"),
+            "openssl/ecdsa-p256/defaults"
+        );
     }
 
     #[test]

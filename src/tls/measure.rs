@@ -4,7 +4,7 @@
 //! target rate beside `throughput`'s model.
 
 use super::certs::Chain;
-use super::groups::{Group, StackKind};
+use super::groups::{is_grease, Group, HelloShape, StackKind};
 use super::memory::{self, Check, Outcome};
 use super::side::{Session, Stack};
 use crate::kem::Kem;
@@ -45,27 +45,44 @@ pub struct Plan<'a> {
     pub group: &'static Group,
     /// The certificate chain.
     pub chain: &'a Chain,
+    /// The shape of the client's hello.
+    pub hello: HelloShape,
 }
 
 impl Plan<'_> {
-    /// `group@stack/cert`, the benchmark's label.
+    /// `group@stack/cert`, with `/hello` after it when the hello is not minimal
+    /// (`X25519MLKEM768@openssl/ecdsa-p256/defaults`): the benchmark's label.
     pub fn label(&self) -> String {
         format!(
-            "{}@{}/{}",
+            "{}@{}",
             self.group.algorithm,
-            self.stack.as_str(),
-            self.chain.kind.as_str()
+            self.hello
+                .implementation(self.stack, self.chain.kind.as_str())
         )
     }
 }
 
-/// The stack of `kind` for `group` and `chain`, or why there is none.
-pub fn stack(kind: StackKind, group: &Group, chain: &Chain) -> Result<Box<dyn Stack>, String> {
+/// The stack of `kind` for `group`, `chain` and the hello shape `hello`, or why there is none.
+pub fn stack(
+    kind: StackKind,
+    group: &Group,
+    chain: &Chain,
+    hello: HelloShape,
+) -> Result<Box<dyn Stack>, String> {
     match kind {
         #[cfg(feature = "rustls")]
-        StackKind::Rustls => Ok(Box::new(super::rustls_stack::Rustls::new(group, chain)?)),
+        StackKind::Rustls => Ok(Box::new(super::rustls_stack::Rustls::new(
+            group, chain, hello,
+        )?)),
         #[cfg(feature = "openssl")]
-        StackKind::Openssl => Ok(Box::new(super::openssl_stack::Openssl::new(group, chain)?)),
+        StackKind::Openssl => Ok(Box::new(super::openssl_stack::Openssl::new(
+            group, chain, hello,
+        )?)),
+        StackKind::Boringssl => Err(
+            "BoringSSL runs in its own worker executable (workers/tls-boring), not in kembench's \
+             process"
+                .into(),
+        ),
         #[allow(unreachable_patterns)]
         other => Err(format!(
             "this build has no {} (cargo feature `{}`)",
@@ -87,12 +104,84 @@ pub fn version(kind: StackKind) -> String {
     }
 }
 
+/// The modes of `modes` a hello of `shape` has: a non-minimal hello's first key shares are
+/// the stack's own choice, so the HelloRetryRequest mode (a deliberately wrong first share)
+/// is not one of its kinds of handshake.
+pub fn modes_for(modes: &[Mode], shape: HelloShape) -> Vec<Mode> {
+    modes
+        .iter()
+        .copied()
+        .filter(|&m| shape == HelloShape::Minimal || m != Mode::Hrr)
+        .collect()
+}
+
+/// Checks the key shares of a ClientHello of `shape` against the wire: a minimal hello's
+/// first share is the group's ([`check`] does that); a defaults hello carries one for the
+/// group among the stack's own, each share once; a browser hello carries a GREASE share
+/// first, the group's, and X25519's, as Chrome does.
+pub fn check_shares(shares: &[(u16, usize)], shape: HelloShape, group: &Group) -> Result<(), String> {
+    let seen = describe_shares(shares);
+    let mut codes: Vec<u16> = shares.iter().map(|s| s.0).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    if codes.len() != shares.len() {
+        return Err(format!("the ClientHello carries a group's share twice ({seen})"));
+    }
+    let has = |c: u16| shares.iter().any(|s| s.0 == c);
+    match shape {
+        HelloShape::Minimal => Ok(()),
+        HelloShape::Defaults => {
+            if !has(group.codepoint) {
+                return Err(format!(
+                    "the ClientHello carries no {} share ({seen})",
+                    group.tls_name
+                ));
+            }
+            Ok(())
+        }
+        HelloShape::Browser => {
+            if !shares.first().is_some_and(|s| is_grease(s.0)) {
+                return Err(format!("the ClientHello's first key share is not GREASE ({seen})"));
+            }
+            for want in [group.codepoint, 0x11ec, 0x001d] {
+                if !has(want) {
+                    return Err(format!(
+                        "the ClientHello carries no share for 0x{want:04x} ({seen})"
+                    ));
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+/// Key shares as the wire shows them: `X25519MLKEM768 1216 B, X25519 32 B`, a GREASE share
+/// as `GREASE 0x?a?a 1 B`.
+pub fn describe_shares(shares: &[(u16, usize)]) -> String {
+    let one = |&(c, n): &(u16, usize)| {
+        let name = if is_grease(c) {
+            format!("GREASE 0x{c:04x}")
+        } else {
+            Group::by_codepoint(c).map_or_else(|| format!("0x{c:04x}"), |g| g.tls_name.to_string())
+        };
+        format!("{name} {n} B")
+    };
+    let v: Vec<String> = shares.iter().map(one).collect();
+    if v.is_empty() {
+        "no key share".into()
+    } else {
+        v.join(", ")
+    }
+}
+
 /// Checks one handshake of `mode` for `group`: both stacks and the ServerHello on the wire
 /// name the group asked for (a silent fallback is an error), the ClientHello's first key share
 /// is the one the mode sends, the server asked for another share exactly when the mode says
 /// so, and a resumed handshake did resume. (The exported keying material is compared by the
 /// driver; each stack verifies the certificate chain during the handshake.)
-pub fn check(o: &Outcome, mode: Mode, group: &Group) -> Result<(), String> {
+///
+/// A hello that is not minimal is checked by [`check_shares`] instead of its first share.
+pub fn check(o: &Outcome, mode: Mode, group: &Group, shape: HelloShape) -> Result<(), String> {
     let want = group.tls_name;
     for (side, got) in [("client", &o.client_group), ("server", &o.server_group)] {
         if got.as_deref() != Some(want) {
@@ -113,6 +202,10 @@ pub fn check(o: &Outcome, mode: Mode, group: &Group) -> Result<(), String> {
             on_wire.map_or("nothing".to_string(), |c| format!("0x{c:04x}"))
         ));
     }
+    if shape != HelloShape::Minimal {
+        let shares = o.client_hello.as_ref().map_or(&[][..], |h| &h.shares[..]);
+        check_shares(shares, shape, group)?;
+    }
     let first = o
         .client_hello
         .as_ref()
@@ -122,7 +215,7 @@ pub fn check(o: &Outcome, mode: Mode, group: &Group) -> Result<(), String> {
         Mode::Hrr => group.wrong_guess(),
         _ => group,
     };
-    if first != Some(first_wanted.codepoint) {
+    if shape == HelloShape::Minimal && first != Some(first_wanted.codepoint) {
         return Err(format!(
             "the ClientHello's first key share is not for {}",
             first_wanted.tls_name
@@ -196,13 +289,13 @@ pub fn flights(o: &Outcome, mode: Mode) -> Vec<Flight> {
 fn checked(
     stack: &dyn Stack,
     mode: Mode,
-    group: &Group,
+    (group, shape): (&Group, HelloShape),
     session: &mut Option<Session>,
     how: Check,
 ) -> Result<Outcome, String> {
     let mut o = memory::handshake(stack, mode, session.take(), how)?;
     match how {
-        Check::Whole => check(&o, mode, group),
+        Check::Whole => check(&o, mode, group, shape),
         Check::Completion => check_resumption(&o, mode),
     }
     .map_err(|e| format!("{} handshake: {e}", mode.as_str()))?;
@@ -241,6 +334,8 @@ pub struct Bench<'a> {
     /// The result so far.
     pub result: TlsResult,
     stack: Option<Box<dyn Stack>>,
+    /// The kinds of handshake this benchmark's hello has ([`modes_for`]).
+    modes: Vec<Mode>,
     sessions: Vec<Option<Session>>,
     acc: Vec<Samples>,
     flights: Vec<Vec<Flight>>,
@@ -264,18 +359,24 @@ fn empty_result(plan: &Plan) -> TlsResult {
     let g = plan.group;
     TlsResult {
         algorithm: g.algorithm.to_string(),
-        implementation: format!("{}/{}", plan.stack.as_str(), plan.chain.kind.as_str()),
+        implementation: plan
+            .hello
+            .implementation(plan.stack, plan.chain.kind.as_str()),
         stack: plan.stack.as_str().to_string(),
         version: version(plan.stack),
         group: g.tls_name.to_string(),
         codepoint: g.codepoint,
         cert: plan.chain.kind.as_str().to_string(),
+        hello: plan.hello.as_str().to_string(),
+        client_shares: None,
+        modes_unavailable: Vec::new(),
         unavailable: None,
         checks: None,
         modes: Vec::new(),
         scaling: Vec::new(),
         capacity: None,
         kem: None,
+        kem_unavailable: None,
         network: Vec::new(),
         network_skipped: None,
         error: None,
@@ -289,12 +390,31 @@ fn empty_result(plan: &Plan) -> TlsResult {
 /// `kem` is kembench's implementation of the group on the same library: checked here, then
 /// timed in every round beside the handshakes.
 pub fn start<'a>(plan: &'a Plan<'a>, cfg: &TlsConfig, kem: Option<Arc<dyn Kem>>) -> Bench<'a> {
+    start_with(
+        plan,
+        cfg,
+        kem,
+        stack(plan.stack, plan.group, plan.chain, plan.hello),
+    )
+}
+
+/// [`start`] with a stack made elsewhere (or why there is none): how a stack that lives
+/// outside kembench's binary (BoringSSL's worker, `workers/tls-boring`) is measured by the
+/// same code as the others. The result's version is the stack's own.
+pub fn start_with<'a>(
+    plan: &'a Plan<'a>,
+    cfg: &TlsConfig,
+    kem: Option<Arc<dyn Kem>>,
+    made: Result<Box<dyn Stack>, String>,
+) -> Bench<'a> {
+    let modes = modes_for(&cfg.modes, plan.hello);
     let mut b = Bench {
         plan,
         result: empty_result(plan),
         stack: None,
+        acc: modes.iter().map(|_| Samples::default()).collect(),
+        modes,
         sessions: Vec::new(),
-        acc: cfg.modes.iter().map(|_| Samples::default()).collect(),
         flights: Vec::new(),
         kem: None,
         kem_rounds: Vec::new(),
@@ -310,13 +430,52 @@ pub fn start<'a>(plan: &'a Plan<'a>, cfg: &TlsConfig, kem: Option<Arc<dyn Kem>>)
             _ => b.kem = Some(k),
         }
     }
-    let stack = match stack(plan.stack, plan.group, plan.chain) {
+    let stack = match made {
         Ok(s) => s,
         Err(why) => {
             b.result.unavailable = Some(why);
             return b;
         }
     };
+    b.result.version = stack.version();
+    if cfg.modes.contains(&Mode::Hrr) && !b.modes.contains(&Mode::Hrr) {
+        b.result.modes_unavailable.push(format!(
+            "hrr: a {} hello's first key shares are the stack's own choice, not a wrong guess",
+            plan.hello.as_str()
+        ));
+    }
+    if b.modes.is_empty() {
+        b.result.unavailable = Some(format!(
+            "no kind of handshake asked for has a {} hello",
+            plan.hello.as_str()
+        ));
+        return b;
+    }
+    // The shares this stack's hello of this shape carries, read off the wire: a shape with no
+    // share for the group is unavailable (the server would have to ask again), not measured
+    // as something else.
+    match first_hello(stack.as_ref()) {
+        Ok(shares) => {
+            b.result.client_shares = Some(describe_shares(&shares));
+            if plan.hello != HelloShape::Minimal
+                && !shares.iter().any(|s| s.0 == plan.group.codepoint)
+            {
+                b.result.unavailable = Some(format!(
+                    "{}'s {} ClientHello carries no {} key share (on the wire: {}): the \
+                     server would have to ask for one (HelloRetryRequest)",
+                    plan.stack.as_str(),
+                    plan.hello.as_str(),
+                    plan.group.tls_name,
+                    describe_shares(&shares)
+                ));
+                return b;
+            }
+        }
+        Err(e) => {
+            b.fail(format!("the first ClientHello: {e}"));
+            return b;
+        }
+    }
     match check_each(&mut b, stack.as_ref(), cfg) {
         Ok(()) => b.stack = Some(stack),
         Err(e) => b.fail(e),
@@ -324,10 +483,20 @@ pub fn start<'a>(plan: &'a Plan<'a>, cfg: &TlsConfig, kem: Option<Arc<dyn Kem>>)
     b
 }
 
-fn check_each(b: &mut Bench, stack: &dyn Stack, cfg: &TlsConfig) -> Result<(), String> {
-    let g = b.plan.group;
+/// The key shares of a new full-handshake client's first flight, as the wire shows them.
+fn first_hello(stack: &dyn Stack) -> Result<Vec<(u16, usize)>, String> {
+    let mut out = Vec::new();
+    stack.client(Mode::Full, None)?.send(&mut out)?;
+    super::wire::hello(&out)
+        .filter(|h| h.msg_type == 1)
+        .map(|h| h.shares)
+        .ok_or_else(|| "the client's first flight is not a ClientHello".into())
+}
+
+fn check_each(b: &mut Bench, stack: &dyn Stack, _cfg: &TlsConfig) -> Result<(), String> {
+    let g = (b.plan.group, b.plan.hello);
     let mut full: Option<Outcome> = None;
-    for &mode in &cfg.modes {
+    for mode in b.modes.clone() {
         let mut session = if mode == Mode::Resumed {
             prime(stack)?
         } else {
@@ -341,14 +510,18 @@ fn check_each(b: &mut Bench, stack: &dyn Stack, cfg: &TlsConfig) -> Result<(), S
         b.sessions.push(session);
     }
     let first = full.ok_or("no kind of handshake was asked for")?;
+    // The group's own share (a hello of another shape carries others beside it).
+    let code = g.0.codepoint;
     let share = |h: &Option<super::wire::Hello>| {
-        h.as_ref().and_then(|h| h.shares.first()).map_or(0, |s| s.1)
+        h.as_ref()
+            .and_then(|h| h.shares.iter().find(|s| s.0 == code))
+            .map_or(0, |s| s.1)
     };
     b.result.checks = Some(Checks {
-        handshakes: cfg.modes.len() as u64,
+        handshakes: b.modes.len() as u64,
         completion_only: 0,
         check_ns: None,
-        negotiated_group: g.tls_name.to_string(),
+        negotiated_group: g.0.tls_name.to_string(),
         client_share_bytes: share(&first.client_hello),
         server_share_bytes: share(&first.server_hello),
         certificate: b.plan.chain.describe(),
@@ -363,9 +536,9 @@ pub fn round(b: &mut Bench, cfg: &TlsConfig, timers: &Timers) {
         return;
     };
     let slice = Duration::from_secs_f64(cfg.duration_s / (ROUNDS as f64));
-    let g = b.plan.group;
+    let g = (b.plan.group, b.plan.hello);
     let (mut whole, mut made) = (0u64, 0u64);
-    for (i, &mode) in cfg.modes.iter().enumerate() {
+    for (i, &mode) in b.modes.iter().enumerate() {
         let (mut s, mut c, mut k) = (Vec::new(), Vec::new(), Vec::new());
         let t = Instant::now();
         while t.elapsed() < slice || s.len() < 3 {
@@ -419,7 +592,7 @@ pub fn finish(mut b: Bench, cfg: &TlsConfig, cpus: usize, stop: &dyn Fn() -> boo
     };
     let r = &mut b.result;
     let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    for ((&mode, a), flights) in cfg.modes.iter().zip(&b.acc).zip(&b.flights) {
+    for ((&mode, a), flights) in b.modes.iter().zip(&b.acc).zip(&b.flights) {
         let (Some(server_ns), Some(client_ns)) = (Spread::of(&a.server), Spread::of(&a.client))
         else {
             r.interrupted = true;
@@ -444,10 +617,17 @@ pub fn finish(mut b: Bench, cfg: &TlsConfig, cpus: usize, stop: &dyn Fn() -> boo
     if let (Some(c), false) = (r.checks.as_mut(), checks.is_empty()) {
         c.check_ns = Some(crate::stats::median(&checks));
     }
-    if let (Some(k), Some(i)) = (&b.kem, cfg.modes.iter().position(|&m| m == Mode::Full)) {
+    if let (Some(k), Some(i)) = (&b.kem, b.modes.iter().position(|&m| m == Mode::Full)) {
         r.kem = kem_share(k.meta().label(), &b.kem_rounds, &b.acc[i], cfg.target_rate);
     }
-    if let Err(e) = scale(r, stack.as_ref(), b.plan.group, cfg, cpus, stop) {
+    if let Err(e) = scale(
+        r,
+        stack.as_ref(),
+        (b.plan.group, b.plan.hello),
+        cfg,
+        cpus,
+        stop,
+    ) {
         r.error = Some(e);
     }
     r.capacity = capacity(r, cfg.target_rate, cpus);
@@ -511,7 +691,7 @@ fn kem_share(label: String, rounds: &[[f64; 3]], full: &Samples, target: f64) ->
 fn scale(
     r: &mut TlsResult,
     stack: &dyn Stack,
-    g: &Group,
+    g: (&Group, HelloShape),
     cfg: &TlsConfig,
     cpus: usize,
     stop: &dyn Fn() -> bool,

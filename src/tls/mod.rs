@@ -17,6 +17,7 @@ mod openssl_stack;
 mod rustls_stack;
 pub mod side;
 mod wire;
+pub mod worker;
 
 #[cfg(test)]
 mod tests;

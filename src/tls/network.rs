@@ -114,7 +114,25 @@ impl Endpoint for Tcp<'_> {
 
 /// Measures every condition of `cfg` for `plan` into `r` (or records why they were skipped).
 pub fn measure(plan: &Plan, cfg: &TlsConfig, r: &mut TlsResult, stop: &dyn Fn() -> bool) {
-    let stack = match super::measure::stack(plan.stack, plan.group, plan.chain) {
+    measure_with(
+        plan,
+        super::measure::stack(plan.stack, plan.group, plan.chain, plan.hello),
+        cfg,
+        r,
+        stop,
+    )
+}
+
+/// [`measure`] with a stack made elsewhere (or why there is none): BoringSSL's worker measures
+/// its stack under the same conditions with this.
+pub fn measure_with(
+    plan: &Plan,
+    made: Result<Box<dyn Stack>, String>,
+    cfg: &TlsConfig,
+    r: &mut TlsResult,
+    stop: &dyn Fn() -> bool,
+) {
+    let stack = match made {
         Ok(s) => s,
         Err(e) => {
             r.network_skipped = Some(e);

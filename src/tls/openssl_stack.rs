@@ -5,7 +5,7 @@
 //! `SslStream`, so the same driver runs it in memory and over TCP.
 
 use super::certs::{Chain, SERVER_NAME};
-use super::groups::{Group, StackKind};
+use super::groups::{Group, HelloShape, StackKind};
 use super::side::{Session, Side, Stack, EXPORT_LABEL};
 use crate::record::tls::Mode;
 use foreign_types::ForeignTypeRef;
@@ -77,8 +77,18 @@ fn tls13(b: &mut SslContextBuilder) -> Result<(), String> {
 }
 
 impl Openssl {
-    /// The stack for `g` with `chain`, or why OpenSSL cannot run it.
-    pub fn new(g: &Group, chain: &Chain) -> Result<Openssl, String> {
+    /// The stack for `g` with `chain` and a client hello of `shape`, or why OpenSSL cannot
+    /// run it. The defaults hello is a client whose groups list is left at OpenSSL's default
+    /// (the server offers only `g`); OpenSSL has no browser hello: it sends no GREASE and does
+    /// not permute its extensions.
+    pub fn new(g: &Group, chain: &Chain, shape: HelloShape) -> Result<Openssl, String> {
+        if shape == HelloShape::Browser {
+            return Err(format!(
+                "{} cannot send a browser-shaped hello: it has no GREASE (RFC 8701) and \
+                 no extension permutation",
+                openssl::version::version()
+            ));
+        }
         let mut s = SslContextBuilder::new(SslMethod::tls_server()).map_err(err)?;
         tls13(&mut s)?;
         s.set_groups_list(g.openssl_name).map_err(|e| {
@@ -95,10 +105,12 @@ impl Openssl {
         let key = PKey::private_key_from_pkcs8(&chain.leaf_key_pkcs8).map_err(err)?;
         s.set_private_key(&key).map_err(err)?;
         s.check_private_key().map_err(err)?;
-        let client = |groups: &str| -> Result<SslContext, String> {
+        let client = |groups: Option<&str>| -> Result<SslContext, String> {
             let mut c = SslContextBuilder::new(SslMethod::tls_client()).map_err(err)?;
             tls13(&mut c)?;
-            c.set_groups_list(groups).map_err(err)?;
+            if let Some(groups) = groups {
+                c.set_groups_list(groups).map_err(err)?;
+            }
             let mut store = X509StoreBuilder::new().map_err(err)?;
             store
                 .add_cert(X509::from_der(&chain.root_der).map_err(err)?)
@@ -116,12 +128,12 @@ impl Openssl {
         };
         Ok(Openssl {
             server: s.build(),
-            client: client(g.openssl_name)?,
-            hrr: client(&format!(
+            client: client((shape == HelloShape::Minimal).then_some(g.openssl_name))?,
+            hrr: client(Some(&format!(
                 "{}:{}",
                 g.wrong_guess().openssl_name,
                 g.openssl_name
-            ))?,
+            )))?,
         })
     }
 }

@@ -5,7 +5,7 @@
 //! handshake, stateless (aws-lc-rs `Ticketer`, as OpenSSL's default tickets are).
 
 use super::certs::{Chain, SERVER_NAME};
-use super::groups::{Group, StackKind};
+use super::groups::{Group, HelloShape, StackKind};
 use super::side::{Session, Side, Stack, EXPORT_LABEL};
 use crate::record::tls::Mode;
 use rustls::crypto::aws_lc_rs::{self, kx_group};
@@ -47,8 +47,18 @@ pub struct Rustls {
 }
 
 impl Rustls {
-    /// The stack for `g` with `chain`, or why rustls cannot run it.
-    pub fn new(g: &Group, chain: &Chain) -> Result<Rustls, String> {
+    /// The stack for `g` with `chain` and a client hello of `shape`, or why rustls cannot run
+    /// it. The defaults hello is a client with the provider's default groups (the server
+    /// offers only `g`); rustls has no browser hello: it sends no GREASE and does not permute
+    /// its extensions.
+    pub fn new(g: &Group, chain: &Chain, shape: HelloShape) -> Result<Rustls, String> {
+        if shape == HelloShape::Browser {
+            return Err(
+                "rustls cannot send a browser-shaped hello: it has no GREASE (RFC 8701) and no \
+                 extension permutation"
+                    .into(),
+            );
+        }
         let group = kx(g).ok_or_else(|| {
             format!(
                 "rustls's aws-lc-rs provider has no {} group (it offers X25519, secp256r1, secp384r1, X25519MLKEM768, SecP256r1MLKEM768, MLKEM768, MLKEM1024)",
@@ -85,10 +95,14 @@ impl Rustls {
             }
             Ok::<_, String>(Arc::new(c))
         };
+        let first = match shape {
+            HelloShape::Defaults => aws_lc_rs::default_provider().kx_groups,
+            _ => vec![group],
+        };
         Ok(Rustls {
             server: Arc::new(server),
-            full: client(vec![group], false)?,
-            resumed: client(vec![group], true)?,
+            full: client(first.clone(), false)?,
+            resumed: client(first, true)?,
             hrr: client(vec![wrong, group], false)?,
         })
     }

@@ -2,9 +2,11 @@
 //! the key-share sizes the drafts fix.
 
 use super::certs::Chain;
-use super::groups::{CertKind, Group, StackKind, GROUPS};
+use super::groups::{CertKind, Group, HelloShape, StackKind, GROUPS};
 use super::measure::{check, check_for, check_resumption, flights, stack, CHECK_EVERY};
 use super::memory::{handshake, Check};
+
+const IN_PROCESS: [StackKind; 2] = [StackKind::Rustls, StackKind::Openssl];
 use crate::record::tls::Mode;
 
 fn chain() -> Chain {
@@ -14,14 +16,14 @@ fn chain() -> Chain {
 #[test]
 fn every_default_group_negotiates_on_both_stacks() {
     let chain = chain();
-    for kind in StackKind::ALL {
+    for kind in IN_PROCESS {
         for g in GROUPS.iter().filter(|g| g.default) {
             let s =
-                stack(kind, g, &chain).unwrap_or_else(|e| panic!("{kind:?} {}: {e}", g.tls_name));
+                stack(kind, g, &chain, HelloShape::Minimal).unwrap_or_else(|e| panic!("{kind:?} {}: {e}", g.tls_name));
             for _ in 0..3 {
                 let o = handshake(s.as_ref(), Mode::Full, None, Check::Whole)
                     .unwrap_or_else(|e| panic!("{kind:?} {}: {e}", g.tls_name));
-                check(&o, Mode::Full, g).unwrap_or_else(|e| panic!("{kind:?} {}: {e}", g.tls_name));
+                check(&o, Mode::Full, g, HelloShape::Minimal).unwrap_or_else(|e| panic!("{kind:?} {}: {e}", g.tls_name));
                 assert!(o.server_ns > 0 && o.client_ns > 0);
             }
         }
@@ -32,8 +34,8 @@ fn every_default_group_negotiates_on_both_stacks() {
 fn hybrid_key_shares_have_the_drafts_sizes_and_spill_the_client_hello() {
     let chain = chain();
     let g = Group::find("X25519MLKEM768").unwrap();
-    for kind in StackKind::ALL {
-        let s = stack(kind, g, &chain).unwrap();
+    for kind in IN_PROCESS {
+        let s = stack(kind, g, &chain, HelloShape::Minimal).unwrap();
         let o = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
         assert_eq!(
             o.client_hello.as_ref().unwrap().shares,
@@ -54,8 +56,8 @@ fn hybrid_key_shares_have_the_drafts_sizes_and_spill_the_client_hello() {
     }
     // X25519's shares are 32 bytes both ways and its ClientHello fits one segment.
     let x = Group::find("X25519").unwrap();
-    for kind in StackKind::ALL {
-        let s = stack(kind, x, &chain).unwrap();
+    for kind in IN_PROCESS {
+        let s = stack(kind, x, &chain, HelloShape::Minimal).unwrap();
         let o = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
         assert_eq!(o.client_hello.unwrap().shares, vec![(0x001d, 32)]);
         assert_eq!(o.server_hello.unwrap().shares, vec![(0x001d, 32)]);
@@ -73,25 +75,25 @@ fn hybrid_key_shares_have_the_drafts_sizes_and_spill_the_client_hello() {
 #[test]
 fn resumed_and_retried_handshakes_are_what_they_say() {
     let chain = chain();
-    for kind in StackKind::ALL {
+    for kind in IN_PROCESS {
         for name in ["X25519MLKEM768", "X25519"] {
             let g = Group::find(name).unwrap();
-            let s = stack(kind, g, &chain).unwrap();
+            let s = stack(kind, g, &chain, HelloShape::Minimal).unwrap();
             let mut session = handshake(s.as_ref(), Mode::Resumed, None, Check::Whole).unwrap().session;
             for _ in 0..3 {
                 let o = handshake(s.as_ref(), Mode::Resumed, session.take(), Check::Whole).unwrap();
-                check(&o, Mode::Resumed, g).unwrap_or_else(|e| panic!("{kind:?} {name}: {e}"));
+                check(&o, Mode::Resumed, g, HelloShape::Minimal).unwrap_or_else(|e| panic!("{kind:?} {name}: {e}"));
                 session = o.session;
             }
             let o = handshake(s.as_ref(), Mode::Hrr, None, Check::Whole).unwrap();
-            check(&o, Mode::Hrr, g).unwrap_or_else(|e| panic!("{kind:?} {name}: {e}"));
+            check(&o, Mode::Hrr, g, HelloShape::Minimal).unwrap_or_else(|e| panic!("{kind:?} {name}: {e}"));
             let f = flights(&o, Mode::Hrr);
             assert_eq!(f[1].name, "HelloRetryRequest");
             assert_eq!(f[2].from, "client");
             // A full handshake is not mistaken for one of the others.
             let full = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
-            assert!(check(&full, Mode::Resumed, g).is_err());
-            assert!(check(&full, Mode::Hrr, g).is_err());
+            assert!(check(&full, Mode::Resumed, g, HelloShape::Minimal).is_err());
+            assert!(check(&full, Mode::Hrr, g, HelloShape::Minimal).is_err());
         }
     }
 }
@@ -101,10 +103,10 @@ fn a_fallback_to_another_group_fails_the_check() {
     let chain = chain();
     let x = Group::find("X25519").unwrap();
     let hybrid = Group::find("X25519MLKEM768").unwrap();
-    for kind in StackKind::ALL {
-        let s = stack(kind, x, &chain).unwrap();
+    for kind in IN_PROCESS {
+        let s = stack(kind, x, &chain, HelloShape::Minimal).unwrap();
         let o = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
-        let e = check(&o, Mode::Full, hybrid).unwrap_err();
+        let e = check(&o, Mode::Full, hybrid, HelloShape::Minimal).unwrap_err();
         assert!(e.contains("instead of X25519MLKEM768"), "{e}");
     }
 }
@@ -113,7 +115,7 @@ fn a_fallback_to_another_group_fails_the_check() {
 fn a_group_a_stack_lacks_is_unavailable_with_the_reason() {
     let chain = chain();
     let ff = Group::find("ffdhe2048").unwrap();
-    let e = stack(StackKind::Rustls, ff, &chain).err().unwrap();
+    let e = stack(StackKind::Rustls, ff, &chain, HelloShape::Minimal).err().unwrap();
     assert!(e.contains("no ffdhe2048 group"), "{e}");
 }
 
@@ -124,8 +126,8 @@ fn one_handshake_in_check_every_is_checked_whole_and_the_others_for_completion()
     assert!((1..CHECK_EVERY).all(|i| check_for(i) == Check::Completion));
     let chain = chain();
     let g = Group::find("X25519MLKEM768").unwrap();
-    for kind in StackKind::ALL {
-        let s = stack(kind, g, &chain).unwrap();
+    for kind in IN_PROCESS {
+        let s = stack(kind, g, &chain, HelloShape::Minimal).unwrap();
         let whole = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
         assert!(whole.check_ns > 0 && !whole.flights.is_empty(), "{kind:?}");
         let lean = handshake(s.as_ref(), Mode::Full, None, Check::Completion).unwrap();
@@ -147,4 +149,51 @@ fn one_handshake_in_check_every_is_checked_whole_and_the_others_for_completion()
             session = o.session;
         }
     }
+}
+
+#[test]
+fn default_hellos_negotiate_the_group_and_are_checked_on_the_wire() {
+    let chain = chain();
+    let hybrid = Group::find("X25519MLKEM768").unwrap();
+    let x = Group::find("X25519").unwrap();
+    // OpenSSL's default hello carries the hybrid share; rustls's (as built here) X25519's.
+    for (kind, g) in [(StackKind::Openssl, hybrid), (StackKind::Rustls, x)] {
+        let s = stack(kind, g, &chain, HelloShape::Defaults).unwrap();
+        let o = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
+        check(&o, Mode::Full, g, HelloShape::Defaults).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        let shares = &o.client_hello.as_ref().unwrap().shares;
+        assert!(shares.iter().any(|s| s.0 == g.codepoint), "{kind:?}: {shares:?}");
+        // The same handshake is not a browser hello: no GREASE share first.
+        let e = check(&o, Mode::Full, g, HelloShape::Browser).unwrap_err();
+        assert!(e.contains("not GREASE"), "{e}");
+        // Nor a defaults hello of a group it sent no share for.
+        let other = Group::find("MLKEM1024").unwrap();
+        assert!(check(&o, Mode::Full, other, HelloShape::Defaults).is_err());
+    }
+    // Neither stack makes a browser hello.
+    for kind in IN_PROCESS {
+        let e = stack(kind, hybrid, &chain, HelloShape::Browser).err().unwrap();
+        assert!(e.contains("no GREASE"), "{e}");
+    }
+}
+
+#[test]
+fn the_share_checks_fail_on_bad_hellos() {
+    use super::measure::{check_shares, describe_shares};
+    let g = Group::find("X25519MLKEM768").unwrap();
+    let browser = [(0x4a4a, 1), (0x11ec, 1216), (0x001d, 32)];
+    check_shares(&browser, HelloShape::Browser, g).unwrap();
+    check_shares(&browser[1..], HelloShape::Defaults, g).unwrap();
+    assert_eq!(
+        describe_shares(&browser),
+        "GREASE 0x4a4a 1 B, X25519MLKEM768 1216 B, X25519 32 B"
+    );
+    let e = check_shares(&browser[1..], HelloShape::Browser, g).unwrap_err();
+    assert!(e.contains("first key share is not GREASE"), "{e}");
+    let e = check_shares(&[(0x4a4a, 1), (0x11ec, 1216)], HelloShape::Browser, g).unwrap_err();
+    assert!(e.contains("no share for 0x001d"), "{e}");
+    let e = check_shares(&[(0x001d, 32)], HelloShape::Defaults, g).unwrap_err();
+    assert!(e.contains("no X25519MLKEM768 share"), "{e}");
+    let e = check_shares(&[(0x11ec, 1216), (0x11ec, 1216)], HelloShape::Defaults, g).unwrap_err();
+    assert!(e.contains("twice"), "{e}");
 }

@@ -291,6 +291,17 @@ pub struct TlsResult {
     pub codepoint: u16,
     /// The server certificate's key (`ecdsa-p256`, `ed25519`, `rsa2048`).
     pub cert: String,
+    /// The shape of the client's hello (`minimal`, `defaults`, `browser`); records made before
+    /// there were shapes had the minimal one.
+    #[serde(default = "minimal", skip_serializing_if = "is_minimal")]
+    pub hello: String,
+    /// The key shares of the client's first ClientHello as the wire showed them
+    /// (`GREASE 0x4a4a 1 B, X25519MLKEM768 1216 B, X25519 32 B`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_shares: Option<String>,
+    /// Kinds of handshake asked for that this hello has not, each with why (`hrr: ...`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub modes_unavailable: Vec<String>,
     /// Why the stack cannot run this group (then nothing else is measured).
     pub unavailable: Option<String>,
     /// What every handshake was checked for.
@@ -303,6 +314,10 @@ pub struct TlsResult {
     pub capacity: Option<TlsCapacity>,
     /// The bare key exchange and its share.
     pub kem: Option<KemShare>,
+    /// Why the bare key exchange was not timed, when the stack's library has no
+    /// implementation in kembench's registry (BoringSSL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kem_unavailable: Option<String>,
     /// Handshake times per network condition.
     pub network: Vec<NetPoint>,
     /// Why the network conditions were not measured, when asked for.
@@ -312,6 +327,19 @@ pub struct TlsResult {
     /// Ctrl-C or SIGTERM stopped it part-way (what was measured is kept).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+}
+
+impl TlsResult {
+    /// The certificate key, with `/hello` after it when the hello is not minimal
+    /// (`ecdsa-p256/defaults`): how the tables name a benchmark's certificate and hello, in the
+    /// order of its label.
+    pub fn cert_and_hello(&self) -> String {
+        if self.hello == "minimal" {
+            self.cert.clone()
+        } else {
+            format!("{}/{}", self.cert, self.hello)
+        }
+    }
 }
 
 impl ModeCost {
@@ -390,6 +418,9 @@ pub struct TlsConfig {
     pub groups: Vec<String>,
     /// Certificate keys.
     pub certs: Vec<String>,
+    /// Hello shapes (records made before there were shapes had the minimal one).
+    #[serde(default = "minimal_list", skip_serializing_if = "is_minimal_list")]
+    pub hellos: Vec<String>,
     /// Kinds of handshake.
     pub modes: Vec<Mode>,
     /// Seconds of handshakes per kind (split into rounds).
@@ -421,6 +452,22 @@ fn one() -> usize {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+fn minimal() -> String {
+    "minimal".into()
+}
+
+fn minimal_list() -> Vec<String> {
+    vec![minimal()]
+}
+
+fn is_minimal(s: &str) -> bool {
+    s == "minimal"
+}
+
+fn is_minimal_list(v: &[String]) -> bool {
+    v.len() == 1 && is_minimal(&v[0])
 }
 
 /// The tls record kind: nothing beside the common header.

@@ -75,7 +75,7 @@ impl Names {
         t.row(tags(r))
             .set(self.group, &r.group)
             .set(self.stack, &r.stack)
-            .set(self.cert, &r.cert)
+            .set(self.cert, r.cert_and_hello())
     }
 
     /// The columns before `rest`, in the report (with the file) or elsewhere.
@@ -193,7 +193,9 @@ fn cpu(items: &[TlsResult]) -> Table {
         let said = [("unavailable", &r.unavailable), ("error", &r.error)];
         for (what, why) in said {
             if let Some(why) = why {
-                let mut cells: Vec<Cell> = [&r.group, &r.stack, &r.cert].map(Cell::from).into();
+                let mut cells: Vec<Cell> = [&r.group, &r.stack, &r.cert_and_hello()]
+                    .map(Cell::from)
+                    .into();
                 cells.extend(["-".into(), format!("{what}: {why}").into()]);
                 t.line(Target::Markdown, None, cells);
             }
@@ -367,8 +369,13 @@ fn flights(items: &[TlsResult]) -> Table {
         .iter()
         .filter_map(|r| {
             r.checks.as_ref().map(|c| {
+                let sent = r
+                    .client_shares
+                    .as_ref()
+                    .filter(|_| r.hello != "minimal")
+                    .map_or(String::new(), |s| format!(" (the ClientHello's shares: {s})"));
                 format!(
-                    "{}@{} {} B / {} B",
+                    "{}@{} {} B / {} B{sent}",
                     r.group, r.implementation, c.client_share_bytes, c.server_share_bytes
                 )
             })

@@ -17,15 +17,10 @@ fn temp(name: &str) -> std::path::PathBuf {
 fn tls_record(name: &str, args: &[&str]) -> Value {
     let dir = temp(name);
     let mut all = args.to_vec();
-    all.extend([
-        "--no-store",
-        "--modes",
-        "full",
-        "--duration",
-        "0.2",
-        "--threads",
-        "0",
-    ]);
+    if !args.contains(&"--modes") {
+        all.extend(["--modes", "full"]);
+    }
+    all.extend(["--no-store", "--duration", "0.2", "--threads", "0"]);
     common::command_record(kembench(), "tls", &dir.join("tls.json"), &all)
 }
 
@@ -99,23 +94,19 @@ fn default_hellos_carry_the_shares_the_wire_shows() {
         x.get("modes_unavailable").is_none(),
         "hrr was not asked for: {x}"
     );
-    // rustls as kembench builds it (without `prefer-post-quantum`) offers X25519 first and
-    // sends its share alone: the hybrid group is unavailable with the shares seen.
-    let x = result(&r, "X25519@rustls/ecdsa-p256/defaults");
+    // rustls with its default features (`prefer-post-quantum`) sends the hybrid share and
+    // X25519's beside it too, in fewer bytes than OpenSSL's.
+    let x = result(&r, "X25519MLKEM768@rustls/ecdsa-p256/defaults");
     assert!(x["error"].is_null() && x["unavailable"].is_null(), "{x}");
-    assert!(
-        x["client_shares"]
-            .as_str()
-            .unwrap()
-            .starts_with("X25519 32 B"),
+    assert_eq!(x["checks"]["negotiated_group"], "X25519MLKEM768");
+    assert_eq!(
+        x["client_shares"], "X25519MLKEM768 1216 B, X25519 32 B",
         "{x}"
     );
-    let h = result(&r, "X25519MLKEM768@rustls/ecdsa-p256/defaults");
-    let why = h["unavailable"].as_str().unwrap_or_default();
-    assert!(
-        why.contains("carries no X25519MLKEM768 key share (on the wire: X25519 32 B"),
-        "{h}"
-    );
+    // The same hello negotiates X25519 with a server that offers only X25519.
+    let x = result(&r, "X25519@rustls/ecdsa-p256/defaults");
+    assert!(x["error"].is_null() && x["unavailable"].is_null(), "{x}");
+    assert_eq!(x["checks"]["negotiated_group"], "X25519");
 }
 
 #[test]
@@ -171,6 +162,8 @@ fn boringssl_sends_a_browser_hello_with_grease_in_two_segments() {
             "boringssl",
             "--hello",
             "browser,minimal",
+            "--modes",
+            "full,resumed,hrr",
         ],
     );
     let x = result(&r, "X25519MLKEM768@boringssl/ecdsa-p256/browser");
@@ -192,4 +185,20 @@ fn boringssl_sends_a_browser_hello_with_grease_in_two_segments() {
     assert!(m["error"].is_null(), "{m}");
     assert_eq!(m["client_shares"], "X25519MLKEM768 1216 B");
     assert_eq!(client_hello(m).1, 1, "{m}");
+    // Every kind of handshake, checked: the resumed ones resumed (BoringSSL's tickets are
+    // flushed), the HelloRetryRequest was sent (one wrong share alone).
+    let modes = |x: &Value| -> Vec<String> {
+        x["modes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["mode"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(modes(m), ["full", "resumed", "hrr"], "{m}");
+    assert_eq!(
+        modes(x),
+        ["full", "resumed"],
+        "hrr is the minimal hello's: {x}"
+    );
 }

@@ -156,8 +156,8 @@ fn default_hellos_negotiate_the_group_and_are_checked_on_the_wire() {
     let chain = chain();
     let hybrid = Group::find("X25519MLKEM768").unwrap();
     let x = Group::find("X25519").unwrap();
-    // OpenSSL's default hello carries the hybrid share; rustls's (as built here) X25519's.
-    for (kind, g) in [(StackKind::Openssl, hybrid), (StackKind::Rustls, x)] {
+    // Both default hellos carry the hybrid share and X25519's.
+    for (kind, g) in [(StackKind::Openssl, hybrid), (StackKind::Rustls, hybrid), (StackKind::Rustls, x)] {
         let s = stack(kind, g, &chain, HelloShape::Defaults).unwrap();
         let o = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
         check(&o, Mode::Full, g, HelloShape::Defaults).unwrap_or_else(|e| panic!("{kind:?}: {e}"));

@@ -88,6 +88,9 @@ struct Boring {
     server: SslContext,
     client: SslContext,
     hrr: SslContext,
+    /// The one key share an `hrr` client sends: the wrong guess (BoringSSL by default sends
+    /// shares for two of its groups, which would leave nothing to retry).
+    hrr_share: u16,
 }
 
 fn version() -> String {
@@ -149,6 +152,7 @@ impl Boring {
         Ok(Boring {
             server: s.build(),
             client: client(first, shape == HelloShape::Browser)?,
+            hrr_share: g.wrong_guess().codepoint,
             hrr: client(
                 Some(&format!(
                     "{}:{}",
@@ -177,6 +181,15 @@ impl Stack for Boring {
             &self.client
         };
         let mut ssl = Ssl::new(ctx).map_err(err)?;
+        if mode == Mode::Hrr {
+            use foreign_types::ForeignType;
+            // SAFETY: a live SSL before its handshake; one group id read from the slice.
+            let ok =
+                unsafe { boring_sys::SSL_set1_client_key_shares(ssl.as_ptr(), &self.hrr_share, 1) };
+            if ok != 1 {
+                return Err("BoringSSL: cannot send the wrong guess's key share alone".into());
+            }
+        }
         ssl.set_hostname(SERVER_NAME).map_err(err)?;
         ssl.param_mut().set_host(SERVER_NAME).map_err(err)?;
         if let Some(s) = session.and_then(|s| s.downcast::<SslSession>().ok()) {
@@ -227,6 +240,22 @@ impl Conn {
                 Ok(()) => self.done = true,
                 Err(e) if blocked(&e) => return Ok(()),
                 Err(e) => return Err(err(e)),
+            }
+            if !self.client {
+                // BoringSSL's server defers its NewSessionTicket messages over TCP-like
+                // transports "until the server performs a write" (tls13_server.cc,
+                // do_send_new_session_ticket): a zero-byte write sends them now, as a server
+                // does with its first response. (The crate's `ssl_write` returns early on an
+                // empty buffer, hence the call itself.)
+                use foreign_types::ForeignTypeRef;
+                // SAFETY: the SSL is this stream's, alive; a zero-length write reads no buffer.
+                let ret =
+                    unsafe { boring_sys::SSL_write(self.s.ssl().as_ptr(), std::ptr::null(), 0) };
+                if ret < 0 {
+                    return Err(format!(
+                        "BoringSSL: flushing the session tickets failed ({ret})"
+                    ));
+                }
             }
             if self.client {
                 if let Err(e) = self.s.ssl().verify_result() {

@@ -343,6 +343,7 @@ pub struct Bench<'a> {
     kem_rounds: Vec<[f64; 3]>,
     sigs: Option<Box<dyn super::signature::Signatures>>,
     sig_rounds: Vec<[f64; 2]>,
+    sig_count: usize,
 }
 
 impl Bench<'_> {
@@ -437,6 +438,7 @@ pub fn start_with<'a>(
         kem_rounds: Vec::new(),
         sigs: None,
         sig_rounds: Vec::new(),
+        sig_count: 0,
     };
     if let Some(k) = kem {
         match crate::engine::quick_check(k.as_ref()) {
@@ -602,7 +604,10 @@ pub fn round(b: &mut Bench, cfg: &TlsConfig, timers: &Timers) {
     }
     if let Some(sg) = &b.sigs {
         match super::signature::round(sg.as_ref(), 0.02) {
-            Ok(m) => b.sig_rounds.push(m),
+            Ok((m, n)) => {
+                b.sig_rounds.push(m);
+                b.sig_count = n;
+            }
             Err(e) => {
                 b.fail(format!("the bare signatures: {e}"));
                 return;
@@ -649,7 +654,7 @@ pub fn finish(mut b: Bench, cfg: &TlsConfig, cpus: usize, stop: &dyn Fn() -> boo
         r.kem = kem_share(k.meta().label(), &b.kem_rounds, &b.acc[i], cfg.target_rate);
     }
     if let (Some(sg), Some(i)) = (&b.sigs, b.modes.iter().position(|&m| m == Mode::Full)) {
-        r.signature = signature_share(sg.describe(), &b.sig_rounds, &b.acc[i]);
+        r.signature = signature_share(sg.describe(), &b.sig_rounds, b.sig_count, &b.acc[i]);
     }
     if let Err(e) = scale(
         r,
@@ -720,7 +725,12 @@ fn kem_share(label: String, rounds: &[[f64; 3]], full: &Samples, target: f64) ->
 /// The signatures timed in the same rounds as the handshakes: medians over rounds, and their
 /// shares of the full handshake per side as the median of the rounds' ratios (as
 /// [`kem_share`]).
-fn signature_share(label: String, rounds: &[[f64; 2]], full: &Samples) -> Option<SignatureShare> {
+fn signature_share(
+    label: String,
+    rounds: &[[f64; 2]],
+    verifications: usize,
+    full: &Samples,
+) -> Option<SignatureShare> {
     if rounds.is_empty() || rounds.len() != full.round_server.len() {
         return None;
     }
@@ -732,7 +742,7 @@ fn signature_share(label: String, rounds: &[[f64; 2]], full: &Samples) -> Option
         message_bytes: super::signature::certificate_verify_input().len(),
         sign_ns: med(&|_, r| r[0]),
         verify_ns: med(&|_, r| r[1]),
-        verifications: 3,
+        verifications,
         server_share: med(&|i, r| r[0] / full.round_server[i]),
         client_share: med(&|i, r| r[1] / full.round_client[i]),
     })

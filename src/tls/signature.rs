@@ -29,8 +29,9 @@ pub trait Signatures {
     /// The server's CertificateVerify signature over `msg` with the leaf's key.
     fn sign(&self, msg: &[u8]) -> Result<Vec<u8>, String>;
     /// The client's three verifications: the leaf's and the intermediate's certificate
-    /// signatures and `sig`, the CertificateVerify signature over `msg`.
-    fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<(), String>;
+    /// signatures and `sig`, the CertificateVerify signature over `msg`; how many signatures
+    /// were verified.
+    fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<usize, String>;
     /// What is timed, for the record (`ECDSA P-256 via aws-lc-rs`).
     fn describe(&self) -> String;
 }
@@ -72,8 +73,9 @@ pub fn check(s: &dyn Signatures) -> Result<(), String> {
     Ok(())
 }
 
-/// One round's medians (sign, verify) in ns, each over a short sample (about `budget_s`).
-pub fn round(s: &dyn Signatures, budget_s: f64) -> Result<[f64; 2], String> {
+/// One round's medians (sign, verify) in ns, each over a short sample (about `budget_s`), and
+/// the number of signatures each verification checked.
+pub fn round(s: &dyn Signatures, budget_s: f64) -> Result<([f64; 2], usize), String> {
     use std::time::Instant;
     let msg = certificate_verify_input();
     let sig = s.sign(&msg)?;
@@ -88,8 +90,8 @@ pub fn round(s: &dyn Signatures, budget_s: f64) -> Result<[f64; 2], String> {
         Ok(crate::stats::median(&v))
     };
     let sign = sample(&|| s.sign(&msg).map(|_| ()))?;
-    let verify = sample(&|| s.verify(&msg, &sig))?;
-    Ok([sign, verify])
+    let verify = sample(&|| s.verify(&msg, &sig).map(|_| ()))?;
+    Ok(([sign, verify], s.verify(&msg, &sig)?))
 }
 
 /// The parts of a DER certificate the verifications need.
@@ -238,7 +240,8 @@ mod rustls_sigs {
             s.sign(msg).map_err(|e| format!("rustls: {e}"))
         }
 
-        fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<(), String> {
+        fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<usize, String> {
+            let mut n = 0;
             let leaf = parse(&self.chain.leaf_der)?;
             let int = parse(&self.chain.intermediate_der)?;
             let root = parse(&self.chain.root_der)?;
@@ -246,9 +249,11 @@ mod rustls_sigs {
             self.alg(int.key_alg, leaf.sig_alg)?
                 .verify_signature(int.key, leaf.tbs, leaf.sig)
                 .map_err(|_| bad("leaf's"))?;
+            n += 1;
             self.alg(root.key_alg, int.sig_alg)?
                 .verify_signature(root.key, int.tbs, int.sig)
                 .map_err(|_| bad("intermediate's"))?;
+            n += 1;
             let cv = self
                 .algs
                 .mapping
@@ -257,7 +262,8 @@ mod rustls_sigs {
                 .and_then(|m| m.1.first())
                 .ok_or("rustls: no verification algorithm for the scheme")?;
             cv.verify_signature(leaf.key, msg, sig)
-                .map_err(|_| bad("CertificateVerify"))
+                .map_err(|_| bad("CertificateVerify"))?;
+            Ok(n + 1)
         }
 
         fn describe(&self) -> String {
@@ -330,13 +336,16 @@ mod openssl_sigs {
             s.sign_oneshot_to_vec(msg).map_err(err)
         }
 
-        fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<(), String> {
+        fn verify(&self, msg: &[u8], sig: &[u8]) -> Result<usize, String> {
+            let mut n = 0;
             if !self.leaf.verify(&self.int_pub).map_err(err)? {
                 return Err("OpenSSL: the leaf's signature does not verify".into());
             }
+            n += 1;
             if !self.int.verify(&self.root_pub).map_err(err)? {
                 return Err("OpenSSL: the intermediate's signature does not verify".into());
             }
+            n += 1;
             let mut v = match self.digest() {
                 Some(d) => Verifier::new(d, &self.leaf_pub),
                 None => Verifier::new_without_digest(&self.leaf_pub),
@@ -348,7 +357,7 @@ mod openssl_sigs {
             }
             // An ill-formed signature is an error on the stack, not just false: either refuses.
             match v.verify_oneshot(sig, msg) {
-                Ok(true) => Ok(()),
+                Ok(true) => Ok(n + 1),
                 _ => Err("OpenSSL: the CertificateVerify signature does not verify".into()),
             }
         }

@@ -109,9 +109,13 @@ struct Parsed<'a> {
     key: &'a [u8],
 }
 
+/// One DER element: its tag, its contents, the whole element, and what follows it.
+#[cfg(any(feature = "rustls", test))]
+type Tlv<'a> = (u8, &'a [u8], &'a [u8], &'a [u8]);
+
 /// One DER element of `d`: (tag, contents, the whole element, the rest).
 #[cfg(any(feature = "rustls", test))]
-fn tlv(d: &[u8]) -> Result<(u8, &[u8], &[u8], &[u8]), String> {
+fn tlv(d: &[u8]) -> Result<Tlv<'_>, String> {
     let short = || "truncated DER".to_string();
     let (&tag, r) = d.split_first().ok_or_else(short)?;
     let (&l0, r) = r.split_first().ok_or_else(short)?;

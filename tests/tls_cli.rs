@@ -488,6 +488,11 @@ fn mldsa_chains_are_verified_and_their_server_flight_is_weighed_against_the_init
             // Checked whole (1 timed handshake in 16 and the first of each round), the others
             // for completion.
             assert!(x["checks"]["handshakes"].as_u64().unwrap() >= 5, "{x}");
+            // The handshake's signatures timed bare on the stack's library: three verified.
+            let sig = &x["signature"];
+            assert!(sig["sign_ns"].as_f64().unwrap() > 0.0, "{x}");
+            assert!(sig["client_share"].as_f64().unwrap() > 0.0, "{x}");
+            assert_eq!(sig["verifications"], 3, "{x}");
             let f = x["modes"][0]["flights"]
                 .as_array()
                 .unwrap()

@@ -12,7 +12,7 @@ use crate::measure::sampler::{self, Op, SamplerConfig};
 use crate::measure::timer::Timers;
 use crate::record::scaling::calc;
 use crate::record::tls::{
-    Checks, Flight, KemShare, Mode, ModeCost, Spread, TlsCapacity, TlsConfig, TlsResult,
+    Checks, Flight, KemShare, Mode, ModeCost, SignatureShare, Spread, TlsCapacity, TlsConfig, TlsResult,
     CLIENT_FINISHED, CLIENT_HELLO, SECOND_CLIENT_HELLO, SERVER_FLIGHT,
 };
 use std::sync::Arc;
@@ -341,6 +341,9 @@ pub struct Bench<'a> {
     flights: Vec<Vec<Flight>>,
     kem: Option<Arc<dyn Kem>>,
     kem_rounds: Vec<[f64; 3]>,
+    sigs: Option<Box<dyn super::signature::Signatures>>,
+    sig_rounds: Vec<[f64; 2]>,
+    sig_count: usize,
 }
 
 impl Bench<'_> {
@@ -377,6 +380,8 @@ fn empty_result(plan: &Plan) -> TlsResult {
         capacity: None,
         kem: None,
         kem_unavailable: None,
+        signature: None,
+        signature_unavailable: None,
         network: Vec::new(),
         network_skipped: None,
         error: None,
@@ -389,13 +394,26 @@ fn empty_result(plan: &Plan) -> TlsResult {
 ///
 /// `kem` is kembench's implementation of the group on the same library: checked here, then
 /// timed in every round beside the handshakes.
+///
+/// The handshake's signatures are timed bare on the stack's library too
+/// ([`super::signature`]), checked here.
 pub fn start<'a>(plan: &'a Plan<'a>, cfg: &TlsConfig, kem: Option<Arc<dyn Kem>>) -> Bench<'a> {
-    start_with(
+    let mut b = start_with(
         plan,
         cfg,
         kem,
         stack(plan.stack, plan.group, plan.chain, plan.hello),
-    )
+    );
+    if b.live() {
+        match super::signature::for_stack(plan.stack, plan.chain) {
+            Ok(s) => b.sigs = Some(s),
+            Err(e) if plan.stack.in_process() => {
+                b.fail(format!("the bare signatures: {e}"));
+            }
+            Err(e) => b.result.signature_unavailable = Some(e),
+        }
+    }
+    b
 }
 
 /// [`start`] with a stack made elsewhere (or why there is none): how a stack that lives
@@ -418,6 +436,9 @@ pub fn start_with<'a>(
         flights: Vec::new(),
         kem: None,
         kem_rounds: Vec::new(),
+        sigs: None,
+        sig_rounds: Vec::new(),
+        sig_count: 0,
     };
     if let Some(k) = kem {
         match crate::engine::quick_check(k.as_ref()) {
@@ -581,6 +602,18 @@ pub fn round(b: &mut Bench, cfg: &TlsConfig, timers: &Timers) {
             }
         }
     }
+    if let Some(sg) = &b.sigs {
+        match super::signature::round(sg.as_ref(), 0.02) {
+            Ok((m, n)) => {
+                b.sig_rounds.push(m);
+                b.sig_count = n;
+            }
+            Err(e) => {
+                b.fail(format!("the bare signatures: {e}"));
+                return;
+            }
+        }
+    }
     b.stack = Some(stack);
 }
 
@@ -619,6 +652,9 @@ pub fn finish(mut b: Bench, cfg: &TlsConfig, cpus: usize, stop: &dyn Fn() -> boo
     }
     if let (Some(k), Some(i)) = (&b.kem, b.modes.iter().position(|&m| m == Mode::Full)) {
         r.kem = kem_share(k.meta().label(), &b.kem_rounds, &b.acc[i], cfg.target_rate);
+    }
+    if let (Some(sg), Some(i)) = (&b.sigs, b.modes.iter().position(|&m| m == Mode::Full)) {
+        r.signature = signature_share(sg.describe(), &b.sig_rounds, b.sig_count, &b.acc[i]);
     }
     if let Err(e) = scale(
         r,
@@ -683,6 +719,32 @@ fn kem_share(label: String, rounds: &[[f64; 3]], full: &Samples, target: f64) ->
         server_share: ratios(&|r, i| r[1] / full.round_server[i]),
         client_share: ratios(&|r, i| (r[0] + r[2]) / full.round_client[i]),
         model: calc::capacity(1, 1e9 / kg, 1e9 / enc, 1e9 / dec, target),
+    })
+}
+
+/// The signatures timed in the same rounds as the handshakes: medians over rounds, and their
+/// shares of the full handshake per side as the median of the rounds' ratios (as
+/// [`kem_share`]).
+fn signature_share(
+    label: String,
+    rounds: &[[f64; 2]],
+    verifications: usize,
+    full: &Samples,
+) -> Option<SignatureShare> {
+    if rounds.is_empty() || rounds.len() != full.round_server.len() {
+        return None;
+    }
+    let med = |f: &dyn Fn(usize, &[f64; 2]) -> f64| {
+        crate::stats::median(&rounds.iter().enumerate().map(|(i, r)| f(i, r)).collect::<Vec<_>>())
+    };
+    Some(SignatureShare {
+        implementation: label,
+        message_bytes: super::signature::certificate_verify_input().len(),
+        sign_ns: med(&|_, r| r[0]),
+        verify_ns: med(&|_, r| r[1]),
+        verifications,
+        server_share: med(&|i, r| r[0] / full.round_server[i]),
+        client_share: med(&|i, r| r[1] / full.round_client[i]),
     })
 }
 

@@ -16,6 +16,7 @@ mod openssl_stack;
 #[cfg(feature = "rustls")]
 mod rustls_stack;
 pub mod side;
+pub mod signature;
 mod wire;
 pub mod worker;
 

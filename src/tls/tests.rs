@@ -197,3 +197,64 @@ fn the_share_checks_fail_on_bad_hellos() {
     let e = check_shares(&[(0x11ec, 1216), (0x11ec, 1216)], HelloShape::Defaults, g).unwrap_err();
     assert!(e.contains("twice"), "{e}");
 }
+
+/// A short benchmark (full handshakes only, no scaling) on each in-process stack records the
+/// signatures timed bare: positive, a positive share of each side, ML-DSA-65's verification
+/// summed over three signatures; BoringSSL's stack (not in this process) leaves it absent.
+#[test]
+fn the_signature_share_is_timed_on_both_stacks() {
+    use super::measure::{finish, round, start, Plan};
+    use crate::measure::timer::Timers;
+    use crate::record::tls::TlsConfig;
+    let cfg = TlsConfig {
+        stacks: Vec::new(),
+        groups: Vec::new(),
+        certs: Vec::new(),
+        hellos: Vec::new(),
+        modes: vec![Mode::Full],
+        duration_s: 0.05,
+        threads: Vec::new(),
+        scaling_duration_s: 0.05,
+        target_rate: 1000.0,
+        network: Vec::new(),
+        network_handshakes: 0,
+        network_concurrency: 1,
+        network_parallel: 1,
+        planned: Vec::new(),
+    };
+    let timers = Timers::calibrate();
+    let group = GROUPS.iter().find(|g| g.tls_name == "X25519").unwrap();
+    for kind in [CertKind::EcdsaP256, CertKind::MlDsa65] {
+        let chain = Chain::generate(kind).unwrap();
+        for stack in IN_PROCESS {
+            let plan = Plan {
+                stack,
+                group,
+                chain: &chain,
+                hello: HelloShape::Minimal,
+            };
+            let mut b = start(&plan, &cfg, None);
+            for _ in 0..super::measure::ROUNDS {
+                round(&mut b, &cfg, &timers);
+            }
+            let r = finish(b, &cfg, 1, &|| false);
+            let what = format!("{} {}", kind.as_str(), stack.as_str());
+            assert_eq!(r.error, None, "{what}");
+            let s = r.signature.expect(&what);
+            assert!(s.sign_ns > 0.0 && s.verify_ns > 0.0, "{what}: {s:?}");
+            assert!(s.server_share > 0.0 && s.client_share > 0.0, "{what}: {s:?}");
+            assert_eq!(s.message_bytes, 64 + 33 + 1 + 48);
+            assert_eq!(s.verifications, 3, "{what}");
+            assert!(s.implementation.contains(kind.leaf().name()), "{what}: {s:?}");
+        }
+    }
+    let chain = chain();
+    let plan = Plan {
+        stack: StackKind::Boringssl,
+        group,
+        chain: &chain,
+        hello: HelloShape::Minimal,
+    };
+    let r = start(&plan, &cfg, None).result;
+    assert!(r.signature.is_none() && r.unavailable.is_some());
+}

@@ -105,6 +105,11 @@ pub fn serve(
             "kembench's registry has no {} key exchange to time bare",
             kind.as_str()
         ));
+        r.signature_unavailable = Some(
+            "BoringSSL runs in its own worker: its signatures are not timed bare there (no other \
+             library's figure is borrowed)"
+                .into(),
+        );
         if !cfg.network.is_empty() && r.error.is_none() && r.unavailable.is_none() && !r.interrupted
         {
             eprintln!("tls: {} under network conditions ...", p.label());

@@ -217,6 +217,29 @@ pub struct KemShare {
     pub model: Capacity,
 }
 
+/// The handshake's signatures timed outside it on the stack's own library in the same rounds
+/// as the handshakes (as [`KemShare`] is): the server's CertificateVerify signature and the
+/// client's verifications, and their shares of each side's full handshake.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SignatureShare {
+    /// What was timed (`ML-DSA-65 (ML_DSA_65) via rustls/aws-lc-rs`).
+    pub implementation: String,
+    /// The signed message's bytes (TLS 1.3's CertificateVerify input).
+    pub message_bytes: usize,
+    /// Median over rounds of the rounds' median signing time (the server's CertificateVerify
+    /// with the leaf's key), ns.
+    pub sign_ns: f64,
+    /// Median over rounds of the rounds' median time of the client's verifications, ns.
+    pub verify_ns: f64,
+    /// The verifications summed in `verify_ns` (the leaf's and the intermediate's certificate
+    /// signatures and the CertificateVerify signature: 3).
+    pub verifications: usize,
+    /// Signing over the server's median time per full handshake (median of the rounds' ratios).
+    pub server_share: f64,
+    /// The verifications over the client's median time per full handshake, likewise.
+    pub client_share: f64,
+}
+
 /// Cores a TLS terminator (and its clients) need for the target rate of full handshakes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TlsCapacity {
@@ -318,6 +341,12 @@ pub struct TlsResult {
     /// implementation in kembench's registry (BoringSSL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kem_unavailable: Option<String>,
+    /// The handshake's signatures timed bare on the same library (absent in older records).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<SignatureShare>,
+    /// Why the signatures were not timed bare (BoringSSL: it runs in its own worker).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature_unavailable: Option<String>,
     /// Handshake times per network condition.
     pub network: Vec<NetPoint>,
     /// Why the network conditions were not measured, when asked for.

@@ -139,7 +139,18 @@ fn cpu(items: &[TlsResult]) -> Table {
     let share = t.add(Column::num("KEM share\nS / C").named(MARKDOWN, "KEM share server / client"));
     let share_server = t.add(Column::num("KEM share, server"));
     let share_client = t.add(Column::num("KEM share, client"));
-    let fit = [mode, rate, server, client, share];
+    let sig = t.add(
+        Column::num("sign / verify\nS / C")
+            .named(MARKDOWN, "sign (server) / verify ×3 (client)"),
+    );
+    let sig_share = t.add(
+        Column::num("sig share\nS / C").named(MARKDOWN, "signature share server / client"),
+    );
+    let sign_ns = t.add(Column::num("sign (server)"));
+    let verify_ns = t.add(Column::num("verify ×3 (client)"));
+    let sig_share_server = t.add(Column::num("sig share, server"));
+    let sig_share_client = t.add(Column::num("sig share, client"));
+    let fit = [mode, rate, server, client, share, sig, sig_share];
     let wide = [server_q, client_q, server_best, client_best, handshakes];
     t.view(FIT, 4, &n.then(false, &fit))
         .view(WIDE, 4, &n.then(false, &[&fit[..], &wide[..]].concat()))
@@ -158,6 +169,8 @@ fn cpu(items: &[TlsResult]) -> Table {
                     server_best,
                     client_best,
                     share,
+                    sig,
+                    sig_share,
                 ],
             ),
         )
@@ -178,12 +191,16 @@ fn cpu(items: &[TlsResult]) -> Table {
                     client_best,
                     share_server,
                     share_client,
+                    sign_ns,
+                    verify_ns,
+                    sig_share_server,
+                    sig_share_client,
                 ],
             ),
         )
         .caption(
             CONSOLE,
-            "CPU per handshake: each side's time in its own calls (in-memory transport), one thread doing both sides; KEM share: the bare key exchange's part of a full handshake (server: encaps; client: keygen + decaps).",
+            "CPU per handshake: each side's time in its own calls (in-memory transport), one thread doing both sides; KEM share: the bare key exchange's part of a full handshake (server: encaps; client: keygen + decaps); sign / verify: the same library's CertificateVerify signature (server) and the client's three verifications (leaf, intermediate, CertificateVerify), timed bare in the same rounds, and their shares.",
         )
         .caption(MARKDOWN, "CPU per handshake (each side's time in its own calls):")
         .caption(REPORT, "CPU per handshake")
@@ -202,6 +219,7 @@ fn cpu(items: &[TlsResult]) -> Table {
         }
         for m in &r.modes {
             let kem = r.kem.as_ref().filter(|_| m.mode == Mode::Full);
+            let sg = r.signature.as_ref().filter(|_| m.mode == Mode::Full);
             let kem_pct = |v: f64| Cell::num(format!("{:.1}%", v * 100.0), v);
             n.row(&mut t, r)
                 .set(mode, m.mode.as_str())
@@ -230,6 +248,36 @@ fn cpu(items: &[TlsResult]) -> Table {
                 .set(
                     share_client,
                     kem.map_or(Cell::text("-"), |k| kem_pct(k.client_share)),
+                )
+                .set(
+                    sig,
+                    sg.map_or(Cell::none(), |g| {
+                        Cell::right(format!(
+                            "{} / {}",
+                            units::ns(g.sign_ns),
+                            units::ns(g.verify_ns)
+                        ))
+                    }),
+                )
+                .set(
+                    sig_share,
+                    sg.map_or(Cell::none(), |g| {
+                        Cell::right(format!(
+                            "{:.0}% / {:.0}%",
+                            g.server_share * 100.0,
+                            g.client_share * 100.0
+                        ))
+                    }),
+                )
+                .set(sign_ns, sg.map_or(Cell::text("-"), |g| Cell::ns(g.sign_ns)))
+                .set(verify_ns, sg.map_or(Cell::text("-"), |g| Cell::ns(g.verify_ns)))
+                .set(
+                    sig_share_server,
+                    sg.map_or(Cell::text("-"), |g| kem_pct(g.server_share)),
+                )
+                .set(
+                    sig_share_client,
+                    sg.map_or(Cell::text("-"), |g| kem_pct(g.client_share)),
                 );
         }
     }

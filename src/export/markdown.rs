@@ -218,7 +218,7 @@ mod tests {
         // A tls run's head is its streamed table's caption and header, nothing measured yet.
         let head = whole(&Markdown.head(&tls).unwrap());
         assert!(
-            head.ends_with("|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n"),
+            head.ends_with("|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n"),
             "{head}"
         );
         assert!(head.contains("CPU per handshake (each side's time in its own calls):"));

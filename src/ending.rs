@@ -87,9 +87,22 @@ where
             .filter(|r| r.is_final())
             .cloned()
             .collect();
-        let mut files = Vec::with_capacity(outputs.len());
+        let mut files: Vec<ResultFile> = Vec::with_capacity(outputs.len());
         for (format, path) in outputs {
-            files.push(ResultFile::create(*format, path, &written)?);
+            match ResultFile::create(*format, path, &written) {
+                Ok(f) => files.push(f),
+                Err(e) => {
+                    // Nothing measured yet: take the run back rather than leave it running
+                    // in the store with nothing in it.
+                    files.into_iter().for_each(ResultFile::abandon);
+                    let mut recorder = recorder;
+                    let what = recorder.abandon();
+                    if crate::exit::code_for(&e) == crate::exit::USAGE {
+                        return Err(e);
+                    }
+                    anyhow::bail!("{e:#}; {what}");
+                }
+            }
         }
         Ok(Ending {
             record,
@@ -176,9 +189,19 @@ where
             .recorder
             .close(&mut self.record, interrupted, |r| Format::JSON.serialize(r))?;
         let mut json = None;
+        // A file that cannot be written is said after the tables, which show the results
+        // (kept in the store and in the file's in-progress copy).
+        let mut unwritten = Vec::new();
         for file in std::mem::take(&mut self.files) {
             let format = file.format();
-            let path = file.finish(&self.record)?;
+            let asked = file.path().to_path_buf();
+            let path = match file.finish(&self.record) {
+                Ok(path) => path,
+                Err(e) => {
+                    unwritten.push((format, asked, e));
+                    continue;
+                }
+            };
             if self.name_files {
                 println!("wrote {}", path.display());
             }
@@ -187,7 +210,7 @@ where
             }
         }
         if let Some(e) = &self.write_error {
-            eprintln!("warning: a result file could not be written part-way: {e:#}");
+            eprintln!("warning: {e:#}");
         }
         let stored = self.recorder.location().is_some() && self.recorder.ok();
         let id = stored.then(|| self.id());
@@ -200,12 +223,25 @@ where
                 &output::elsewhere(id, json.as_deref())
             )
         );
-        let (code, said) = self.verdict(&closed, interrupted);
+        let (mut code, said) = self.verdict(&closed, interrupted);
         match said {
             // Standard output's reader is gone: how to resume must still reach the user.
             Some(line) if crate::interrupt::is_reader_gone() => eprintln!("{line}"),
             Some(line) => println!("{line}"),
             None => {}
+        }
+        for (format, path, e) in &unwritten {
+            let again = id
+                .map(|id| {
+                    format!(
+                        "; `kembench export {id} --format {} -o {}` writes it from the store",
+                        format.name(),
+                        path.display()
+                    )
+                })
+                .unwrap_or_default();
+            eprintln!("error: {e:#}{again}");
+            code = crate::exit::IO;
         }
         Ok(ExitCode::from(code))
     }
@@ -370,6 +406,78 @@ mod tests {
             Format::JSON.serialize(&back).unwrap(),
             "the file is the stored run"
         );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The files of `dir` whose names end with `.partial`.
+    fn partials(dir: &std::path::Path) -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.to_string_lossy().ends_with(".partial"))
+            .collect()
+    }
+
+    #[test]
+    fn a_result_file_that_cannot_be_started_takes_the_run_back() {
+        let dir = temp_dir("no-room");
+        let (full, recorder, spec) = profile_run(&dir, true);
+        let json = dir.join("p.json");
+        std::fs::write(&json, b"the old profile").unwrap();
+        crate::export::file::disk_left(Some(0));
+        let e = Ending::<Profile>::new(
+            full.without_results(),
+            recorder,
+            &[(Format::JSON, json.clone())],
+        )
+        .err()
+        .unwrap();
+        crate::export::file::disk_left(None);
+        let e = format!("{e:#}");
+        assert!(
+            e.contains("p.json")
+                && e.contains("No space left on device")
+                && e.contains(&format!("run {ID} is not recorded")),
+            "{e}"
+        );
+        assert_eq!(std::fs::read(&json).unwrap(), b"the old profile");
+        assert!(partials(&dir).is_empty());
+        assert!(
+            Store::open(&spec).unwrap().runs().unwrap().is_empty(),
+            "no run left running with nothing in it"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_result_file_that_cannot_be_finished_exits_3_and_loses_nothing() {
+        let dir = temp_dir("full-at-end");
+        let (full, recorder, spec) = profile_run(&dir, true);
+        let json = dir.join("p.json");
+        std::fs::write(&json, b"the old profile").unwrap();
+        let mut end = Ending::<Profile>::new(
+            full.without_results(),
+            recorder,
+            &[(Format::JSON, json.clone())],
+        )
+        .unwrap();
+        for r in &full.results {
+            end.put(r.clone());
+        }
+        crate::export::file::disk_left(Some(0));
+        let code = end.finish(false, Width::Fit, |_, _| Ok(())).unwrap();
+        crate::export::file::disk_left(None);
+        assert_eq!(code, ExitCode::from(crate::exit::IO));
+        assert_eq!(std::fs::read(&json).unwrap(), b"the old profile");
+        let (status, back) = stored(&spec);
+        assert_eq!(status, RunStatus::Complete.as_str());
+        assert_eq!(back.results.len(), full.results.len());
+        let [partial] = &partials(&dir)[..] else {
+            panic!("one in-progress file")
+        };
+        let kept: ProfileRecord =
+            serde_json::from_slice(&std::fs::read(partial).unwrap()).unwrap();
+        assert_eq!(kept.results.len(), full.results.len());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

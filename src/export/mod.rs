@@ -2,8 +2,8 @@
 //!
 //! A format lays a record out as a head, one part per result and a tail ([`Layout`]), so
 //! that every measuring command (`run`, `throughput`, `profile`, `tls`) writes each finished
-//! benchmark once, appending it to the file ([`file::ResultFile`]), and the whole file once
-//! more at the end.
+//! benchmark once, appending it to the file's in-progress copy ([`file::ResultFile`]), and
+//! the whole file once more, over the old one, at the end.
 //!
 //! Every format lays out any kind of record: JSON serialises the record, CSV writes the
 //! kind's columns and rows ([`Kind::CSV_HEADER`], [`Kind::csv_rows`]), Markdown draws the

@@ -440,6 +440,18 @@ impl Store {
         })
     }
 
+    /// Removes run `run_id`, its results and operations: a run that ended before it measured
+    /// anything ([`Recorder::abandon`]).
+    pub fn forget(&mut self, run_id: &str) -> anyhow::Result<()> {
+        let id = [Val::text(run_id)];
+        self.db.transaction(false, &mut |db| {
+            db.exec("DELETE FROM operations WHERE run_id = $1", &id)?;
+            db.exec("DELETE FROM results WHERE run_id = $1", &id)?;
+            db.exec("DELETE FROM runs WHERE id = $1", &id)?;
+            Ok(())
+        })
+    }
+
     /// Every run, newest first.
     pub fn runs(&mut self) -> anyhow::Result<Vec<RunSummary>> {
         let sql = format!(
@@ -570,11 +582,28 @@ impl Store {
                 None if rest.is_empty() => 0,
                 None => crate::bail_usage!("'{selector}': expected latest or latest~N"),
             };
-            return match runs.get(back) {
+            // A run still running with nothing stored (in progress elsewhere, or killed before
+            // its first benchmark) is not the latest of anything; its id still names it.
+            let empty = |r: &&RunSummary| r.status == RunStatus::Running.as_str() && r.results == 0;
+            let counted: Vec<&RunSummary> = runs.iter().filter(|r| !empty(r)).collect();
+            return match counted.get(back) {
                 Some(r) => Ok(r.id.clone()),
                 None if runs.is_empty() => Err(none()),
                 None => {
-                    crate::bail_usage!("'{selector}': the store has only {} {noun}", runs.len())
+                    let skipped: Vec<&str> =
+                        runs.iter().filter(empty).map(|r| r.id.as_str()).collect();
+                    let note = if skipped.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " (not counting {}, running with nothing stored)",
+                            skipped.join(", ")
+                        )
+                    };
+                    crate::bail_usage!(
+                        "'{selector}': the store has only {} {noun}{note}",
+                        counted.len()
+                    )
                 }
             };
         }

@@ -131,6 +131,30 @@ impl Recorder {
         self.attempt(|s, id| s.finish(id, status, finished_at, Some(&header?)));
     }
 
+    /// Takes back a new run that ended before anything was measured (its result files could
+    /// not be written): its row is removed from the store, so that no run is left `running`
+    /// there with nothing in it. Returns what became of the run, for the error that ended it.
+    pub fn abandon(&mut self) -> String {
+        let id = &self.run_id;
+        let Some(store) = self.store.as_mut() else {
+            return "nothing was measured".into();
+        };
+        if self.resumed {
+            return format!("nothing was measured, and run {id} is left as it was");
+        }
+        if self.writes == 0 {
+            return format!("nothing was measured, and run {id} is not recorded");
+        }
+        match store.forget(id) {
+            Ok(()) => format!("nothing was measured, and run {id} is not recorded"),
+            Err(e) => format!(
+                "nothing was measured, and run {id} stays in {} as running with nothing in it \
+                 (removing it failed: {e:#})",
+                store.location()
+            ),
+        }
+    }
+
     /// Ends `record` (interrupted or finished now) and records its end; when the store failed
     /// on the way, saves `json(record)` for `kembench import` ([`Recorder::rescue`]).
     /// Returns where the results are, which the caller reports after printing them.

@@ -492,3 +492,45 @@ fn importing_the_fallback_file_completes_a_partly_stored_run() {
     let e = records::insert(&mut s, AnyRecord::from(whole)).unwrap_err();
     assert!(e.to_string().contains("already in"), "{e}");
 }
+
+/// A run still `running` with nothing stored (in progress elsewhere, or killed before its
+/// first benchmark) is not `latest`: a real run is, and the empty one is still named by its id.
+#[test]
+fn latest_passes_over_a_running_run_with_nothing_in_it() {
+    let (_, spec) = temp_store("latest-empty");
+    let mut s = Store::open(&spec).unwrap();
+    let real = "20261122-120000-0000aaaa";
+    let empty = "20261122-130000-0000bbbb";
+    save(&mut s, &record(real, "2026-11-22T12:00:00Z"));
+    let mut e = record(empty, "2026-11-22T13:00:00Z");
+    e.results.clear();
+    s.begin(&records::run_row(&e).unwrap()).unwrap();
+    assert_eq!(s.resolve("latest", None).unwrap(), real);
+    assert_eq!(s.resolve("latest", Some(RecordKind::Run)).unwrap(), real);
+    assert_eq!(s.resolve(empty, None).unwrap(), empty);
+    let why = format!("{:#}", s.resolve("latest~1", None).unwrap_err());
+    assert!(
+        why.contains("only 1 runs") && why.contains(&format!("not counting {empty}")),
+        "{why}"
+    );
+    // Once it holds a result, it is the latest.
+    s.put_result(empty, &fixture::run().results[0].stored().unwrap())
+        .unwrap();
+    assert_eq!(s.resolve("latest", None).unwrap(), empty);
+}
+
+/// A run taken back before it measured anything ([`Recorder::abandon`]) leaves nothing in the
+/// store.
+#[test]
+fn an_abandoned_run_leaves_nothing_in_the_store() {
+    let (_, spec) = temp_store("abandon");
+    let id = "20261122-120000-0000cccc";
+    let mut recorder = Recorder::open(&spec, true, id).unwrap();
+    let mut e = record(id, "2026-11-22T12:00:00Z");
+    e.results.clear();
+    recorder.begin(records::run_row(&e));
+    assert_eq!(Store::open(&spec).unwrap().runs().unwrap().len(), 1);
+    let said = recorder.abandon();
+    assert!(said.contains(&format!("run {id} is not recorded")), "{said}");
+    assert!(Store::open(&spec).unwrap().runs().unwrap().is_empty());
+}

@@ -31,22 +31,25 @@ pub(super) fn record_facts<K: Kind>(
     own: Vec<(String, String)>,
 ) {
     h3(blocks, id, heading);
-    let mut facts = when_and_how(&r.started_at, r.finished_at.as_deref(), &r.command_line);
+    let end = match (r.finished_at.as_deref(), r.interrupted()) {
+        (Some(at), _) => at,
+        (None, true) => "interrupted",
+        // Neither finished nor stopped: the run is still running (in the store's words).
+        (None, false) => "in progress",
+    };
+    let mut facts = when_and_how(&r.started_at, end, &r.command_line);
     facts.extend(own);
     facts.extend(machine(&r.environment));
     blocks.push(Block::Facts(facts));
 }
 
-/// When a record's run started and finished, and its command line.
-fn when_and_how(
-    started: &str,
-    finished: Option<&str>,
-    command: &[String],
-) -> Vec<(String, String)> {
+/// When a record's run started and how it ended (its end time, `interrupted` or
+/// `in progress`), and its command line.
+fn when_and_how(started: &str, end: &str, command: &[String]) -> Vec<(String, String)> {
     vec![
         (
             "started / finished".to_string(),
-            format!("{started} / {}", finished.unwrap_or("interrupted")),
+            format!("{started} / {end}"),
         ),
         ("command".into(), command.join(" ")),
     ]
@@ -115,4 +118,33 @@ fn machine(e: &crate::env::Environment) -> Vec<(String, String)> {
         f.push((format!("provider {}", p.implementation), p.version.clone()));
     }
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the report says of a run's end: its time, `interrupted`, or `in progress` for a
+    /// run still running (never `interrupted`, which would say Ctrl-C stopped it).
+    #[test]
+    fn a_run_still_running_is_in_progress_not_interrupted() {
+        let finished = |r: &crate::record::run::RunRecord| {
+            let mut blocks = Vec::new();
+            record_facts(&mut blocks, "r", "run", r, Vec::new());
+            let Some(Block::Facts(facts)) = blocks.last() else {
+                panic!("facts")
+            };
+            facts
+                .iter()
+                .find(|(k, _)| k == "started / finished")
+                .map(|(_, v)| v.clone())
+                .unwrap()
+        };
+        let mut r = crate::export::fixture::run();
+        assert!(finished(&r).ends_with(r.finished_at.as_deref().unwrap()));
+        r.finished_at = None;
+        assert!(finished(&r).ends_with(" / in progress"), "{}", finished(&r));
+        r.end(true);
+        assert!(finished(&r).ends_with(" / interrupted"), "{}", finished(&r));
+    }
 }

@@ -119,13 +119,11 @@ impl Arch {
             .ok_or_else(|| format!("unknown architecture '{name}'"))
     }
 
-    /// Reads a comma-separated list, in order, without repeats; an unknown name is the error.
+    /// Reads a comma-separated list, in order, without repeats; an unknown name is the error,
+    /// and so is an empty one (`--arch ''` names no architecture: it must not mean the host's).
     pub fn parse_list(values: &[String]) -> Result<Vec<Arch>, String> {
         let mut out = Vec::new();
         for v in values.iter().flat_map(|v| v.split(',')) {
-            if v.trim().is_empty() {
-                continue;
-            }
             let a = Arch::parse(v).map_err(|_| v.trim().to_string())?;
             if !out.contains(&a) {
                 out.push(a);
@@ -340,6 +338,8 @@ mod tests {
             Arch::parse_list(&["s390x, mips".into()]),
             Err("mips".into())
         );
+        assert_eq!(Arch::parse_list(&["".into()]), Err("".into()));
+        assert_eq!(Arch::parse_list(&["s390x,".into()]), Err("".into()));
         assert!(Arch::S390x.big_endian() && !Arch::Aarch64.big_endian());
         assert_eq!(Arch::S390x.gcc_package(), "gcc-s390x-linux-gnu");
     }

@@ -104,7 +104,10 @@ pub fn from_dir(
         return Err(format!("{} is not a directory", dir.display()));
     }
     let api = dir.join("api.h");
-    let api_text = std::fs::read_to_string(&api).map_err(|_| {
+    let api_text = std::fs::read_to_string(&api).map_err(|e| {
+        if e.kind() != std::io::ErrorKind::NotFound {
+            return format!("cannot read {}: {e}", api.display());
+        }
         format!(
             "{} has no api.h: a NIST KEM package keeps api.h (CRYPTO_PUBLICKEYBYTES, \
              CRYPTO_SECRETKEYBYTES, CRYPTO_CIPHERTEXTBYTES, CRYPTO_BYTES, CRYPTO_ALGNAME and \

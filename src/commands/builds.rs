@@ -442,14 +442,26 @@ fn id_part(name: &str) -> String {
 /// Runs `add`: one package, compiled with every compiler and flag set, gated, registered.
 pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
     let dir = &a.path;
-    if !dir.exists() {
-        crate::bail_usage!("{} does not exist", dir.display());
+    // `exists` is false for any error: a loop of symbolic links or a folder that cannot be
+    // searched is said with the system's reason, not as a missing path.
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            crate::bail_usage!("{} does not exist", dir.display())
+        }
+        Err(e) => anyhow::bail!("cannot read {}: {e}", dir.display()),
+        Ok(m) if !m.is_dir() => return add_library(a),
+        Ok(_) => {}
     }
-    if !dir.is_dir() {
-        return add_library(a);
-    }
-    let dir = std::fs::canonicalize(dir)?;
-    let api = std::fs::read_to_string(dir.join("api.h")).unwrap_or_default();
+    let dir = std::fs::canonicalize(dir)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", dir.display()))?;
+    std::fs::read_dir(&dir).map_err(|e| anyhow::anyhow!("cannot read {}: {e}", dir.display()))?;
+    let api_h = dir.join("api.h");
+    let api = match std::fs::read_to_string(&api_h) {
+        Ok(text) => text,
+        // Said by `from_dir`, with what a package keeps.
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => anyhow::bail!("cannot read {}: {e}", api_h.display()),
+    };
     let declared = builds::package::algname(&api);
     let implements = claimed(a, declared.as_deref())?;
     let (name, what) = match (&a.name, declared) {
@@ -510,6 +522,7 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
         });
     }
     claim_name(&source.id, &source.version, a.replace)?;
+    cache_writable()?;
     let before = manifest::every(&manifest::dir());
     let req = builds::Request {
         sources,
@@ -530,6 +543,25 @@ pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
             .to_string(),
     };
     finish(&summary, a.compile.json, &[], Some(&kats))
+}
+
+/// Whether `add` can write into the build cache, tried with a file of its own before anything
+/// is compiled: a cache it cannot write is an I/O error (exit 3) naming the cache and the
+/// reason, not a build that failed its check.
+fn cache_writable() -> anyhow::Result<()> {
+    let root = manifest::dir();
+    let probe = root.join(format!(".kembench-write-probe-{}", std::process::id()));
+    std::fs::create_dir_all(&root)
+        .and_then(|()| std::fs::File::create(&probe))
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot write into the build cache {}: {e}; make it writable, or name another \
+                 with KEMBENCH_BUILD_DIR",
+                root.display()
+            )
+        })?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
 }
 
 /// The catalog algorithm `--implements` names (suggesting the nearest for a typo).
@@ -607,6 +639,7 @@ fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
     let id = format!("local/{}@prebuilt", id_part(&name));
     let origin = format!("prebuilt library {}", path.display());
     claim_name(&format!("local/{}", id_part(&name)), &origin, a.replace)?;
+    cache_writable()?;
     let before = manifest::every(&manifest::dir());
     let summary = builds::prebuilt(
         &path,

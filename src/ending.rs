@@ -475,8 +475,7 @@ mod tests {
         let [partial] = &partials(&dir)[..] else {
             panic!("one in-progress file")
         };
-        let kept: ProfileRecord =
-            serde_json::from_slice(&std::fs::read(partial).unwrap()).unwrap();
+        let kept: ProfileRecord = serde_json::from_slice(&std::fs::read(partial).unwrap()).unwrap();
         assert_eq!(kept.results.len(), full.results.len());
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -700,10 +699,12 @@ mod tests {
         let end = Ending::new(run.clone(), recorder, &[(csv, path.clone())]).unwrap();
         let mut finals = run.without_results();
         finals.results = vec![run.results[1].clone()];
+        let in_progress = end.files[0].in_progress().unwrap();
         assert_eq!(
-            std::fs::read(&path).unwrap(),
+            std::fs::read(in_progress).unwrap(),
             csv.serialize(&finals).unwrap()
         );
+        assert!(!path.exists(), "r.csv is written when the run ends");
         assert_eq!(end.record().results.len(), 2, "the record keeps both");
         std::fs::remove_dir_all(&dir).unwrap();
     }

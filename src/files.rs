@@ -323,7 +323,11 @@ pub(crate) mod tests {
             "{e}"
         );
         assert_eq!(std::fs::read(&target).unwrap(), b"the old contents");
-        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 1, "no temporary file");
+        assert_eq!(
+            std::fs::read_dir(&d).unwrap().count(),
+            1,
+            "no temporary file"
+        );
     }
 
     #[test]

@@ -67,7 +67,11 @@ fn a_disk_full_before_the_first_result_keeps_the_old_file_and_records_no_empty_r
             && err.contains("nothing was measured"),
         "{err}"
     );
-    assert_eq!(std::fs::read(d.join("r.json")).unwrap(), old, "byte for byte");
+    assert_eq!(
+        std::fs::read(d.join("r.json")).unwrap(),
+        old,
+        "byte for byte"
+    );
 
     // A new file: none left behind, empty or not.
     let o = run(&d, "new.json", Some(0));
@@ -110,7 +114,11 @@ fn a_disk_that_fills_during_the_run_keeps_the_old_file_and_what_was_measured() {
             && err.contains("r.json is left as it was"),
         "{err}"
     );
-    assert_eq!(std::fs::read(d.join("r.json")).unwrap(), old, "byte for byte");
+    assert_eq!(
+        std::fs::read(d.join("r.json")).unwrap(),
+        old,
+        "byte for byte"
+    );
     assert!(ending_with(&d, ".tmp").is_empty());
 
     // What was measured is in the store, complete, and `export` writes it.
@@ -159,11 +167,7 @@ fn no_output_replaces_another_results_store() {
         &["export", "latest", "-o"],
     ];
     for args in attempts {
-        let o = kembench_at(&store)
-            .args(args)
-            .arg(&other)
-            .output()
-            .unwrap();
+        let o = kembench_at(&store).args(args).arg(&other).output().unwrap();
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(err.contains("over an SQLite database"), "{args:?}: {err}");
@@ -222,7 +226,8 @@ fn add_into_a_cache_it_cannot_write_is_an_io_error() {
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(
-        err.contains("cannot write into the build cache /proc") && err.contains("KEMBENCH_BUILD_DIR"),
+        err.contains("cannot write into the build cache /proc")
+            && err.contains("KEMBENCH_BUILD_DIR"),
         "{err}"
     );
 }

@@ -288,10 +288,15 @@ mod tests {
         assert_eq!(std::fs::read(&path).unwrap(), old);
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "{e}");
         let new = dir.join("new.json");
-        ResultFile::create(Format::JSON, &new, &r).unwrap().abandon();
+        ResultFile::create(Format::JSON, &new, &r)
+            .unwrap()
+            .abandon();
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "room again");
         disk_left(Some(0));
-        let e = format!("{:#}", ResultFile::create(Format::JSON, &new, &r).err().unwrap());
+        let e = format!(
+            "{:#}",
+            ResultFile::create(Format::JSON, &new, &r).err().unwrap()
+        );
         disk_left(None);
         assert!(e.contains("new.json was not created"), "{e}");
         assert!(!new.exists());

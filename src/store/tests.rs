@@ -531,6 +531,9 @@ fn an_abandoned_run_leaves_nothing_in_the_store() {
     recorder.begin(records::run_row(&e));
     assert_eq!(Store::open(&spec).unwrap().runs().unwrap().len(), 1);
     let said = recorder.abandon();
-    assert!(said.contains(&format!("run {id} is not recorded")), "{said}");
+    assert!(
+        said.contains(&format!("run {id} is not recorded")),
+        "{said}"
+    );
     assert!(Store::open(&spec).unwrap().runs().unwrap().is_empty());
 }

@@ -231,12 +231,13 @@ fn a_known_issue_fails_the_run_until_it_is_accepted_by_id() {
         1
     );
     assert!(
-        stdout.contains("issue mock-branch-issue (not accepted)"),
+        stdout.contains("issue mock-branch-issue"),
         "the id is printed beside the finding:\n{stdout}"
     );
     assert!(
-        stdout.contains("--accept mock-branch-issue"),
-        "says how to accept it:\n{stdout}"
+        stdout.contains("Known issues not accepted, which fail the run: mock-branch-issue.")
+            && stdout.contains("--accept mock-branch-issue"),
+        "says which and how to accept them:\n{stdout}"
     );
 
     // Accepted on the command line.
@@ -483,11 +484,15 @@ fn kembenchs_own_leak_is_never_charged_to_a_library() {
         let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
         let s = &v["results"][0]["screens"][0];
         assert_eq!(s["ran"]["state"], "screened", "{s}");
-        assert_eq!(
-            s["findings"].as_array().map_or(0, Vec::len),
-            0,
-            "run {i}: {s:#}"
-        );
+        // aws-lc's own findings are listed benign; nothing of kembench's is among them.
+        for f in s["findings"].as_array().unwrap() {
+            assert!(f.get("explained").is_some(), "run {i}: {f:#}");
+            let text = f.to_string();
+            assert!(
+                !text.contains("Leak_") && !text.contains("CustomAlgorithm"),
+                "run {i}: {f:#}"
+            );
+        }
         assert_eq!(out.status.code(), Some(0), "run {i}:\n{stdout}");
     }
     let _ = std::fs::remove_dir_all(&root);

@@ -416,8 +416,8 @@ impl Exceptions {
                     e.file
                 ),
                 None => crate::bail_usage!(
-                    "{}: no known issue has the id `{}`{}; the ids are those of the `issue` \
-                     entries of the exception lists (printed beside each finding)",
+                    "{}: no known issue has the id `{}` (the ids are those of the `issue` \
+                     entries of the exception lists, printed beside each finding){}",
                     a.by,
                     a.id,
                     crate::suggest::hint(&a.id, &issues)

@@ -273,46 +273,37 @@ fn a_known_issue_fails_the_run_until_it_is_accepted_by_id() {
     );
     assert!(stdout.contains("mock-branch-issue (by "), "{stdout}");
 
-    // An id that names no issue: refused before anything runs, with the nearest issue's id.
-    let out = kembench_at(tmp("issue-bad.sqlite"))
-        .env("KEMBENCH_MOCK_CT", "1")
-        .args([
-            "ct",
-            "--include-mock",
-            "--impl",
-            "mock/ct-branch",
-            "--no-store",
-        ])
-        .args(flow)
-        .args(["--accept", "mock-branch-isue"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    // Refused before anything runs (exit 2): what it says.
+    let refused = |args: &[&str]| -> String {
+        let out = kembench_at(tmp("issue-bad.sqlite"))
+            .env("KEMBENCH_MOCK_CT", "1")
+            .args([
+                "ct",
+                "--include-mock",
+                "--impl",
+                "mock/ct-branch",
+                "--no-store",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        err
+    };
+    // An id that names no issue, with the nearest issue's id.
+    let err = refused(&[&flow[..], &["--accept", "mock-branch-isue"]].concat());
     assert!(
         err.contains("no known issue has the id `mock-branch-isue`"),
         "{err}"
     );
     assert!(err.contains("did you mean mock-branch-issue"), "{err}");
     // A benign entry's id is not an issue to accept.
-    let out = kembench_at(tmp("issue-bad.sqlite"))
-        .args(["ct", "--include-mock", "--no-store"])
-        .args(flow)
-        .args(["--accept", "mock-index-benign"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused(&[&flow[..], &["--accept", "mock-index-benign"]].concat());
     assert!(err.contains("is a benign entry"), "{err}");
     // So is an unknown id in a list, named by its file and line.
     std::fs::write(&accepting, "[[accept]]\nid = \"nope\"\nreason = \"r\"\n").unwrap();
-    let out = kembench_at(tmp("issue-bad.sqlite"))
-        .args(["ct", "--no-store"])
-        .args(by_list)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = refused(&by_list);
     assert!(
         err.contains("accepting.toml:1: no known issue has the id `nope`"),
         "{err}"

@@ -381,9 +381,21 @@ fn control_characters_in_findings_are_shown_escaped() {
     }
     assert!(planted > 0);
     std::fs::write(&file, serde_json::to_vec(&v).unwrap()).unwrap();
+    let store = tmp("escapes.sqlite");
+    let _ = std::fs::remove_file(&store);
+    let out = kembench_at(&store)
+        .arg("import")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for wide in [false, true] {
-        let mut cmd = kembench_at(tmp("escapes.sqlite"));
-        cmd.arg("show").arg(&file);
+        let mut cmd = kembench_at(&store);
+        cmd.args(["show", "latest"]);
         if wide {
             cmd.arg("--wide");
         }

@@ -427,7 +427,8 @@ pub enum Command {
     /// memory indexes under memcheck (every random byte marked secret), division and other
     /// variable-latency instructions from instruction counts and the disassembly, and dudect's
     /// timing test; findings an exception list explains are marked with its reason. Exits 1
-    /// while a finding no list explains remains (default suite unless filters or --all).
+    /// while a finding no list explains remains, or a known issue not accepted by its id
+    /// (`--accept`) (default suite unless filters or --all).
     Ct {
         /// Which implementations.
         #[command(flatten)]

@@ -8,6 +8,22 @@ use crate::record::{AnyRecord, Kind, Record, RecordKind, RunStatus};
 use crate::store::{records, Store};
 use std::sync::Arc;
 
+/// Refuses settings given beside `--resume` (`given`: the flags as typed, `--screens`): a
+/// resumed run is completed with the settings it was started with, and taking new ones in
+/// silence would mix two configurations in one run, or seem to apply what is not applied.
+pub fn refuse_settings(given: &[String]) -> anyhow::Result<()> {
+    if given.is_empty() {
+        return Ok(());
+    }
+    crate::bail_usage!(
+        "{} cannot be used with --resume: a resumed run is completed with its own settings \
+         (what it planned, its operations, budgets, screens and seed, as recorded when it \
+         started), and these would not apply. Resume without them, or start a new run to use \
+         them.",
+        given.join(", ")
+    )
+}
+
 /// The run `selector` names in `store`, of `kind` (`command` is the command that records it,
 /// for the messages), taken out of its [`AnyRecord`] by `take`: its id and record. A complete
 /// run, or one of another kind, is a usage error.

@@ -405,7 +405,7 @@ fn an_interrupted_profile_is_resumed_and_completed_with_its_own_configuration() 
     let file = temp("resumed.json");
     let out = kembench_at(&store)
         .env("KEMBENCH_MOCK_FAULTS", "1")
-        .args(["profile", "--resume", "latest", "--seeds", "3", "--json"])
+        .args(["profile", "--resume", "latest", "--json"])
         .arg(&file)
         .output()
         .unwrap();

@@ -1,5 +1,7 @@
 //! `kembench ct`: constant-time screening of each implementation and build, recorded, written
-//! to the result files and printed; exit 1 when a finding no exception list explains remains.
+//! to the result files and printed; exit 1 when a finding no exception list explains remains,
+//! or a finding listed as a known issue that the user did not accept by its id (`--accept`,
+//! or an `[[accept]]` entry of an exception list).
 
 use crate::cli::{positive_seconds, FilterArgs, OutputArgs};
 use crate::ct::{exceptions::Exceptions, Context};
@@ -9,7 +11,7 @@ use crate::export::Outputs;
 use crate::measure::sampler::Op;
 use crate::output::Width;
 use crate::providers::{Filter, Registry};
-use crate::record::ct::{CtConfig, CtMeasured, CtRecord, CtResult, Screen, Verdict};
+use crate::record::ct::{CtConfig, CtMeasured, CtRecord, CtResult, Screen};
 use crate::record::Benchmark;
 use crate::store::records;
 use crate::store::{self, Recorder};
@@ -36,6 +38,10 @@ pub struct Args {
     /// An exception list of your own (TOML, as `ct-exceptions/*.toml`), added to kembench's.
     #[arg(long, value_name = "FILE")]
     pub exceptions: Vec<PathBuf>,
+    /// Accept these known issues, by the id printed beside each finding (an `issue` entry of
+    /// the exception lists): their findings no longer fail the run (exit 1 otherwise).
+    #[arg(long, value_delimiter = ',', value_name = "ID")]
+    pub accept: Vec<String>,
     /// Seconds a valgrind worker may run before it is stopped.
     #[arg(long, default_value_t = 300.0)]
     pub worker_timeout: f64,
@@ -106,6 +112,8 @@ impl Args {
             let bytes = std::fs::read(f)?;
             sources.push(format!("{} (sha256 {})", f.display(), sha256(&bytes)));
         }
+        exceptions.accept(&self.accept, "--accept");
+        exceptions.check_accepted()?;
         if self.resume.is_some() && self.no_store {
             crate::bail_usage!(
                 "--resume continues a ct run from the results store; it cannot be used with \
@@ -128,6 +136,7 @@ impl Args {
             seed: self.seed,
             exceptions,
             exception_sources: sources,
+            accepted: self.accept.iter().map(|a| a.trim().to_string()).collect(),
             worker_timeout: Duration::from_secs_f64(self.worker_timeout),
             store: !self.no_store,
             outputs: self.output.files(),
@@ -159,6 +168,8 @@ pub struct Options {
     pub exceptions: Exceptions,
     /// The files of the lists, with their SHA-256, for the record.
     pub exception_sources: Vec<String>,
+    /// The known issues accepted on the command line, by id, for the record.
+    pub accepted: Vec<String>,
     /// How long a valgrind worker may run.
     pub worker_timeout: Duration,
     /// Record the run in the results store.
@@ -189,6 +200,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
         timing_budget_s: o.timing_budget.as_secs_f64(),
         seed: o.seed,
         exceptions: o.exception_sources.clone(),
+        accepted: o.accepted.clone(),
         worker_timeout_s: o.worker_timeout.as_secs_f64(),
         include_mock: o.include_mock,
     };
@@ -252,7 +264,9 @@ fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitC
             version.as_deref().unwrap_or("no valgrind")
         );
     }
-    let exceptions = resumed_exceptions(&id, &c.exceptions)?;
+    let mut exceptions = resumed_exceptions(&id, &c.exceptions)?;
+    exceptions.accept(&c.accepted, "--accept");
+    exceptions.check_accepted()?;
     let registry = Registry::new(c.include_mock);
     let todo = crate::resume::unfinished(&*record, &id, &registry)?;
     println!(
@@ -273,6 +287,7 @@ fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitC
         seed: c.seed,
         exceptions: Exceptions::builtin()?,
         exception_sources: c.exceptions.clone(),
+        accepted: c.accepted.clone(),
         worker_timeout: Duration::from_secs_f64(c.worker_timeout_s),
         store: true,
         outputs: o.outputs.clone(),
@@ -360,7 +375,7 @@ fn execute(
         "the implementation in progress",
     )?
     .on_interrupt(crate::ending::OnInterrupt::CountAndResume("ct"))
-    .failed_when(|r: &CtResult| !r.measured() || r.verdict() == Verdict::Unexplained);
+    .failed_when(CtResult::fails);
     let plan = crate::ct::Plan {
         screens: o.screens.clone(),
         ops: o.ops.clone(),
@@ -371,7 +386,7 @@ fn execute(
         }
         eprintln!(
             "ct: {} ({} of {}) ...",
-            k.meta().label(),
+            crate::output::clean(&k.meta().label()),
             i + 1,
             impls.len()
         );

@@ -39,6 +39,10 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// The settings given on the command line beside `--resume` (`--screens`, `--alg` ...):
+    /// filled from clap's matches by [`Cli::parse_args`], not an argument.
+    #[arg(skip)]
+    pub beside_resume: Vec<String>,
 }
 
 impl Cli {
@@ -55,8 +59,62 @@ impl Cli {
     /// subcommands (`profle` → `profile-worker`) and misses short ones (`rn` → `runs`, not
     /// `run`).
     pub fn parse_args() -> Cli {
-        Cli::try_parse().unwrap_or_else(|e| with_visible_suggestions(e).exit())
+        use clap::{CommandFactory, FromArgMatches};
+        let m = Cli::command()
+            .try_get_matches()
+            .unwrap_or_else(|e| with_visible_suggestions(e).exit());
+        let mut cli =
+            Cli::from_arg_matches(&m).unwrap_or_else(|e| e.format(&mut Cli::command()).exit());
+        cli.beside_resume = beside_resume(&m);
+        cli
     }
+}
+
+/// The options of a resumable command that are not settings of the run: where it is stored
+/// and written, how much the console shows, which implementations are offered. Everything
+/// else a resumed run takes from its own record.
+const NOT_SETTINGS: &[&str] = &[
+    "resume",
+    "store",
+    "no_store",
+    "wide",
+    "include_mock",
+    "shard",
+    "sweep",
+];
+
+/// The settings (`--screens`, `--time-budget`, `--alg` ...) given on the command line beside
+/// `--resume` of a command that resumes a run, as typed (`--screens`); empty without
+/// `--resume`. `--shard` and `--no-store` are refused with messages of their own.
+fn beside_resume(m: &clap::ArgMatches) -> Vec<String> {
+    use clap::parser::ValueSource;
+    use clap::CommandFactory;
+    let Some((name, sub)) = m.subcommand() else {
+        return Vec::new();
+    };
+    let cmd = Cli::command();
+    let Some(sc) = cmd.find_subcommand(name) else {
+        return Vec::new();
+    };
+    // Asked only of a command that has `--resume` (clap's matches refuse an unknown id).
+    if !sc.get_arguments().any(|a| a.get_id() == "resume")
+        || sub.value_source("resume") != Some(ValueSource::CommandLine)
+    {
+        return Vec::new();
+    }
+    let outputs: Vec<&str> = crate::export::FORMATS.iter().map(|f| f.name()).collect();
+    sc.get_arguments()
+        .filter(|a| {
+            let id = a.get_id().as_str();
+            !NOT_SETTINGS.contains(&id)
+                && !outputs.contains(&id)
+                && sub.value_source(id) == Some(ValueSource::CommandLine)
+        })
+        .map(|a| match a.get_long() {
+            Some(l) => format!("--{l}"),
+            None => a.get_id().to_string(),
+        })
+        .collect()
 }
 
 /// `e`, or for an unknown subcommand the same error with [`nearest_subcommands`] as its tip.
@@ -369,7 +427,8 @@ pub enum Command {
     /// memory indexes under memcheck (every random byte marked secret), division and other
     /// variable-latency instructions from instruction counts and the disassembly, and dudect's
     /// timing test; findings an exception list explains are marked with its reason. Exits 1
-    /// while a finding no list explains remains (default suite unless filters or --all).
+    /// while a finding no list explains remains, or a known issue not accepted by its id
+    /// (`--accept`) (default suite unless filters or --all).
     Ct {
         /// Which implementations.
         #[command(flatten)]
@@ -472,6 +531,7 @@ pub enum Command {
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let spec = cli.store_spec();
+    crate::resume::refuse_settings(&cli.beside_resume)?;
     match cli.command {
         Command::List {
             filter,

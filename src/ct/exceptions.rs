@@ -24,6 +24,19 @@
 //! the sampling of a public matrix) and covers the helpers it calls (Keccak, a comparison),
 //! which is how liboqs's suppressions name a frame anywhere on the stack. The first entry that
 //! matches explains a finding.
+//!
+//! A known issue is explained, not excused: `ct` exits 1 when any finding is a known issue
+//! that nobody accepted. A user accepts named issues by their entry's id, with `ct --accept
+//! ID[,ID]` or in a list of their own:
+//!
+//! ```toml
+//! [[accept]]
+//! id = "kyberslash-pqclean-clean-decaps"   # the id of an issue entry of any list loaded
+//! reason = "why this build may ship anyway"
+//! ```
+//!
+//! kembench's own lists accept nothing. A malformed list is bad input (exit 2), named by its
+//! file and line.
 
 use crate::measure::sampler::Op;
 use crate::record::ct::{ExceptionList, Explained, Finding, Screen, ScreenResult};
@@ -85,11 +98,32 @@ struct RawEntry {
     reason: String,
 }
 
+/// One acceptance of a known issue, as written in a file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAccept {
+    id: String,
+    reason: String,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawFile {
     #[serde(default)]
     exception: Vec<RawEntry>,
+    #[serde(default)]
+    accept: Vec<RawAccept>,
+}
+
+/// The acceptance of one known issue by id: on the command line or in a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Acceptance {
+    /// The id of the issue entry accepted.
+    pub id: String,
+    /// What accepted it: `--accept`, or `FILE:LINE` of the `[[accept]]` entry.
+    pub by: String,
+    /// Why, when the list says.
+    pub reason: Option<String>,
 }
 
 /// One entry of the lists, checked.
@@ -142,6 +176,7 @@ impl Entry {
 #[derive(Debug, Default)]
 pub struct Exceptions {
     entries: Vec<Entry>,
+    accepted: Vec<Acceptance>,
     matched: Mutex<HashSet<String>>,
 }
 
@@ -158,24 +193,30 @@ fn op_named(s: &str) -> Option<Op> {
     super::worker::OPS.into_iter().find(|o| o.as_str() == s)
 }
 
-fn check(raw: RawEntry, file: &str) -> Result<Entry, String> {
+/// The entry checked, or the field at fault and what is wrong with it.
+fn check(raw: RawEntry, file: &str) -> Result<Entry, (&'static str, String)> {
     let list = match raw.list.as_str() {
         "benign" => ExceptionList::Benign,
         "issue" => ExceptionList::Issue,
-        other => return Err(format!("unknown list `{other}` (benign or issue)")),
+        other => return Err(("list", format!("unknown list `{other}` (benign or issue)"))),
     };
     let screen = Screen::parse(&raw.screen).ok_or_else(|| {
-        format!(
-            "unknown screen `{}` (secret-flow, latency or timing)",
-            raw.screen
+        (
+            "screen",
+            format!(
+                "unknown screen `{}` (secret-flow, latency or timing)",
+                raw.screen
+            ),
         )
     })?;
     let operation = match raw.operation.as_deref() {
         None => None,
-        Some(o) => Some(
-            op_named(o)
-                .ok_or_else(|| format!("unknown operation `{o}` (keygen, encaps or decaps)"))?,
-        ),
+        Some(o) => Some(op_named(o).ok_or_else(|| {
+            (
+                "operation",
+                format!("unknown operation `{o}` (keygen, encaps or decaps)"),
+            )
+        })?),
     };
     let kind_fits = match screen {
         Screen::SecretFlow => ["branch", "index", "syscall"].contains(&raw.kind.as_str()),
@@ -183,22 +224,28 @@ fn check(raw: RawEntry, file: &str) -> Result<Entry, String> {
         Screen::Timing => raw.kind == "timing",
     };
     if !kind_fits {
-        return Err(format!(
-            "unknown kind `{}` for screen {} (secret-flow: branch, index, syscall; latency: a \
-             mnemonic such as div; timing: timing)",
-            raw.kind, raw.screen
+        return Err((
+            "kind",
+            format!(
+                "unknown kind `{}` for screen {} (secret-flow: branch, index, syscall; latency: \
+                 a mnemonic such as div; timing: timing)",
+                raw.kind, raw.screen
+            ),
         ));
     }
     if raw.reason.trim().is_empty() {
-        return Err("the reason is empty: every exception says why".into());
+        return Err((
+            "reason",
+            "the reason is empty: every exception says why".into(),
+        ));
     }
     if raw.id.trim().is_empty() {
-        return Err("the id is empty".into());
+        return Err(("id", "the id is empty".into()));
     }
     Ok(Entry {
-        algorithm_glob: glob(&raw.algorithm, true)?,
-        implementation_glob: glob(&raw.implementation, true)?,
-        function_glob: glob(&raw.function, false)?,
+        algorithm_glob: glob(&raw.algorithm, true).map_err(|e| ("algorithm", e))?,
+        implementation_glob: glob(&raw.implementation, true).map_err(|e| ("implementation", e))?,
+        function_glob: glob(&raw.function, false).map_err(|e| ("function", e))?,
         id: raw.id,
         list,
         algorithm: raw.algorithm,
@@ -212,42 +259,172 @@ fn check(raw: RawEntry, file: &str) -> Result<Entry, String> {
     })
 }
 
+/// The line (from 1) of byte `at` of `text`.
+fn line_at(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].matches('\n').count() + 1
+}
+
+/// The line of the `n`-th (from 0) `[[table]]` header of `text`, and of its `field` when the
+/// entry writes it (the header's line otherwise): where an error in that entry is shown.
+fn entry_line(text: &str, table: &str, n: usize, field: Option<&str>) -> Option<usize> {
+    let header = format!("[[{table}]]");
+    let lines: Vec<&str> = text.lines().collect();
+    let starts: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.trim() == header)
+        .map(|(i, _)| i)
+        .collect();
+    let start = *starts.get(n)?;
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| l.trim_start().starts_with('['))
+        .map_or(lines.len(), |p| start + 1 + p);
+    let at = field.and_then(|f| {
+        (start + 1..end).find(|&i| {
+            lines[i]
+                .trim_start()
+                .strip_prefix(f)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+    });
+    Some(at.unwrap_or(start) + 1)
+}
+
+/// A problem in a list: bad input (exit 2), named by the file and line.
+fn bad_list(file: &str, line: Option<usize>, what: String) -> anyhow::Error {
+    let at = line.map(|l| format!(", line {l}")).unwrap_or_default();
+    crate::usage::Usage(format!("{file}{at}: {what}")).into()
+}
+
 impl Exceptions {
-    /// Parses one file's text (`file` names it in errors).
+    /// Parses one file's text (`file` names it in errors). A malformed file is a
+    /// [`crate::usage::Usage`] error naming the file, the line and the problem.
     pub fn parse(text: &str, file: &str) -> anyhow::Result<Exceptions> {
-        let raw: RawFile = toml::from_str(text)
-            .map_err(|e| anyhow::anyhow!("{file}: not a list of exceptions: {e}"))?;
+        let raw: RawFile = toml::from_str(text).map_err(|e| {
+            bad_list(
+                file,
+                e.span().map(|s| line_at(text, s.start)),
+                format!("not a list of exceptions: {}", e.message().trim()),
+            )
+        })?;
         let mut out = Exceptions::default();
         for (i, r) in raw.exception.into_iter().enumerate() {
             let id = r.id.clone();
-            let e = check(r, file).map_err(|why| {
-                anyhow::anyhow!("{file}: exception #{} (id `{id}`): {why}", i + 1)
+            let e = check(r, file).map_err(|(field, why)| {
+                bad_list(
+                    file,
+                    entry_line(text, "exception", i, Some(field)),
+                    format!("exception #{} (id `{id}`): {why}", i + 1),
+                )
             })?;
-            out.push(e)?;
+            if let Some(old) = out.entries.iter().find(|o| o.id == e.id) {
+                return Err(bad_list(
+                    file,
+                    entry_line(text, "exception", i, Some("id")),
+                    format!(
+                        "exception id `{}` is already used (in {})",
+                        e.id, old.file
+                    ),
+                ));
+            }
+            out.entries.push(e);
+        }
+        for (i, a) in raw.accept.into_iter().enumerate() {
+            let line = entry_line(text, "accept", i, None);
+            let by = format!("{file}{}", line.map(|l| format!(":{l}")).unwrap_or_default());
+            if a.reason.trim().is_empty() {
+                return Err(bad_list(
+                    file,
+                    entry_line(text, "accept", i, Some("reason")),
+                    format!(
+                        "accept #{} (id `{}`): the reason is empty: every acceptance says why",
+                        i + 1,
+                        a.id
+                    ),
+                ));
+            }
+            out.accepted.push(Acceptance {
+                id: a.id.trim().to_string(),
+                by,
+                reason: Some(a.reason.trim().to_string()),
+            });
         }
         Ok(out)
     }
 
     fn push(&mut self, e: Entry) -> anyhow::Result<()> {
         if let Some(old) = self.entries.iter().find(|o| o.id == e.id) {
-            anyhow::bail!(
+            return Err(crate::usage::Usage(format!(
                 "{}: exception id `{}` is already used (in {})",
-                e.file,
-                e.id,
-                old.file
-            );
+                e.file, e.id, old.file
+            ))
+            .into());
         }
         self.entries.push(e);
         Ok(())
     }
 
-    /// The lists kembench carries ([`BUILTIN`]).
+    /// The lists kembench carries ([`BUILTIN`]). They accept no issue: accepting one is the
+    /// user's choice, made by id.
     pub fn builtin() -> anyhow::Result<Exceptions> {
         let mut out = Exceptions::default();
         for (file, text) in BUILTIN {
-            out.merge(Exceptions::parse(text, file)?)?;
+            let list = Exceptions::parse(text, file)?;
+            if let Some(a) = list.accepted.first() {
+                anyhow::bail!("{}: kembench's own lists accept no issue ({})", a.by, a.id);
+            }
+            out.merge(list)?;
         }
         Ok(out)
+    }
+
+    /// Accepts the known issues `ids`, given by `by` (`--accept`).
+    pub fn accept(&mut self, ids: &[String], by: &str) {
+        for id in ids {
+            self.accepted.push(Acceptance {
+                id: id.trim().to_string(),
+                by: by.to_string(),
+                reason: None,
+            });
+        }
+    }
+
+    /// Every acceptance, in order.
+    pub fn accepted(&self) -> &[Acceptance] {
+        &self.accepted
+    }
+
+    /// Checks every acceptance against the entries loaded: each must name an entry listed as
+    /// an issue. An unknown id is refused with the nearest issue ids; a benign entry's id with
+    /// what it is.
+    pub fn check_accepted(&self) -> anyhow::Result<()> {
+        let issues: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|e| e.list == ExceptionList::Issue)
+            .map(|e| e.id.clone())
+            .collect();
+        for a in &self.accepted {
+            match self.entries.iter().find(|e| e.id == a.id) {
+                Some(e) if e.list == ExceptionList::Issue => {}
+                Some(e) => crate::bail_usage!(
+                    "{}: `{}` is a benign entry of {}, not a known issue: there is nothing to \
+                     accept (benign findings never fail `ct`)",
+                    a.by,
+                    a.id,
+                    e.file
+                ),
+                None => crate::bail_usage!(
+                    "{}: no known issue has the id `{}` (the ids are those of the `issue` \
+                     entries of the exception lists, printed beside each finding){}",
+                    a.by,
+                    a.id,
+                    crate::suggest::hint(&a.id, &issues)
+                ),
+            }
+        }
+        Ok(())
     }
 
     /// A user's list from `path`.
@@ -263,6 +440,7 @@ impl Exceptions {
         for e in other.entries {
             self.push(e)?;
         }
+        self.accepted.extend(other.accepted);
         Ok(())
     }
 
@@ -292,6 +470,14 @@ impl Exceptions {
                 list: e.list,
                 id: e.id.clone(),
                 reason: e.reason.clone(),
+                accepted: match e.list {
+                    ExceptionList::Issue => self
+                        .accepted
+                        .iter()
+                        .find(|a| a.id == e.id)
+                        .map(|a| a.by.clone()),
+                    ExceptionList::Benign => None,
+                },
             });
         }
     }
@@ -438,10 +624,19 @@ reason = "public matrix"
             ("reason", "  ", "the reason is empty"),
             ("function", "a[", "bad glob"),
         ] {
-            let e = Exceptions::parse(&with(field, value), "bad.toml")
-                .unwrap_err()
-                .to_string();
-            assert!(e.starts_with("bad.toml: exception #1 (id `a`)"), "{e}");
+            let err = Exceptions::parse(&with(field, value), "bad.toml").unwrap_err();
+            assert_eq!(crate::exit::code_for(&err), crate::exit::USAGE, "bad input: exit 2");
+            let e = err.to_string();
+            // The line of the field at fault (GOOD starts with a blank line).
+            let line = GOOD
+                .lines()
+                .position(|l| l.starts_with(&format!("{field} =")))
+                .unwrap()
+                + 1;
+            assert!(
+                e.starts_with(&format!("bad.toml, line {line}: exception #1 (id `a`)")),
+                "{e}"
+            );
             assert!(e.contains(says), "{field}: {e}");
         }
         let twice = format!("{GOOD}\n{}", GOOD);
@@ -455,10 +650,14 @@ reason = "public matrix"
             .unwrap_err()
             .to_string();
         assert!(e.contains("two.toml") && e.contains("one.toml"), "{e}");
-        let e = Exceptions::parse("[[exception]]\nid = \"x\"\n", "short.toml")
+        let err = Exceptions::parse("[[exception]]\nid = \"x\"\n", "short.toml").unwrap_err();
+        assert_eq!(crate::exit::code_for(&err), crate::exit::USAGE);
+        let e = err.to_string();
+        assert!(e.starts_with("short.toml, line 1: not a list of exceptions"), "{e}");
+        let e = Exceptions::parse("[[exception]]\nid = \"x\"\nlist = \n", "syntax.toml")
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("short.toml: not a list of exceptions"), "{e}");
+        assert!(e.starts_with("syntax.toml, line 3: not a list of exceptions"), "{e}");
         let e = Exceptions::parse(
             &GOOD.replace("reason =", "why = \"\"\nreason ="),
             "extra.toml",
@@ -466,6 +665,72 @@ reason = "public matrix"
         .unwrap_err()
         .to_string();
         assert!(e.contains("why"), "unknown fields are refused: {e}");
+    }
+
+    /// GOOD as a known issue, with `accept` appended.
+    fn issue_list(accept: &str) -> String {
+        format!("{}\n{accept}", with("list", "issue"))
+    }
+
+    #[test]
+    fn a_known_issue_is_accepted_by_id_on_the_command_line_or_in_a_list() {
+        let finding = || result(Op::Keygen, "rej_uniform", &["rej_uniform"]);
+        // Not accepted: explained, and nothing says accepted.
+        let x = Exceptions::parse(&issue_list(""), "t.toml").unwrap();
+        x.check_accepted().unwrap();
+        let mut r = finding();
+        x.explain("ML-KEM-768", "pqclean/clean", &mut r);
+        let e = r.findings[0].explained.as_ref().unwrap();
+        assert_eq!((e.list, e.accepted.as_deref()), (ExceptionList::Issue, None));
+        assert!(r.findings[0].unaccepted_issue());
+        // On the command line.
+        let mut x = Exceptions::parse(&issue_list(""), "t.toml").unwrap();
+        x.accept(&["a".into()], "--accept");
+        x.check_accepted().unwrap();
+        let mut r = finding();
+        x.explain("ML-KEM-768", "pqclean/clean", &mut r);
+        let e = r.findings[0].explained.as_ref().unwrap();
+        assert_eq!(e.accepted.as_deref(), Some("--accept"));
+        assert!(!r.findings[0].unaccepted_issue());
+        // In a list, named by its file and line; the acceptance may come from another file
+        // than the entry.
+        let mut x = Exceptions::parse(&issue_list(""), "t.toml").unwrap();
+        let mine = "# mine\n[[accept]]\nid = \"a\"\nreason = \"we ship it knowingly\"\n";
+        x.merge(Exceptions::parse(mine, "mine.toml").unwrap()).unwrap();
+        x.check_accepted().unwrap();
+        assert_eq!(x.accepted()[0].by, "mine.toml:2");
+        assert_eq!(x.accepted()[0].reason.as_deref(), Some("we ship it knowingly"));
+        let mut r = finding();
+        x.explain("ML-KEM-768", "pqclean/clean", &mut r);
+        assert_eq!(
+            r.findings[0].explained.as_ref().unwrap().accepted.as_deref(),
+            Some("mine.toml:2")
+        );
+    }
+
+    #[test]
+    fn an_acceptance_must_name_a_known_issue() {
+        let mut x = Exceptions::parse(&issue_list(""), "t.toml").unwrap();
+        x.accept(&["b".into()], "--accept");
+        let err = x.check_accepted().unwrap_err();
+        assert_eq!(crate::exit::code_for(&err), crate::exit::USAGE);
+        assert!(err.to_string().contains("no known issue has the id `b`"), "{err}");
+        let mut x = Exceptions::builtin().unwrap();
+        x.accept(&["kyberslash-tomsg-dvi".into()], "--accept");
+        let err = x.check_accepted().unwrap_err().to_string();
+        assert!(err.contains("did you mean kyberslash-tomsg-div"), "{err}");
+        // A benign entry has nothing to accept.
+        let mut x = Exceptions::parse(GOOD, "t.toml").unwrap();
+        x.accept(&["a".into()], "--accept");
+        let err = x.check_accepted().unwrap_err().to_string();
+        assert!(err.contains("is a benign entry of t.toml"), "{err}");
+        // An acceptance without a reason is refused at its line.
+        let err = Exceptions::parse("[[accept]]\nid = \"a\"\nreason = \" \"\n", "r.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("r.toml, line 3: accept #1"), "{err}");
+        // kembench's own lists accept nothing.
+        assert!(Exceptions::builtin().unwrap().accepted().is_empty());
     }
 
     #[test]

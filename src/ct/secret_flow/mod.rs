@@ -8,6 +8,14 @@
 //! (an invalid read or write, a client check) is kept as an `Index` finding, memcheck's own
 //! kind first in its `detail`, never dropped. memcheck sees neither division nor timing: the
 //! latency and timing screens do.
+//!
+//! Two things memcheck reports are not findings of the library screened: its leak records
+//! (`Leak_*`: where memory was allocated and never freed, such as kembench's own one-time
+//! leaks of a package's description; the screen runs with `--leak-check=no`, and a leak record
+//! read anyway is dropped), and errors whose innermost frame of code (past Rust's standard
+//! library) is kembench's own rather than the library's: these are said in the screen's `how`
+//! and never charged to the library. An error inside the library, called from kembench's
+//! adapter, is the library's: only the innermost frames decide.
 
 pub mod xml;
 
@@ -33,6 +41,9 @@ pub fn memcheck_args(xml: &Path) -> Vec<String> {
         "--xml=yes".into(),
         format!("--xml-file={}", xml.display()),
         "--error-limit=no".into(),
+        // Leaks are not secret flow, and the leak check at exit would report kembench's own
+        // one-time allocations (see `attribute`, which drops any leak record read anyway).
+        "--leak-check=no".into(),
         format!("--num-callers={NUM_CALLERS}"),
         // Classic McEliece keeps megabyte keys on the stack.
         format!("--max-stackframe={MEGABYTE_KEYS_STACK}"),
@@ -209,7 +220,7 @@ fn tail(s: &str, n: usize) -> String {
 
 /// The screen's results from a worker's run: one per operation, in order.
 pub fn results(ops: &[Op], run: &WorkerRun) -> Vec<ScreenResult> {
-    let findings = attribute(&run.memcheck, ops);
+    let Attributed { findings, own } = attribute(&run.memcheck, ops);
     ops.iter()
         .map(|&op| {
             let message = run.messages.iter().find(|m| message_op(m) == op);
@@ -238,6 +249,7 @@ pub fn results(ops: &[Op], run: &WorkerRun) -> Vec<ScreenResult> {
                 .filter(|(o, _)| *o == op)
                 .map(|(_, f)| f.clone())
                 .collect();
+            let how = with_own(how, own.iter().filter(|(o, _)| *o == op).map(|(_, f)| f));
             ScreenResult {
                 screen: Screen::SecretFlow,
                 operation: op,
@@ -291,14 +303,78 @@ fn short_object(o: &str) -> String {
         .unwrap_or_else(|| o.to_string())
 }
 
+/// `how`, with the errors memcheck reported in kembench's own code during the operation said
+/// after it (never a finding of the library, but not hidden from a reader of the record).
+fn with_own<'a>(how: String, own: impl Iterator<Item = &'a Finding>) -> String {
+    let own: Vec<String> = own
+        .map(|f| format!("{} {} ({}x)", f.kind.short(), f.function, f.count_per_call))
+        .collect();
+    if own.is_empty() {
+        return how;
+    }
+    let said = format!(
+        "memcheck also reported {} error(s) in kembench's own code, not the library's, so not \
+         findings: {}",
+        own.len(),
+        own.join("; ")
+    );
+    if how.is_empty() {
+        said
+    } else {
+        format!("{how}; {said}")
+    }
+}
+
+/// memcheck's leak records (`Leak_DefinitelyLost`, `Leak_PossiblyLost`, ...): where memory
+/// was allocated and never freed. Not a use of a secret, so never a secret-flow finding.
+fn is_leak(kind: &str) -> bool {
+    kind.starts_with("Leak_")
+}
+
+/// Whether `name` is a function of kembench's own code (its adapters, registry, workers),
+/// rather than of a library it screens. The mock provider is the library of the mock
+/// implementations, not the harness: its functions are the mocks' own code.
+fn own_function(name: &str) -> bool {
+    let name = name.strip_prefix('<').unwrap_or(name);
+    name.starts_with("kembench::") && !name.starts_with("kembench::providers::mock::")
+}
+
+/// Whether the innermost frame of code on `frames` (the stack inside the marker, Rust's
+/// standard library and the worker's own frames passed over) is kembench's own. A frame with
+/// no name is a library's (kembench's own code always has symbols): an error there is the
+/// library's even when kembench's adapter is the next frame out.
+fn own_error(frames: &[Frame]) -> bool {
+    frames
+        .iter()
+        .find(|f| {
+            !f.function
+                .as_deref()
+                .is_some_and(|n| worker_frame(n) || std_frame(n))
+        })
+        .and_then(|f| f.function.as_deref())
+        .is_some_and(own_function)
+}
+
+/// The errors of a memcheck run, split: the library's findings, and the errors in kembench's
+/// own code (not the library's), each with its operation.
+#[derive(Debug, Default)]
+pub struct Attributed {
+    /// The library's findings.
+    pub findings: Vec<(Op, Finding)>,
+    /// Errors whose innermost frame of code is kembench's own: said, never charged to the
+    /// library.
+    pub own: Vec<(Op, Finding)>,
+}
+
 /// Each error as a finding of the operation whose marker is on its stack, deduplicated by
 /// (operation, kind, function, line) with their counts added. An error with no marker on its
 /// stack (a stack deeper than [`NUM_CALLERS`], a thread of the library's own) goes to the
-/// operation of the error memcheck saw just before it, and its detail says so.
-pub fn attribute(m: &xml::Output, ops: &[Op]) -> Vec<(Op, Finding)> {
-    let mut out: Vec<(Op, Finding)> = Vec::new();
+/// operation of the error memcheck saw just before it, and its detail says so. Leak records
+/// are dropped; an error whose innermost frame of code is kembench's own goes to `own`.
+pub fn attribute(m: &xml::Output, ops: &[Op]) -> Attributed {
+    let mut out = Attributed::default();
     let mut last_op = ops.first().copied();
-    for e in &m.errors {
+    for e in m.errors.iter().filter(|e| !is_leak(&e.kind)) {
         let (op, cut, note) = match marker_of(&e.stack) {
             Some((op, i)) => (op, i, String::new()),
             None => match last_op {
@@ -317,6 +393,11 @@ pub fn attribute(m: &xml::Output, ops: &[Op]) -> Vec<(Op, Finding)> {
         };
         last_op = Some(op);
         let finding = finding(e, &e.stack[..cut], m.count(e), &note);
+        let out = if own_error(&e.stack[..cut]) {
+            &mut out.own
+        } else {
+            &mut out.findings
+        };
         match out.iter_mut().find(|(o, f)| {
             *o == op
                 && f.kind == finding.kind
@@ -428,7 +509,7 @@ mod tests {
         m.counts.insert("0x0".into(), 2);
         m.counts.insert("0x1".into(), 3);
         let ops = [Op::Keygen, Op::Decaps];
-        let f = attribute(&m, &ops);
+        let f = attribute(&m, &ops).findings;
         assert_eq!(f.len(), 3, "{f:#?}");
         let (op, d) = &f[0];
         assert_eq!(*op, Op::Decaps);
@@ -454,6 +535,132 @@ mod tests {
             "{}",
             f[2].1.detail
         );
+    }
+
+    /// memcheck's XML for a decapsulation's real finding, then the leak record the issue saw:
+    /// kembench's own one-time leak of a package's description (allocated while the registry
+    /// was made, outside any marker), reported at exit after the decaps error.
+    const LEAK_AFTER_DECAPS: &str = r#"<?xml version="1.0"?>
+<valgrindoutput>
+<protocolversion>4</protocolversion>
+<error>
+  <unique>0x0</unique>
+  <kind>UninitCondition</kind>
+  <what>Conditional jump or move depends on uninitialised value(s)</what>
+  <stack>
+    <frame><ip>0x1</ip><obj>/x/kembench</obj><fn>aws_lc_0_28_x25519_scalar_mult</fn></frame>
+    <frame><ip>0x2</ip><obj>/x/kembench</obj><fn>&lt;kembench::providers::awslc::X25519 as kembench::kem::Kem&gt;::decaps_kept</fn></frame>
+    <frame><ip>0x3</ip><obj>/x/kembench</obj><fn>kembench_ct_decaps</fn></frame>
+  </stack>
+</error>
+<error>
+  <unique>0x1</unique>
+  <kind>Leak_DefinitelyLost</kind>
+  <xwhat><text>80 bytes in 1 blocks are definitely lost in loss record 3 of 9</text><leakedbytes>80</leakedbytes><leakedblocks>1</leakedblocks></xwhat>
+  <stack>
+    <frame><ip>0x4</ip><obj>/usr/libexec/valgrind/vgpreload_memcheck-amd64-linux.so</obj><fn>malloc</fn></frame>
+    <frame><ip>0x5</ip><obj>/x/kembench</obj><fn>alloc::alloc::alloc</fn></frame>
+    <frame><ip>0x6</ip><obj>/x/kembench</obj><fn>kembench::providers::built::manifest::CustomAlgorithm::leak</fn></frame>
+    <frame><ip>0x7</ip><obj>/x/kembench</obj><fn>kembench::providers::registry::Registry::new</fn></frame>
+  </stack>
+</error>
+<errorcounts>
+  <pair><count>1</count><unique>0x0</unique></pair>
+</errorcounts>
+</valgrindoutput>
+"#;
+
+    #[test]
+    fn a_leak_record_is_never_a_finding() {
+        let m = xml::parse(LEAK_AFTER_DECAPS).unwrap();
+        assert_eq!(m.errors.len(), 2, "the reader keeps both records");
+        assert_eq!(m.errors[1].kind, "Leak_DefinitelyLost");
+        let a = attribute(&m, &[Op::Decaps]);
+        assert_eq!(a.findings.len(), 1, "{:#?}", a.findings);
+        assert_eq!(a.findings[0].1.function, "aws_lc_0_28_x25519_scalar_mult");
+        assert_eq!(a.findings[0].1.kind, FindingKind::Branch);
+        assert!(a.own.is_empty(), "a leak is not even kembench's own error: {:#?}", a.own);
+        assert!(memcheck_args(Path::new("x.xml")).contains(&"--leak-check=no".to_string()));
+    }
+
+    #[test]
+    fn errors_in_kembenchs_own_code_are_not_the_librarys() {
+        let adapter = "<kembench::providers::awslc::X25519 as kembench::kem::Kem>::decaps_kept";
+        let lib = |f: &str| Frame {
+            function: Some(f.into()),
+            object: Some("/x/libfoo.so".into()),
+            ..Default::default()
+        };
+        let unnamed = Frame {
+            object: Some("/x/libfoo.so".into()),
+            ..Default::default()
+        };
+        let m = xml::Output {
+            errors: vec![
+                // In kembench's adapter itself (past the standard library): its own.
+                error(
+                    "0x0",
+                    "UninitCondition",
+                    vec![
+                        frame("core::cmp::impls::lt", None),
+                        frame(adapter, None),
+                        frame("kembench_ct_decaps", None),
+                    ],
+                ),
+                // In the library, called from the adapter: the library's.
+                error(
+                    "0x1",
+                    "UninitValue",
+                    vec![lib("x25519_ladder"), frame(adapter, None), frame("kembench_ct_decaps", None)],
+                ),
+                // In the library's code without symbols, called from the adapter: the library's.
+                error(
+                    "0x2",
+                    "UninitCondition",
+                    vec![unnamed, frame(adapter, None), frame("kembench_ct_decaps", None)],
+                ),
+                // Outside any marker, in kembench's registry: its own, not the last operation's.
+                error(
+                    "0x3",
+                    "InvalidRead",
+                    vec![
+                        frame("kembench::providers::built::manifest::CustomAlgorithm::leak", None),
+                        frame("kembench::providers::registry::Registry::new", None),
+                    ],
+                ),
+                // The mock provider is the mocks' library, not kembench's harness.
+                error(
+                    "0x4",
+                    "UninitCondition",
+                    vec![frame("kembench::providers::mock::leak", None), frame("kembench_ct_decaps", None)],
+                ),
+            ],
+            ..Default::default()
+        };
+        let a = attribute(&m, &[Op::Decaps]);
+        let names: Vec<&str> = a.findings.iter().map(|(_, f)| f.function.as_str()).collect();
+        assert_eq!(
+            names,
+            ["x25519_ladder", adapter, "kembench::providers::mock::leak"],
+            "the unnamed library frame is named by the next frame out, and still the library's"
+        );
+        let own: Vec<&str> = a.own.iter().map(|(_, f)| f.function.as_str()).collect();
+        assert_eq!(
+            own,
+            [adapter, "kembench::providers::built::manifest::CustomAlgorithm::leak"]
+        );
+        // Said in the operation's `how`, not among its findings.
+        let run = WorkerRun {
+            messages: vec![Message::Screened {
+                op: Op::Decaps,
+                how: "h".into(),
+            }],
+            memcheck: m,
+            ended_badly: None,
+        };
+        let r = &results(&[Op::Decaps], &run)[0];
+        assert_eq!(r.findings.len(), 3);
+        assert!(r.how.starts_with("h; memcheck also reported 2 error(s) in kembench's own code"), "{}", r.how);
     }
 
     #[test]

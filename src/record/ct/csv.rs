@@ -48,9 +48,13 @@ pub fn rows(_record: &CtRecord, r: &CtResult) -> Vec<Vec<String>> {
                         f.explained
                             .as_ref()
                             .map_or("unexplained".to_string(), |e| format!(
-                                "{} {}",
+                                "{} {}{}",
                                 e.list.as_str(),
-                                e.id
+                                e.id,
+                                e.accepted
+                                    .as_ref()
+                                    .map(|by| format!(" accepted by {by}"))
+                                    .unwrap_or_default()
                             ))
                     )
                 })

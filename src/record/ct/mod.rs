@@ -132,6 +132,10 @@ pub struct Explained {
     pub id: String,
     /// Why the finding is benign, or what the issue is.
     pub reason: String,
+    /// For a known issue the user accepted by its id: what accepted it (`--accept`, or the
+    /// `FILE:LINE` of an `[[accept]]` entry). An issue nobody accepted fails `ct` (exit 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<String>,
 }
 
 /// One thing a screen found in one operation.
@@ -169,6 +173,14 @@ impl Finding {
     /// A finding no list explains: it fails the screen.
     pub fn unexplained(&self) -> bool {
         self.explained.is_none()
+    }
+
+    /// A finding listed as a known issue that nobody accepted by its id: it fails `ct` too
+    /// (a known leak is still a leak).
+    pub fn unaccepted_issue(&self) -> bool {
+        self.explained
+            .as_ref()
+            .is_some_and(|e| e.list == ExceptionList::Issue && e.accepted.is_none())
     }
 }
 
@@ -411,6 +423,17 @@ impl CtResult {
         }
     }
 
+    /// Whether `ct` fails on this result: nothing screened, a finding no exception explains,
+    /// or a known issue nobody accepted by its id.
+    pub fn fails(&self) -> bool {
+        !self.measured()
+            || self.verdict() == Verdict::Unexplained
+            || self
+                .screens
+                .iter()
+                .any(|s| s.findings.iter().any(Finding::unaccepted_issue))
+    }
+
     /// Every finding no exception explains.
     pub fn unexplained(&self) -> impl Iterator<Item = (&ScreenResult, &Finding)> {
         self.screens
@@ -444,6 +467,10 @@ pub struct CtConfig {
     /// The exception files used, each with its SHA-256 (`exceptions/ct.toml (SHA-256 …)`).
     #[serde(default)]
     pub exceptions: Vec<String>,
+    /// The known issues accepted on the command line (`--accept`), by id; those accepted in
+    /// an exception list are in that list.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accepted: Vec<String>,
     /// How long one worker under valgrind could run before it was killed, seconds.
     #[serde(default)]
     pub worker_timeout_s: f64,

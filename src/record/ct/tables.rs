@@ -12,6 +12,13 @@ use crate::measure::sampler::Op;
 use crate::record::Benchmark;
 use crate::table::{Cell, Column, Mark, Table, Tables, Tags, CONSOLE, FIT, MARKDOWN, REPORT, WIDE};
 
+/// Text from a record (a function name from a library's symbols, an implementation id, an
+/// exception's reason: an imported file may hold anything) with every control character shown
+/// as an escape, so that none acts on the terminal.
+fn escaped(s: &str) -> String {
+    crate::units::visible(s)
+}
+
 /// The filter tags of a result.
 fn tags(r: &CtResult) -> Option<Tags> {
     Some(Tags::catalogued(
@@ -68,7 +75,10 @@ fn findings_words(findings: &[Finding]) -> String {
             None => kinds.push((f.kind.short(), 1)),
         }
     }
-    let words: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let words: Vec<String> = kinds
+        .iter()
+        .map(|(k, n)| format!("{n} {}", escaped(k)))
+        .collect();
     let lists: Vec<Option<super::ExceptionList>> = findings
         .iter()
         .map(|f| f.explained.as_ref().map(|e| e.list))
@@ -195,14 +205,14 @@ pub fn tables(record: &CtRecord, items: &[CtResult]) -> Tables {
         .measured
         .valgrind
         .clone()
-        .unwrap_or_else(|| "valgrind not found".into());
+        .map_or_else(|| "valgrind not found".into(), |v| escaped(&v));
     let exceptions = if c.exceptions.is_empty() {
         "no exception list".to_string()
     } else {
-        format!("exceptions from {}", c.exceptions.join(", "))
+        format!("exceptions from {}", escaped(&c.exceptions.join(", ")))
     };
     Tables {
-        title: format!("kembench ct, {}", record.started_at),
+        title: format!("kembench ct, {}", escaped(&record.started_at)),
         intro: vec![(
             MARKDOWN | REPORT,
             format!(
@@ -229,7 +239,7 @@ pub fn tables(record: &CtRecord, items: &[CtResult]) -> Tables {
             timing(items),
             not_screened(items),
         ],
-        outro: vec![(
+        outro: std::iter::once((
             CONSOLE | MARKDOWN,
             "A screen reports what it saw under its own marking and inputs: secret flow and \
              latency follow the secrets through one call per operation, and dudect's \
@@ -237,7 +247,9 @@ pub fn tables(record: &CtRecord, items: &[CtResult]) -> Tables {
              tell the two classes apart. A finding no exception explains makes a build not \
              advisable."
                 .to_string(),
-        )],
+        ))
+        .chain(issues_words(items).into_iter().map(|w| (CONSOLE | MARKDOWN, w)))
+        .collect(),
         rest_elsewhere: false,
     }
 }
@@ -286,9 +298,9 @@ fn verdicts(record: &CtRecord, items: &[CtResult]) -> Table {
         .streamed();
     for r in items {
         let row = t.row(tags(r));
-        row.set(algorithm, &r.algorithm)
-            .set(implementation, &r.implementation)
-            .set(build, r.build.clone().unwrap_or_default());
+        row.set(algorithm, escaped(&r.algorithm))
+            .set(implementation, escaped(&r.implementation))
+            .set(build, escaped(r.build.as_deref().unwrap_or_default()));
         for (s, col) in screens.iter().zip(&per_screen) {
             row.set(*col, over_ops(r, *s, &ops));
         }
@@ -297,6 +309,11 @@ fn verdicts(record: &CtRecord, items: &[CtResult]) -> Table {
         }
         let v = r.verdict();
         let mut cell = verdict_cell(v);
+        if v == Verdict::KnownIssue && !r.fails() {
+            cell = Cell::text(format!("{} (accepted)", v.as_str())).marked(Mark::Warn);
+        } else if v == Verdict::KnownIssue {
+            cell = cell.marked(Mark::Bad);
+        }
         if r.error.is_some() {
             cell = Cell::text(format!("{} (error)", v.as_str())).marked(Mark::Bad);
         } else if r.interrupted {
@@ -338,20 +355,24 @@ fn findings(items: &[CtResult]) -> Table {
             for f in &s.findings {
                 let short_why = match &f.explained {
                     None => Cell::text("unexplained").marked(Mark::Bad),
-                    Some(e) => Cell::text(format!("{} {}", e.list.as_str(), e.id)).marked(
-                        match e.list {
-                            super::ExceptionList::Benign => Mark::Good,
-                            super::ExceptionList::Issue => Mark::Warn,
-                        },
-                    ),
+                    Some(e) => Cell::text(format!(
+                        "{} {}{}",
+                        e.list.as_str(),
+                        escaped(&e.id),
+                        accepted_words(e, false)
+                    ))
+                    .marked(explained_mark(e)),
                 };
                 let why = match &f.explained {
                     None => Cell::text("unexplained").marked(Mark::Bad),
-                    Some(e) => Cell::text(format!("{} {}: {}", e.list.as_str(), e.id, e.reason))
-                        .marked(match e.list {
-                            super::ExceptionList::Benign => Mark::Good,
-                            super::ExceptionList::Issue => Mark::Warn,
-                        }),
+                    Some(e) => Cell::text(format!(
+                        "{} {}{}: {}",
+                        e.list.as_str(),
+                        escaped(&e.id),
+                        accepted_words(e, true),
+                        escaped(&e.reason)
+                    ))
+                    .marked(explained_mark(e)),
                 };
                 let ops = match f.secret_operands {
                     Some(super::SecretOperands::Yes) => "yes",
@@ -360,21 +381,89 @@ fn findings(items: &[CtResult]) -> Table {
                     None => "",
                 };
                 t.row(tags(r))
-                    .set(label, r.label())
+                    .set(label, escaped(&r.label()))
                     .set(operation, s.operation.as_str())
                     .set(screen, s.screen.as_str())
-                    .set(kind, f.kind.short())
-                    .set(function, function_of(f))
-                    .set(line, f.line.clone().unwrap_or_else(|| "–".into()))
+                    .set(kind, escaped(f.kind.short()))
+                    .set(function, escaped(&function_of(f)))
+                    .set(line, f.line.as_deref().map_or_else(|| "–".into(), escaped))
                     .set(count, Cell::int(f.count_per_call))
                     .set(operands, ops)
                     .set(explained, why)
                     .set(listed, short_why)
-                    .set(detail, f.detail.clone());
+                    .set(detail, escaped(&f.detail));
             }
         }
     }
     t
+}
+
+/// After a known issue's id: ` (accepted)`, or with `by` what accepted it; with `by`,
+/// ` (not accepted)` for an issue nobody accepted (it fails the run); nothing for a benign
+/// entry.
+fn accepted_words(e: &super::Explained, by: bool) -> String {
+    match (e.list, &e.accepted) {
+        (super::ExceptionList::Benign, _) => String::new(),
+        (super::ExceptionList::Issue, Some(a)) if by => format!(" (accepted by {})", escaped(a)),
+        (super::ExceptionList::Issue, Some(_)) => " (accepted)".into(),
+        // The console's narrow cell keeps the id whole; the run's last lines name the issues
+        // not accepted and how to accept them.
+        (super::ExceptionList::Issue, None) if !by => String::new(),
+        (super::ExceptionList::Issue, None) => " (not accepted)".into(),
+    }
+}
+
+/// A benign finding is good; an accepted known issue a warning; one nobody accepted fails the
+/// run: bad.
+fn explained_mark(e: &super::Explained) -> Mark {
+    match (e.list, &e.accepted) {
+        (super::ExceptionList::Benign, _) => Mark::Good,
+        (super::ExceptionList::Issue, Some(_)) => Mark::Warn,
+        (super::ExceptionList::Issue, None) => Mark::Bad,
+    }
+}
+
+/// The known issues of `items` by id, each with what accepted it (`None`: nobody), in the
+/// order first found.
+fn issues(items: &[CtResult]) -> Vec<(String, Option<String>)> {
+    let mut out: Vec<(String, Option<String>)> = Vec::new();
+    for f in items.iter().flat_map(|r| &r.screens).flat_map(|s| &s.findings) {
+        if let Some(e) = f.explained.as_ref().filter(|e| e.list == super::ExceptionList::Issue) {
+            if !out.iter().any(|(id, _)| *id == e.id) {
+                out.push((escaped(&e.id), e.accepted.as_deref().map(escaped)));
+            }
+        }
+    }
+    out
+}
+
+/// What the console and Markdown say after the tables of known issues: those accepted and by
+/// what, and those that fail the run with how to accept them.
+fn issues_words(items: &[CtResult]) -> Vec<String> {
+    let all = issues(items);
+    let accepted: Vec<String> = all
+        .iter()
+        .filter_map(|(id, by)| Some(format!("{id} (by {})", by.as_ref()?)))
+        .collect();
+    let open: Vec<&str> = all
+        .iter()
+        .filter(|(_, by)| by.is_none())
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let mut out = Vec::new();
+    if !accepted.is_empty() {
+        out.push(format!("Known issues accepted: {}.", accepted.join(", ")));
+    }
+    if !open.is_empty() {
+        out.push(format!(
+            "Known issues not accepted, which fail the run: {}. A known leak is still a leak; \
+             accept one by its id with `--accept {}` or an `[[accept]]` entry (id and reason) \
+             in an exception list given with --exceptions.",
+            open.join(", "),
+            open.join(",")
+        ));
+    }
+    out
 }
 
 /// What the function column shows: the function, or for a timing finding (which has none) the
@@ -442,12 +531,12 @@ fn timing(items: &[CtResult]) -> Table {
                 ""
             };
             t.row(tags(r))
-                .set(label, r.label())
+                .set(label, escaped(&r.label()))
                 .set(operation, s.operation.as_str())
-                .set(classes, x.classes.clone())
+                .set(classes, escaped(&x.classes))
                 .set(n, Cell::int(x.measurements))
                 .set(max_t, Cell::num(format!("{:.1}", x.max_t.abs()), x.max_t.abs()))
-                .set(test, x.max_t_test.clone())
+                .set(test, escaped(&x.max_t_test))
                 .set(
                     second,
                     Cell::num(format!("{:.1}", x.second_order_t.abs()), x.second_order_t.abs()),
@@ -459,8 +548,8 @@ fn timing(items: &[CtResult]) -> Table {
                 .set(
                     timer,
                     match x.pinned_cpu {
-                        Some(c) => format!("{}, CPU {c}", x.timer),
-                        None => x.timer.clone(),
+                        Some(c) => format!("{}, CPU {c}", escaped(&x.timer)),
+                        None => escaped(&x.timer),
                     },
                 )
                 .set(
@@ -492,9 +581,9 @@ fn not_screened(items: &[CtResult]) -> Table {
     for r in items {
         if let Some(e) = &r.error {
             t.row(tags(r))
-                .set(label, r.label())
+                .set(label, escaped(&r.label()))
                 .set(state, Cell::text("error").marked(Mark::Bad))
-                .set(why, e.clone());
+                .set(why, escaped(e));
         }
         for s in &r.screens {
             let (word, text, mark) = match &s.ran {
@@ -503,11 +592,11 @@ fn not_screened(items: &[CtResult]) -> Table {
                 Ran::Failed(w) => ("failed", w, Mark::Bad),
             };
             t.row(tags(r))
-                .set(label, r.label())
+                .set(label, escaped(&r.label()))
                 .set(operation, s.operation.as_str())
                 .set(screen, s.screen.as_str())
                 .set(state, Cell::text(word).marked(mark))
-                .set(why, text.clone());
+                .set(why, escaped(text));
         }
     }
     t

@@ -67,8 +67,12 @@ fn a_result_cut_short_is_never_clean() {
 }
 
 fn drawn(target: Target) -> String {
-    let r = fixture::ct();
-    let t = Ct::tables(&r, &r.results);
+    drawn_of(&fixture::ct(), target)
+}
+
+/// Every table of `r` as `target` draws it, a line per row, cells joined by ` | `.
+fn drawn_of(r: &CtRecord, target: Target) -> String {
+    let t = Ct::tables(r, &r.results);
     let mut s = String::new();
     for table in &t.tables {
         if let Some(d) = table.draw(target) {
@@ -309,4 +313,61 @@ fn verdicts_for_the_speed_tables() {
     later.results[1].screens[8].findings.clear();
     let v = Verdicts::of([&later, &r]);
     assert_eq!(v.get("MockKEM", "mock/ct-branch"), Some(Verdict::Clean));
+}
+
+/// A known issue fails `ct` until accepted; the console and Markdown say which were accepted
+/// and by what, and which fail the run with how to accept them.
+#[test]
+fn a_known_issue_fails_until_accepted_and_the_tables_say_so() {
+    let mut r = fixture::ct();
+    let fails: Vec<bool> = r.results.iter().map(CtResult::fails).collect();
+    assert_eq!(fails, [false, true, true, false], "the known issue fails, unaccepted");
+    let said = |r: &CtRecord| {
+        let t = Ct::tables(r, &r.results);
+        let outro: Vec<String> = t.outro.iter().map(|(_, s)| s.clone()).collect();
+        (outro.join("\n"), drawn_of(r, Target::Wide))
+    };
+    let (outro, wide) = said(&r);
+    assert!(
+        outro.contains("Known issues not accepted, which fail the run: mock-division")
+            && outro.contains("--accept mock-division"),
+        "{outro}"
+    );
+    assert!(wide.contains("issue mock-division (not accepted): the mock"), "{wide}");
+    for s in &mut r.results[2].screens {
+        for f in &mut s.findings {
+            if let Some(e) = f.explained.as_mut() {
+                e.accepted = Some("--accept".into());
+            }
+        }
+    }
+    assert!(!r.results[2].fails(), "accepted");
+    assert_eq!(r.results[2].verdict(), Verdict::KnownIssue, "still a known issue");
+    let (outro, wide) = said(&r);
+    assert!(outro.contains("Known issues accepted: mock-division (by --accept)."), "{outro}");
+    assert!(!outro.contains("not accepted"), "{outro}");
+    assert!(wide.contains("issue mock-division (accepted by --accept): the mock"), "{wide}");
+    assert!(wide.contains("known issue (accepted)"), "{wide}");
+}
+
+/// Control characters in a record's text (a function name from a library's symbols) are
+/// shown escaped in every table of the kind.
+#[test]
+fn control_characters_in_a_record_are_shown_escaped() {
+    let mut r = fixture::ct();
+    for s in &mut r.results[1].screens {
+        for f in &mut s.findings {
+            f.function = "evil\u{1b}[2Jfn".into();
+            f.detail = "d\u{7}".into();
+        }
+        if let Ran::NotScreened(w) | Ran::Failed(w) = &mut s.ran {
+            *w = "why\u{1b}]0;t".into();
+        }
+    }
+    r.results[1].implementation = "mock/\u{1b}[31mred".into();
+    for target in [Target::Fit, Target::Wide, Target::Markdown] {
+        let s = drawn_of(&r, target);
+        assert!(!s.contains('\u{1b}') && !s.contains('\u{7}'), "{target:?}: {s}");
+        assert!(s.contains("evil\\u{1b}[2Jfn"), "{target:?}: {s}");
+    }
 }

@@ -721,7 +721,7 @@ fn the_gate_judges_unfixed_draws_by_their_ranges_and_fails_what_it_cannot_compar
             "max": sorted[sorted.len() - 1],
         });
         if let Some(vg) = valgrind {
-            v["measured"]["valgrind"] = serde_json::json!(vg);
+            v["valgrind"] = serde_json::json!(vg);
         }
         let path = temp(&format!("unfixed-{name}.json"));
         std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();

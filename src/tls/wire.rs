@@ -212,14 +212,20 @@ mod tests {
         assert_eq!(records(&[flight.clone(), flight].concat()), 2);
     }
 
-    #[test]
-    fn reads_a_hello_retry_request() {
-        let exts = ext(KEY_SHARE, &0x11ecu16.to_be_bytes());
+    /// A ServerHello body with `random` and a key_share extension holding `share`.
+    fn server_hello(random: &[u8; 32], share: &[u8]) -> Vec<u8> {
+        let exts = ext(KEY_SHARE, share);
         let mut body = vec![3, 3];
-        body.extend_from_slice(&HRR_RANDOM);
+        body.extend_from_slice(random);
         body.extend_from_slice(&[0, 0x13, 0x01, 0]);
         body.extend_from_slice(&(exts.len() as u16).to_be_bytes());
         body.extend_from_slice(&exts);
+        body
+    }
+
+    #[test]
+    fn reads_a_hello_retry_request() {
+        let body = server_hello(&HRR_RANDOM, &0x11ecu16.to_be_bytes());
         let h = hello(&record(2, &body)).unwrap();
         assert!(h.retry);
         assert_eq!(h.shares, vec![(0x11ec, 0)]);
@@ -230,20 +236,10 @@ mod tests {
     /// encrypted, anything else is other.
     #[test]
     fn a_flight_opens_with_what_its_first_record_carries() {
-        let exts = ext(KEY_SHARE, &0x11ecu16.to_be_bytes());
-        let mut body = vec![3, 3];
-        body.extend_from_slice(&HRR_RANDOM);
-        body.extend_from_slice(&[0, 0x13, 0x01, 0]);
-        body.extend_from_slice(&(exts.len() as u16).to_be_bytes());
-        body.extend_from_slice(&exts);
-        assert_eq!(opening(&record(2, &body)), Opening::HelloRetryRequest);
+        let retry = server_hello(&HRR_RANDOM, &0x11ecu16.to_be_bytes());
+        assert_eq!(opening(&record(2, &retry)), Opening::HelloRetryRequest);
         // Another random, and a share: a plain ServerHello.
-        let exts = ext(KEY_SHARE, &[0x11, 0xec, 0, 1, 7]);
-        let mut server = vec![3, 3];
-        server.extend_from_slice(&[2; 32]);
-        server.extend_from_slice(&[0, 0x13, 0x01, 0]);
-        server.extend_from_slice(&(exts.len() as u16).to_be_bytes());
-        server.extend_from_slice(&exts);
+        let server = server_hello(&[2; 32], &[0x11, 0xec, 0, 1, 7]);
         assert_eq!(opening(&record(2, &server)), Opening::ServerHello);
         let mut client = vec![3, 3];
         client.extend_from_slice(&[1; 32]);

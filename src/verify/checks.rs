@@ -104,13 +104,12 @@ pub fn round_trips(k: &dyn Kem, opts: &Options) -> Outcome {
 /// holds all three only by a chance of 2^-24 if it is random, never if it is constant.
 const LENGTH_FILLS: [u8; 3] = [0x00, 0xFF, 0x5A];
 
+/// Outputs of one exchange, named.
+type Named = Vec<(&'static str, Vec<u8>)>;
+
 /// The outputs of one exchange into buffers filled with `fill` beforehand, named: on the
-/// kept-key path and, where there is one, the byte path. `None` for the byte path's outputs
-/// when the implementation has none.
-fn filled_exchange(
-    k: &dyn Kem,
-    fill: u8,
-) -> Result<(Vec<(&'static str, Vec<u8>)>, bool), KemError> {
+/// kept-key path and, where there is one, the byte path; and whether there was one.
+fn filled_exchange(k: &dyn Kem, fill: u8) -> Result<(Named, bool), KemError> {
     let a = k.meta().algorithm;
     let mut pk = vec![fill; a.pk_len];
     let mut sk = k.keypair_kept(&mut pk)?;
@@ -618,6 +617,9 @@ pub(super) mod tests {
         ErrorOnSecond,
     }
 
+    /// The ciphertexts a test implementation made, and the others it was given.
+    type Made = (Vec<Vec<u8>>, Vec<Vec<u8>>);
+
     /// The correct mock with a twist.
     pub(in crate::verify) struct Twisted {
         inner: Mock,
@@ -625,7 +627,7 @@ pub(super) mod tests {
         twist: Twist,
         /// The ciphertexts it made, and how often each other ciphertext was decapsulated
         /// (for [`Twist::Tampered`]).
-        made: std::sync::Mutex<(Vec<Vec<u8>>, Vec<Vec<u8>>)>,
+        made: std::sync::Mutex<Made>,
         single_use: bool,
     }
 

@@ -673,3 +673,147 @@ fn the_gate_on_exact_counts_passes_the_same_and_fails_more() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `profile --baseline` on an implementation whose draws no seed fixes (`mock/unfixed`, as the
+/// PQClean crates and prebuilt libraries): its counts are gated by their ranges over seeds (a
+/// range entirely above the baseline's fails, exit 1, saying how it was judged; ranges that
+/// overlap pass as within the draws' spread); what the gate cannot compare (one seed; another
+/// valgrind) fails, exit 1, naming the fix, and passes only with `--allow-ungated`.
+#[test]
+fn the_gate_judges_unfixed_draws_by_their_ranges_and_fails_what_it_cannot_compare() {
+    let unfixed = |seeds: &'static str| {
+        [
+            "--include-mock",
+            "--impl",
+            "mock/unfixed",
+            "--ops",
+            "keygen",
+            "--seeds",
+            seeds,
+        ]
+    };
+    let mut cmd = kembench();
+    cmd.env("KEMBENCH_MOCK_PROFILE", "1");
+    let base_path = temp("unfixed-base.json");
+    let (_, base) = common::command_output_record(
+        cmd,
+        "profile",
+        &base_path,
+        &[&unfixed("3")[..], &["--no-store"]].concat(),
+    );
+    let result = &base["results"][0];
+    assert_eq!(result["randomness"]["fixed"], false, "{result}");
+    let spread = &result["operations"][0]["instructions"];
+    let (min, max) = (
+        spread["min"].as_u64().unwrap(),
+        spread["max"].as_u64().unwrap(),
+    );
+    // A baseline of the same build whose keygen counted `per_seed` (and, when given, under
+    // another valgrind).
+    let baseline = |name: &str, per_seed: &[u64], valgrind: Option<&str>| {
+        let mut v = base.clone();
+        let mut sorted = per_seed.to_vec();
+        sorted.sort_unstable();
+        v["results"][0]["operations"][0]["instructions"] = serde_json::json!({
+            "per_seed": per_seed,
+            "min": sorted[0],
+            "median": sorted[(sorted.len() - 1) / 2],
+            "max": sorted[sorted.len() - 1],
+        });
+        if let Some(vg) = valgrind {
+            v["valgrind"] = serde_json::json!(vg);
+        }
+        let path = temp(&format!("unfixed-{name}.json"));
+        std::fs::write(&path, serde_json::to_vec(&v).unwrap()).unwrap();
+        path
+    };
+    let gate = |baseline: &Path, seeds: &'static str, extra: &[&str]| {
+        let out = kembench()
+            .env("KEMBENCH_MOCK_PROFILE", "1")
+            .arg("profile")
+            .args(unfixed(seeds))
+            .args(["--no-store", "--baseline"])
+            .arg(baseline)
+            .args(extra)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code(), text)
+    };
+
+    // Every seed of the baseline at half this build's fewest: a range entirely below.
+    let below = baseline("below", &[min / 2, min / 2 + 1, min / 2 + 2], None);
+    let (code, text) = gate(&below, "3", &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("Gate: FAILED: 1 operation(s)")
+            && text.contains("MockKEM@mock/unfixed keygen +")
+            && text.contains(
+                "(random draws not fixed: its range over seeds lies above the baseline's)"
+            ),
+        "{text}"
+    );
+
+    // A baseline whose median is half, but whose range spans this build's: within the spread.
+    let wide = baseline("wide", &[min / 2, min / 2, max * 2], None);
+    let (code, text) = gate(&wide, "3", &[]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("Gate: passed")
+            && text.contains("1 whose random draws the seed did not fix gated by their ranges")
+            && text.contains("random draws not fixed: within the seeds' spread"),
+        "{text}"
+    );
+
+    // One seed on each side: nothing to judge a doubling by.
+    let one = baseline("one", &[min / 2], None);
+    let (code, text) = gate(&one, "1", &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("Gate: FAILED: not gated: 1 operation(s)")
+            && text.contains("MockKEM@mock/unfixed keygen")
+            && text.contains("--seeds 3")
+            && text.contains("--allow-ungated"),
+        "{text}"
+    );
+    let (code, text) = gate(&one, "1", &["--allow-ungated"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("Gate: NOT GATED (accepted by --allow-ungated)"),
+        "{text}"
+    );
+
+    // Another valgrind: counts of another provenance are not compared, and that fails.
+    let other = baseline(
+        "valgrind",
+        &[min / 2, min / 2, max * 2],
+        Some("valgrind-3.99.0"),
+    );
+    let (code, text) = gate(&other, "3", &[]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("Gate: FAILED: not gated: the counts are not comparable")
+            && text.contains("valgrind-3.99.0")
+            && text.contains("profile the baseline again under the same valgrind")
+            && text.contains("--allow-ungated"),
+        "{text}"
+    );
+    let (code, text) = gate(&other, "3", &["--allow-ungated"]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("Gate: NOT GATED (accepted by --allow-ungated)"),
+        "{text}"
+    );
+    // The flag is refused without a baseline.
+    let out = kembench()
+        .args([
+            "profile",
+            "--include-mock",
+            "--impl",
+            "mock/correct",
+            "--allow-ungated",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -89,6 +89,18 @@ fn a_library_that_declares_other_sizes_fails_sizes() {
     fails_only("wrong-sizes", "sizes", "sizes", "library declares");
 }
 
+/// A ciphertext one byte shorter than the catalog's, written in place (its last byte never
+/// written, its canaries intact): only sizes sees it.
+#[test]
+fn an_output_shorter_than_declared_fails_sizes() {
+    fails_only(
+        "short-ct",
+        "sizes",
+        "sizes",
+        "the ciphertext is shorter than the catalog's 32 bytes",
+    );
+}
+
 #[test]
 fn a_write_past_the_output_buffer_fails_canaries() {
     fails_only(

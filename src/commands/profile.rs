@@ -87,6 +87,11 @@ pub struct Args {
     /// `local/pkg@gcc-12:O2=local/pkg@gcc-12:O0`).
     #[arg(long, value_name = "OLD=NEW", requires = "baseline")]
     pub pair: Vec<String>,
+    /// With --baseline: pass even where the gate cannot compare (a baseline counted under
+    /// another valgrind or simulated cache; an operation whose random draws the seed did not
+    /// fix, profiled with one seed), saying what was not gated. Without it such a gate fails.
+    #[arg(long, requires = "baseline")]
+    pub allow_ungated: bool,
     /// With --baseline: also write the summary (Markdown, for a pull-request comment) here.
     #[arg(long, value_name = "FILE", requires = "baseline")]
     pub summary: Option<std::path::PathBuf>,
@@ -165,6 +170,7 @@ impl Args {
                 Some(baseline) => Some(GateOptions {
                     baseline: baseline.clone(),
                     threshold_pct: self.threshold,
+                    allow_ungated: self.allow_ungated,
                     summary: self.summary.clone(),
                     pairs: self
                         .pair
@@ -232,6 +238,8 @@ pub struct GateOptions {
     pub baseline: String,
     /// The largest increase that passes, percent.
     pub threshold_pct: f64,
+    /// Pass, saying so, where the gate cannot compare (`--allow-ungated`).
+    pub allow_ungated: bool,
     /// Where the Markdown summary also goes.
     pub summary: Option<std::path::PathBuf>,
     /// Baseline implementation ids gated against other ids of this profile: (old, new).
@@ -253,6 +261,7 @@ struct Baseline {
     name: String,
     record: ProfileRecord,
     threshold_pct: f64,
+    allow_ungated: bool,
     summary: Option<std::path::PathBuf>,
 }
 
@@ -375,6 +384,7 @@ fn load_baseline(
         name,
         record,
         threshold_pct: g.threshold_pct,
+        allow_ungated: g.allow_ungated,
         summary: g.summary.clone(),
     })
 }
@@ -506,6 +516,7 @@ fn execute(s: Started, o: &Options, store_spec: &str) -> anyhow::Result<ExitCode
                 &b.record,
                 record,
                 b.threshold_pct,
+                b.allow_ungated,
             ));
         }
         Ok(())

@@ -19,7 +19,8 @@
 //! verified alone: any two mocks that derive their secrets differently fail interoperability):
 //! `mock/wrong-sizes` (sizes), `mock/overflow` (canaries), `mock/accepts-tamper` (tamper),
 //! `mock/export-differs` and `mock/panics` (kept keys), `mock/incompatible` (interop, beside
-//! `mock/correct`), `mock/kat` and `mock/wrong-kat` (known answers); `mock/broken` is the
+//! `mock/correct`), `mock/kat` and `mock/wrong-kat` (known answers), `mock/short-ct` (sizes:
+//! a ciphertext one byte shorter than declared, written in place); `mock/broken` is the
 //! round trip's. `tests/verify_gate.rs` shows `verify` failing each, naming the check.
 //!
 //! With `KEMBENCH_MOCK_CT=1`, four more are correct but leak the secret message during
@@ -27,6 +28,12 @@
 //! `mock/ct-branch` (a branch), `mock/ct-index` (a table index), `mock/ct-division` (a division
 //! instruction on a secret, beside one on the public ciphertext) and `mock/ct-timing`
 //! (subnormal floating-point operands: time alone).
+//!
+//! With `KEMBENCH_MOCK_PROFILE=1`, `mock/unfixed` is correct but draws its key-generation and
+//! encapsulation randomness from the operating system, which no seed fixes, and has no
+//! derandomized entry points (as the PQClean crates and prebuilt libraries): its instruction
+//! counts vary with its draws (it hashes one to four more times, as rejection sampling
+//! retries), so that `profile --baseline` must gate it by its ranges over seeds.
 //!
 //! Secret keys are kept as objects that hold the public key beside the secret (as libraries
 //! that recompute the public key on import keep it): importing from bytes hashes the secret,
@@ -83,6 +90,12 @@ pub enum Behaviour {
     /// Self-consistent and claiming [`KAT_SHA256`], but deriving its secrets with another
     /// label, so its transcript differs from the published one.
     WrongKnownAnswer,
+    /// Correct, but its draws come from the operating system (no seed fixes them, no
+    /// derandomized entry points) and its instruction counts vary with them.
+    UnfixedDraws,
+    /// Self-consistent, but its ciphertext is one byte shorter than it declares: encapsulation
+    /// writes all but the buffer's last byte, which no operation reads.
+    ShortCiphertext,
 }
 
 /// The SHA-256 of the correct mock's one-entry NIST-format KAT transcript: `mock/kat`'s
@@ -253,6 +266,8 @@ impl Mock {
                 h(&[b"ss", &kept])
             }
             Behaviour::WrongKnownAnswer => h(&[b"ss-other", m, ct]),
+            // The last byte of the message and of the ciphertext are not part of it.
+            Behaviour::ShortCiphertext => h(&[b"ss", &m[..31], &ct[..31]]),
             _ => h(&[b"ss", m, ct]),
         }
     }
@@ -279,6 +294,15 @@ impl Mock {
 
     fn next_random(&self, label: &[u8]) -> [u8; 32] {
         let mut seeded = [0; 32];
+        if self.behaviour == Behaviour::UnfixedDraws {
+            getrandom::fill(&mut seeded).expect("the operating system's random source");
+            // One to four more hashes, by the draw: counts that vary with the draws, as a
+            // rejection sampler's retries do.
+            for _ in 0..=(seeded[0] % 4) {
+                seeded = std::hint::black_box(h(&[label, &seeded]));
+            }
+            return seeded;
+        }
         if super::drbg::kat_fill(&mut seeded) || super::seeded::fill(&mut seeded) {
             return seeded;
         }
@@ -415,6 +439,12 @@ impl Kem for Mock {
     }
 
     fn seed_lens(&self) -> SeedLens {
+        if self.behaviour == Behaviour::UnfixedDraws {
+            return SeedLens {
+                keypair: None,
+                encaps: None,
+            };
+        }
         SeedLens {
             keypair: Some(32),
             encaps: Some(32),
@@ -422,6 +452,13 @@ impl Kem for Mock {
     }
 
     fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+        if self.behaviour == Behaviour::UnfixedDraws {
+            return Randomness::NotFixed(
+                "mock/unfixed draws from the operating system and has no derandomized entry \
+                 points"
+                    .into(),
+            );
+        }
         super::seeded::install(seed);
         Randomness::Fixed(
             "the mock's keygen and encaps draws come from kembench's seeded ChaCha20 stream \
@@ -449,7 +486,11 @@ impl Kem for Mock {
         ss: &mut [u8],
     ) -> Result<(), KemError> {
         let c = xor(&self.mask(pk), seed);
-        ct.copy_from_slice(&c);
+        if self.behaviour == Behaviour::ShortCiphertext {
+            ct[..31].copy_from_slice(&c[..31]);
+        } else {
+            ct.copy_from_slice(&c);
+        }
         let m: [u8; 32] = seed.try_into().map_err(|_| KemError::InvalidLength {
             what: "encapsulation seed",
             expected: 32,
@@ -483,6 +524,9 @@ pub fn implementations() -> Vec<Box<dyn Kem>> {
             v.push(Box::new(Mock::new(id, b)));
         }
     }
+    if std::env::var("KEMBENCH_MOCK_PROFILE").is_ok_and(|v| v == "1") {
+        v.push(Box::new(Mock::new("unfixed", Behaviour::UnfixedDraws)));
+    }
     v
 }
 
@@ -497,7 +541,7 @@ pub const CT_MOCKS: [(&str, Behaviour); 4] = [
 ];
 
 /// The mocks of `KEMBENCH_MOCK_GATE=1`: (implementation id suffix, behaviour).
-pub const GATE_MOCKS: [(&str, Behaviour); 8] = [
+pub const GATE_MOCKS: [(&str, Behaviour); 9] = [
     ("wrong-sizes", Behaviour::WrongSizes),
     ("overflow", Behaviour::Overflow),
     ("accepts-tamper", Behaviour::AcceptsTamper),
@@ -506,6 +550,7 @@ pub const GATE_MOCKS: [(&str, Behaviour); 8] = [
     ("incompatible", Behaviour::Incompatible),
     ("kat", Behaviour::KnownAnswer),
     ("wrong-kat", Behaviour::WrongKnownAnswer),
+    ("short-ct", Behaviour::ShortCiphertext),
 ];
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use super::certs::Chain;
 use super::groups::{is_grease, Group, HelloShape, StackKind};
 use super::memory::{self, Check, Outcome};
 use super::side::{Session, Stack};
+use super::wire::Opening;
 use crate::kem::Kem;
 use crate::measure::sampler::{self, Op, SamplerConfig};
 use crate::measure::timer::Timers;
@@ -174,7 +175,8 @@ pub fn describe_shares(shares: &[(u16, usize)]) -> String {
     }
 }
 
-/// Checks one handshake of `mode` for `group`: both stacks and the ServerHello on the wire
+/// Checks one handshake of `mode` for `group`: its flights are the mode's on the wire
+/// ([`check_flights`]), both stacks and the ServerHello on the wire
 /// name the group asked for (a silent fallback is an error), the ClientHello's first key share
 /// is the one the mode sends, the server asked for another share exactly when the mode says
 /// so, and a resumed handshake did resume. (The exported keying material is compared by the
@@ -182,6 +184,7 @@ pub fn describe_shares(shares: &[(u16, usize)]) -> String {
 ///
 /// A hello that is not minimal is checked by [`check_shares`] instead of its first share.
 pub fn check(o: &Outcome, mode: Mode, group: &Group, shape: HelloShape) -> Result<(), String> {
+    check_flights(o, mode)?;
     let want = group.tls_name;
     for (side, got) in [("client", &o.client_group), ("server", &o.server_group)] {
         if got.as_deref() != Some(want) {
@@ -247,38 +250,102 @@ pub fn check_resumption(o: &Outcome, mode: Mode) -> Result<(), String> {
     Ok(())
 }
 
-/// The flights of a handshake of `mode`, named.
-pub fn flights(o: &Outcome, mode: Mode) -> Vec<Flight> {
-    let names: &[&str] = match mode {
+/// The flights a handshake of `mode` opens with, in order, as the wire must show them: who
+/// sends each (the client?) and what it opens with. Later flights (the server's tickets) are
+/// named but not required.
+fn expected_flights(mode: Mode) -> &'static [(bool, Opening)] {
+    match mode {
         Mode::Hrr => &[
-            CLIENT_HELLO,
-            "HelloRetryRequest",
-            SECOND_CLIENT_HELLO,
-            SERVER_FLIGHT,
-            CLIENT_FINISHED,
-            "NewSessionTicket",
+            (true, Opening::ClientHello),
+            (false, Opening::HelloRetryRequest),
+            (true, Opening::ClientHello),
+            (false, Opening::ServerHello),
+            (true, Opening::Encrypted),
         ],
         _ => &[
-            CLIENT_HELLO,
-            SERVER_FLIGHT,
-            CLIENT_FINISHED,
-            "NewSessionTicket",
+            (true, Opening::ClientHello),
+            (false, Opening::ServerHello),
+            (true, Opening::Encrypted),
         ],
-    };
+    }
+}
+
+/// The name of a flight sent by the client (`from_client`) that opens with `opening`, read
+/// off the wire; `hellos_before`: the ClientHellos the client sent before it.
+fn flight_name(from_client: bool, opening: Opening, hellos_before: usize) -> Option<&'static str> {
+    match (from_client, opening) {
+        (true, Opening::ClientHello) if hellos_before == 0 => Some(CLIENT_HELLO),
+        (true, Opening::ClientHello) if hellos_before == 1 => Some(SECOND_CLIENT_HELLO),
+        (false, Opening::HelloRetryRequest) => Some("HelloRetryRequest"),
+        (false, Opening::ServerHello) => Some(SERVER_FLIGHT),
+        (true, Opening::Encrypted) => Some(CLIENT_FINISHED),
+        (false, Opening::Encrypted) => Some("NewSessionTicket"),
+        _ => None,
+    }
+}
+
+/// What a flight that opens with `opening` is, in a check's message.
+fn what(opening: Opening) -> &'static str {
+    match opening {
+        Opening::ClientHello => "a ClientHello",
+        Opening::HelloRetryRequest => "a HelloRetryRequest",
+        Opening::ServerHello => "a ServerHello",
+        Opening::Encrypted => "encrypted records",
+        Opening::Other => "neither a hello nor encrypted records",
+    }
+}
+
+fn side(from_client: bool) -> &'static str {
+    if from_client {
+        "client"
+    } else {
+        "server"
+    }
+}
+
+/// Checks that the flights of a handshake of `mode` are, on the wire, the ones the mode
+/// sends, in order: who sent each and what it opens with (a ClientHello, a
+/// HelloRetryRequest, a ServerHello, the client's encrypted Finished).
+pub fn check_flights(o: &Outcome, mode: Mode) -> Result<(), String> {
+    let want = expected_flights(mode);
+    for (i, &(client, opening)) in want.iter().enumerate() {
+        let Some(w) = o.flights.get(i) else {
+            return Err(format!(
+                "the handshake has {} flight(s) on the wire; a {} handshake has at least {}",
+                o.flights.len(),
+                mode.as_str(),
+                want.len()
+            ));
+        };
+        if (w.from_client, w.opening) != (client, opening) {
+            return Err(format!(
+                "flight {} on the wire is {} from the {}, where a {} handshake sends {} from the {}",
+                i + 1,
+                what(w.opening),
+                side(w.from_client),
+                mode.as_str(),
+                what(opening),
+                side(client)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The flights of a handshake, each named by what it opens with on the wire and who sent
+/// it (a flight the names do not cover is `flight N`).
+pub fn flights(o: &Outcome) -> Vec<Flight> {
+    let mut hellos = 0;
     o.flights
         .iter()
         .enumerate()
         .map(|(i, w)| {
-            let name = names
-                .get(i)
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| format!("flight {}", i + 1));
-            Flight::new(
-                &name,
-                if w.from_client { "client" } else { "server" },
-                w.bytes,
-                w.records,
-            )
+            let name = flight_name(w.from_client, w.opening, hellos)
+                .map_or_else(|| format!("flight {}", i + 1), str::to_string);
+            if w.from_client && w.opening == Opening::ClientHello {
+                hellos += 1;
+            }
+            Flight::new(&name, side(w.from_client), w.bytes, w.records)
         })
         .collect()
 }
@@ -524,7 +591,7 @@ fn check_each(b: &mut Bench, stack: &dyn Stack, _cfg: &TlsConfig) -> Result<(), 
             None
         };
         let o = checked(stack, mode, g, &mut session, Check::Whole)?;
-        b.flights.push(flights(&o, mode));
+        b.flights.push(flights(&o));
         if mode == Mode::Full || full.is_none() {
             full = Some(o);
         }

@@ -23,6 +23,8 @@ pub struct Wire {
     pub bytes: usize,
     /// TLS records.
     pub records: usize,
+    /// What it opens with, read off the wire (its name comes from this).
+    pub opening: wire::Opening,
 }
 
 /// How much of one handshake is checked.
@@ -93,6 +95,7 @@ pub fn handshake(
             from_client,
             bytes: bytes.len(),
             records: wire::records(bytes),
+            opening: wire::opening(bytes),
         });
     };
 

@@ -220,6 +220,40 @@ pub fn measure_with(
 mod tests {
     use super::*;
 
+    /// Over TCP (plain loopback: the check needs no network namespace), the client compares
+    /// the keying material the server sent with its own: a server that exports other material
+    /// fails the handshake, naming the check; the stack's own server passes.
+    #[test]
+    fn keying_material_that_differs_between_the_sides_fails_over_tcp() {
+        use crate::tls::certs::Chain;
+        use crate::tls::groups::{CertKind, Group, HelloShape, StackKind};
+        let chain = Chain::generate(CertKind::EcdsaP256).unwrap();
+        let g = Group::find("X25519").unwrap();
+        let made = || super::super::measure::stack(StackKind::Rustls, g, &chain, HelloShape::Minimal).unwrap();
+        let once = |stack: &dyn Stack| -> Result<(), String> {
+            let endpoint = Tcp {
+                stack,
+                group: g.tls_name,
+            };
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let addr = listener.local_addr().unwrap();
+            std::thread::scope(|s| {
+                let server = s.spawn(|| endpoint.serve(listener.accept().unwrap().0));
+                let mut stream = TcpStream::connect(addr).unwrap();
+                let client = endpoint.connect(&mut stream).map(drop);
+                drop(stream);
+                server.join().unwrap()?;
+                client
+            })
+        };
+        once(made().as_ref()).unwrap();
+        let skewed = crate::tls::tests::SkewedExport(made());
+        assert_eq!(
+            once(&skewed).unwrap_err(),
+            "the client and the server exported different keying material"
+        );
+    }
+
     #[test]
     fn short_round_trips_get_fewer_handshakes_in_flight() {
         assert_eq!(concurrency_for(5.6, 16), 3);

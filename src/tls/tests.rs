@@ -47,7 +47,7 @@ fn hybrid_key_shares_have_the_drafts_sizes_and_spill_the_client_hello() {
             vec![(0x11ec, 1120)],
             "{kind:?}"
         );
-        let f = flights(&o, Mode::Full);
+        let f = flights(&o);
         assert_eq!(f[0].name, "ClientHello");
         assert!(f[0].bytes > 1216 && f[0].bytes < 2000, "{kind:?}: {f:?}");
         assert_eq!(f[0].segments, 1 + usize::from(f[0].bytes > 1460));
@@ -62,10 +62,7 @@ fn hybrid_key_shares_have_the_drafts_sizes_and_spill_the_client_hello() {
         assert_eq!(o.client_hello.unwrap().shares, vec![(0x001d, 32)]);
         assert_eq!(o.server_hello.unwrap().shares, vec![(0x001d, 32)]);
         assert_eq!(
-            flights(
-                &handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap(),
-                Mode::Full
-            )[0]
+            flights(&handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap())[0]
             .segments,
             1
         );
@@ -87,7 +84,7 @@ fn resumed_and_retried_handshakes_are_what_they_say() {
             }
             let o = handshake(s.as_ref(), Mode::Hrr, None, Check::Whole).unwrap();
             check(&o, Mode::Hrr, g, HelloShape::Minimal).unwrap_or_else(|e| panic!("{kind:?} {name}: {e}"));
-            let f = flights(&o, Mode::Hrr);
+            let f = flights(&o);
             assert_eq!(f[1].name, "HelloRetryRequest");
             assert_eq!(f[2].from, "client");
             // A full handshake is not mistaken for one of the others.
@@ -257,4 +254,182 @@ fn the_signature_share_is_timed_on_both_stacks() {
     };
     let r = start(&plan, &cfg, None).result;
     assert!(r.signature.is_none() && r.unavailable.is_some());
+}
+
+/// A stack whose server exports other keying material than its client derives: what a key
+/// schedule that differs between the sides would give (the handshake itself completes).
+pub(super) struct SkewedExport(pub(super) Box<dyn super::side::Stack>);
+
+/// A server side of [`SkewedExport`]: everything its stack's side does, its export's first
+/// byte flipped.
+struct SkewedSide(Box<dyn super::side::Side>);
+
+impl super::side::Side for SkewedSide {
+    fn receive(&mut self, data: &[u8]) -> Result<(), String> {
+        self.0.receive(data)
+    }
+    fn send(&mut self, out: &mut Vec<u8>) -> Result<(), String> {
+        self.0.send(out)
+    }
+    fn handshaking(&self) -> bool {
+        self.0.handshaking()
+    }
+    fn group(&self) -> Option<String> {
+        self.0.group()
+    }
+    fn export(&mut self) -> Result<Vec<u8>, String> {
+        let mut ekm = self.0.export()?;
+        ekm[0] ^= 1;
+        Ok(ekm)
+    }
+    fn resumed(&self) -> bool {
+        self.0.resumed()
+    }
+    fn write_app(&mut self, data: &[u8]) -> Result<(), String> {
+        self.0.write_app(data)
+    }
+    fn read_app(&mut self) -> Result<Vec<u8>, String> {
+        self.0.read_app()
+    }
+    fn session(&mut self) -> Option<super::side::Session> {
+        self.0.session()
+    }
+}
+
+impl super::side::Stack for SkewedExport {
+    fn kind(&self) -> StackKind {
+        self.0.kind()
+    }
+    fn version(&self) -> String {
+        self.0.version()
+    }
+    fn client(
+        &self,
+        mode: Mode,
+        session: Option<super::side::Session>,
+    ) -> Result<Box<dyn super::side::Side>, String> {
+        self.0.client(mode, session)
+    }
+    fn server(&self) -> Result<Box<dyn super::side::Side>, String> {
+        Ok(Box::new(SkewedSide(self.0.server()?)))
+    }
+}
+
+/// Keying material the two sides export differently fails a handshake checked whole, on both
+/// stacks and in every mode, naming the check; checked for completion only (nothing
+/// exported), the same handshake completes.
+#[test]
+fn keying_material_that_differs_between_the_sides_fails_the_check() {
+    let chain = chain();
+    let g = Group::find("X25519MLKEM768").unwrap();
+    for kind in IN_PROCESS {
+        let s = SkewedExport(stack(kind, g, &chain, HelloShape::Minimal).unwrap());
+        for mode in [Mode::Full, Mode::Hrr] {
+            let e = handshake(&s, mode, None, Check::Whole).err().unwrap_or_else(|| {
+                panic!("{kind:?} {mode:?}: a handshake whose sides export differently passed")
+            });
+            assert_eq!(
+                e, "the client and the server exported different keying material",
+                "{kind:?} {mode:?}"
+            );
+            assert!(handshake(&s, mode, None, Check::Completion).is_ok(), "{kind:?} {mode:?}");
+        }
+    }
+}
+
+/// Flights are named by what they open with on the wire and who sent them, never by their
+/// position, and the check fails a handshake whose flights are not the mode's: out of order,
+/// missing, or from the wrong side.
+#[test]
+fn flights_are_named_and_checked_by_what_the_wire_shows() {
+    use super::measure::check_flights;
+    use super::wire::Opening;
+    let chain = chain();
+    let g = Group::find("X25519").unwrap();
+    for kind in IN_PROCESS {
+        let s = stack(kind, g, &chain, HelloShape::Minimal).unwrap();
+        let mut o = handshake(s.as_ref(), Mode::Full, None, Check::Whole).unwrap();
+        check_flights(&o, Mode::Full).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        let names: Vec<String> = flights(&o).into_iter().map(|f| f.name).collect();
+        assert_eq!(
+            &names[..3],
+            ["ClientHello", "ServerHello..Finished", "client Finished"],
+            "{kind:?}"
+        );
+        assert!(
+            names[3..].iter().all(|n| n == "NewSessionTicket"),
+            "{kind:?}: {names:?}"
+        );
+        let openings: Vec<Opening> = o.flights.iter().map(|w| w.opening).collect();
+        assert_eq!(
+            &openings[..3],
+            [Opening::ClientHello, Opening::ServerHello, Opening::Encrypted],
+            "{kind:?}"
+        );
+
+        // A full handshake is not a retried one: its second flight is a ServerHello.
+        let e = check_flights(&o, Mode::Hrr).unwrap_err();
+        assert!(
+            e.contains("flight 2 on the wire is a ServerHello from the server, where a hrr handshake sends a HelloRetryRequest from the server"),
+            "{kind:?}: {e}"
+        );
+        let e = check(&o, Mode::Hrr, g, HelloShape::Minimal).unwrap_err();
+        assert!(e.contains("flight 2 on the wire"), "{kind:?}: {e}");
+
+        // The client's Finished and the server's flight swapped: by position the names would
+        // still read ClientHello, ServerHello..Finished, client Finished.
+        let whole = o.flights.clone();
+        o.flights.swap(1, 2);
+        let e = check_flights(&o, Mode::Full).unwrap_err();
+        assert!(
+            e.contains("flight 2 on the wire is encrypted records from the client, where a full handshake sends a ServerHello from the server"),
+            "{kind:?}: {e}"
+        );
+        assert!(check(&o, Mode::Full, g, HelloShape::Minimal).is_err());
+        let names: Vec<String> = flights(&o).into_iter().map(|f| f.name).collect();
+        assert_eq!(
+            &names[..3],
+            ["ClientHello", "client Finished", "ServerHello..Finished"],
+            "{kind:?}"
+        );
+
+        // The client's Finished missing.
+        o.flights = whole[..2].to_vec();
+        let e = check_flights(&o, Mode::Full).unwrap_err();
+        assert!(
+            e.contains("the handshake has 2 flight(s) on the wire; a full handshake has at least 3"),
+            "{kind:?}: {e}"
+        );
+
+        // A flight that opens with something else is neither named nor passed.
+        o.flights = whole.clone();
+        o.flights[0].opening = Opening::Other;
+        let e = check_flights(&o, Mode::Full).unwrap_err();
+        assert!(
+            e.contains("flight 1 on the wire is neither a hello nor encrypted records from the client"),
+            "{kind:?}: {e}"
+        );
+        assert_eq!(flights(&o)[0].name, "flight 1");
+    }
+    // A retried handshake: both ClientHellos named by the count before them.
+    let hybrid = Group::find("X25519MLKEM768").unwrap();
+    for kind in IN_PROCESS {
+        let s = stack(kind, hybrid, &chain, HelloShape::Minimal).unwrap();
+        let o = handshake(s.as_ref(), Mode::Hrr, None, Check::Whole).unwrap();
+        check_flights(&o, Mode::Hrr).unwrap_or_else(|e| panic!("{kind:?}: {e}"));
+        let names: Vec<String> = flights(&o).into_iter().map(|f| f.name).collect();
+        assert_eq!(
+            &names[..5],
+            [
+                "ClientHello",
+                "HelloRetryRequest",
+                "second ClientHello",
+                "ServerHello..Finished",
+                "client Finished"
+            ],
+            "{kind:?}"
+        );
+        let e = check_flights(&o, Mode::Full).unwrap_err();
+        assert!(e.contains("flight 2 on the wire is a HelloRetryRequest"), "{kind:?}: {e}");
+    }
 }

@@ -9,7 +9,9 @@ const HRR_RANDOM: [u8; 32] = [
     0xC2, 0xA2, 0x11, 0x16, 0x7A, 0xBB, 0x8C, 0x5E, 0x07, 0x9E, 0x09, 0xE2, 0xC8, 0xA8, 0x33, 0x9C,
 ];
 
+const CHANGE_CIPHER_SPEC: u8 = 20;
 const HANDSHAKE: u8 = 22;
+const APPLICATION_DATA: u8 = 23;
 const KEY_SHARE: u16 = 51;
 
 /// The number of TLS records in `bytes` (a trailing partial record counts as one).
@@ -22,6 +24,41 @@ pub fn records(bytes: &[u8]) -> usize {
         n += 1;
     }
     n + usize::from(i < bytes.len())
+}
+
+/// What a flight opens with on the wire, a leading `change_cipher_spec` record (TLS 1.3's
+/// middlebox compatibility) skipped: the name a flight is given is read from this, never
+/// from its position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opening {
+    /// A ClientHello.
+    ClientHello,
+    /// A ServerHello that is a HelloRetryRequest.
+    HelloRetryRequest,
+    /// A ServerHello (the server's flight up to its Finished).
+    ServerHello,
+    /// Encrypted records only (TLS 1.3 hides the handshake's later messages, the client's
+    /// Finished and the server's NewSessionTickets, as application data).
+    Encrypted,
+    /// Anything else: another record type, another handshake message, bytes that do not
+    /// parse.
+    Other,
+}
+
+/// What `flight` opens with.
+pub fn opening(flight: &[u8]) -> Opening {
+    let mut i = 0;
+    while flight.get(i) == Some(&CHANGE_CIPHER_SPEC) && i + 5 <= flight.len() {
+        i += 5 + u16::from_be_bytes([flight[i + 3], flight[i + 4]]) as usize;
+    }
+    let rest = flight.get(i..).unwrap_or_default();
+    match (rest.first(), hello(rest)) {
+        (_, Some(h)) if h.msg_type == 1 => Opening::ClientHello,
+        (_, Some(h)) if h.retry => Opening::HelloRetryRequest,
+        (_, Some(_)) => Opening::ServerHello,
+        (Some(&APPLICATION_DATA), None) => Opening::Encrypted,
+        _ => Opening::Other,
+    }
 }
 
 /// What a hello message carries in its `key_share` extension.
@@ -175,17 +212,51 @@ mod tests {
         assert_eq!(records(&[flight.clone(), flight].concat()), 2);
     }
 
-    #[test]
-    fn reads_a_hello_retry_request() {
-        let exts = ext(KEY_SHARE, &0x11ecu16.to_be_bytes());
+    /// A ServerHello body with `random` and a key_share extension holding `share`.
+    fn server_hello(random: &[u8; 32], share: &[u8]) -> Vec<u8> {
+        let exts = ext(KEY_SHARE, share);
         let mut body = vec![3, 3];
-        body.extend_from_slice(&HRR_RANDOM);
+        body.extend_from_slice(random);
         body.extend_from_slice(&[0, 0x13, 0x01, 0]);
         body.extend_from_slice(&(exts.len() as u16).to_be_bytes());
         body.extend_from_slice(&exts);
+        body
+    }
+
+    #[test]
+    fn reads_a_hello_retry_request() {
+        let body = server_hello(&HRR_RANDOM, &0x11ecu16.to_be_bytes());
         let h = hello(&record(2, &body)).unwrap();
         assert!(h.retry);
         assert_eq!(h.shares, vec![(0x11ec, 0)]);
+    }
+
+    /// A flight's opening is read off its records: a leading change_cipher_spec record is
+    /// skipped (the second ClientHello after it is still a ClientHello), encrypted records are
+    /// encrypted, anything else is other.
+    #[test]
+    fn a_flight_opens_with_what_its_first_record_carries() {
+        let retry = server_hello(&HRR_RANDOM, &0x11ecu16.to_be_bytes());
+        assert_eq!(opening(&record(2, &retry)), Opening::HelloRetryRequest);
+        // Another random, and a share: a plain ServerHello.
+        let server = server_hello(&[2; 32], &[0x11, 0xec, 0, 1, 7]);
+        assert_eq!(opening(&record(2, &server)), Opening::ServerHello);
+        let mut client = vec![3, 3];
+        client.extend_from_slice(&[1; 32]);
+        client.extend_from_slice(&[0, 0, 2, 0x13, 0x01, 1, 0, 0, 0]);
+        let ccs = [20, 3, 3, 0, 1, 1];
+        assert_eq!(opening(&record(1, &client)), Opening::ClientHello);
+        assert_eq!(
+            opening(&[&ccs[..], &record(1, &client)].concat()),
+            Opening::ClientHello
+        );
+        let app = [23, 3, 3, 0, 2, 9, 9];
+        assert_eq!(opening(&app), Opening::Encrypted);
+        assert_eq!(opening(&[&ccs[..], &app[..]].concat()), Opening::Encrypted);
+        assert_eq!(opening(&ccs), Opening::Other);
+        assert_eq!(opening(&[21, 3, 3, 0, 2, 2, 40]), Opening::Other);
+        assert_eq!(opening(&record(4, &[0; 8])), Opening::Other);
+        assert_eq!(opening(&[]), Opening::Other);
     }
 
     #[test]

@@ -474,6 +474,9 @@ mod tests {
         Decaps,
         /// One hex digit of the NIST-format transcript's first shared secret.
         Transcript,
+        /// A seeded key pair made from another seed (one bit flipped) from the `n`th call on:
+        /// a valid, self-consistent key pair, only not the one the seed names.
+        SeedAfter(usize),
     }
 
     struct Wrapped {
@@ -535,6 +538,13 @@ mod tests {
             pk: &mut [u8],
             sk: &mut [u8],
         ) -> Result<(), KemError> {
+            if let Corrupt::SeedAfter(n) = self.corrupt {
+                if self.calls.fetch_add(1, Ordering::Relaxed) >= n {
+                    let mut other = seed.to_vec();
+                    other[0] ^= 1;
+                    return self.inner.keypair_derand_raw(&other, pk, sk);
+                }
+            }
             self.inner.keypair_derand_raw(seed, pk, sk)?;
             if let Corrupt::KeygenAfter(n) = self.corrupt {
                 if self.calls.fetch_add(1, Ordering::Relaxed) >= n {
@@ -615,6 +625,29 @@ mod tests {
         let k = wrap("ML-KEM-768@rustcrypto", Corrupt::KeygenAfter(cases));
         // The public key no longer matches the secret key: the first iteration says so.
         fails(&k, "accumulated: iteration 0");
+    }
+
+    /// Key pairs that are valid and consistent (every decapsulation agrees) but not the
+    /// seed's, past the ACVP cases: only the accumulated digest sees it, and it fails naming
+    /// both digests.
+    #[test]
+    fn a_consistent_but_wrong_key_pair_fails_the_accumulated_digest() {
+        let cases = acvp()
+            .keygen
+            .iter()
+            .filter(|v| v.parameter_set == "ML-KEM-768")
+            .count();
+        let k = wrap("ML-KEM-768@rustcrypto", Corrupt::SeedAfter(cases));
+        let (n, want) = ACCUMULATED
+            .iter()
+            .copied()
+            .find(|(n, _)| *n >= Options::default().accumulated_iterations)
+            .unwrap();
+        fails(&k, &format!("accumulated x{n}: digest "));
+        fails(
+            &wrap("ML-KEM-768@rustcrypto", Corrupt::SeedAfter(cases)),
+            &format!(", expected {want}"),
+        );
     }
 
     #[test]

@@ -28,9 +28,13 @@ pub enum Certainty {
     /// Counts varied across seeds and the ranges overlap: the medians differ by chance as
     /// much as by change.
     RangesOverlap,
-    /// The seed did not fix one side's random draws: the same seed may have meant other
-    /// keys, so a difference may be chance.
+    /// The seed did not fix one side's random draws (the same seed may have meant other
+    /// keys) and the ranges over seeds overlap: the difference is within the draws' spread.
+    /// (Unfixed draws whose ranges are apart are [`Certainty::RangesApart`]: a real change.)
     NotFixed,
+    /// The seed did not fix one side's random draws and a side was profiled with one seed:
+    /// there is no spread to hold the difference against, so it cannot be gated.
+    NotFixedOneSeed,
 }
 
 /// One compared operation.
@@ -53,6 +57,9 @@ pub struct ProfileRow {
     pub ratio: f64,
     /// Whether the ratio is exact.
     pub certainty: Certainty,
+    /// Whether the seed fixed both sides' random draws (when not, the ranges over seeds are
+    /// what the operation is gated by).
+    pub randomness_fixed: bool,
 }
 
 impl ProfileRow {
@@ -102,14 +109,22 @@ pub struct ProfileReport {
 
 impl ProfileReport {
     /// Rows with more instructions by more than `pct` percent, and not within the spread
-    /// across seeds (nor from an implementation whose draws the seed did not fix).
+    /// across seeds: exact counts, or ranges over seeds apart (whether or not the seed fixed
+    /// the implementation's draws).
     pub fn regressions(&self, pct: f64) -> Vec<&ProfileRow> {
+        self.over(pct, |c| matches!(c, Certainty::Exact | Certainty::RangesApart))
+    }
+
+    /// Rows with more instructions by more than `pct` percent that cannot be judged: the seed
+    /// did not fix the draws and a side has one seed, so chance and change look alike.
+    pub fn ungated(&self, pct: f64) -> Vec<&ProfileRow> {
+        self.over(pct, |c| c == Certainty::NotFixedOneSeed)
+    }
+
+    fn over(&self, pct: f64, class: impl Fn(Certainty) -> bool) -> Vec<&ProfileRow> {
         self.rows
             .iter()
-            .filter(|r| {
-                matches!(r.certainty, Certainty::Exact | Certainty::RangesApart)
-                    && r.ratio > 1.0 + pct / 100.0
-            })
+            .filter(|r| class(r.certainty) && r.ratio > 1.0 + pct / 100.0)
             .collect()
     }
 }
@@ -119,11 +134,20 @@ const TOP_FUNCTIONS: usize = 15;
 
 fn certainty(fixed: bool, a: &OpProfile, b: &OpProfile) -> Certainty {
     let (x, y) = (&a.instructions, &b.instructions);
+    let apart = x.max < y.min || y.max < x.min;
     if !fixed && x.median != y.median {
-        Certainty::NotFixed
+        // Unfixed draws make each seed a sample of the counts the draws give: ranges over
+        // two or more seeds each that do not meet are a change beyond that spread.
+        if x.per_seed.len() < 2 || y.per_seed.len() < 2 {
+            Certainty::NotFixedOneSeed
+        } else if apart {
+            Certainty::RangesApart
+        } else {
+            Certainty::NotFixed
+        }
     } else if !x.varies() && !y.varies() {
         Certainty::Exact
-    } else if x.max < y.min || y.max < x.min {
+    } else if apart {
         Certainty::RangesApart
     } else {
         Certainty::RangesOverlap
@@ -179,6 +203,7 @@ pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
                 unmatched.push((name, "old"));
                 continue;
             };
+            let fixed = ra.randomness.fixed && rb.is_some_and(|r| r.randomness.fixed);
             rows.push(ProfileRow {
                 algorithm: ra.algorithm.clone(),
                 implementation: ra.implementation.clone(),
@@ -189,11 +214,8 @@ pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
                 old_instructions: oa.instructions.median,
                 new_instructions: ob.instructions.median,
                 ratio: ob.instructions.median as f64 / oa.instructions.median.max(1) as f64,
-                certainty: certainty(
-                    ra.randomness.fixed && rb.is_some_and(|r| r.randomness.fixed),
-                    oa,
-                    ob,
-                ),
+                certainty: certainty(fixed, oa, ob),
+                randomness_fixed: fixed,
             });
             let (fa, fb) = (self_counts(oa), self_counts(ob));
             let names: std::collections::BTreeSet<&str> =
@@ -293,7 +315,8 @@ impl Certainty {
             Certainty::Exact => "exact",
             Certainty::RangesApart => "varies; ranges apart",
             Certainty::RangesOverlap => "varies; ranges overlap",
-            Certainty::NotFixed => "randomness not fixed",
+            Certainty::NotFixed => "randomness not fixed; ranges overlap",
+            Certainty::NotFixedOneSeed => "randomness not fixed; one seed",
         }
     }
 }

@@ -49,20 +49,67 @@ pub enum Counters {
 mod perf;
 pub use perf::Pmu;
 
+// The tests' oracle, `perf_event_open` called directly (shared with the CLI tests).
+#[cfg(test)]
+#[path = "../../tests/common/pmu.rs"]
+mod oracle;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// At least this many instructions per call of [`work`].
+    const WORK: u64 = 1000;
+
+    fn work() {
+        for i in 0..WORK {
+            std::hint::black_box(i);
+        }
+    }
+
+    /// Whether this machine counts is asked of the oracle, not of the code under test: where
+    /// it counts, kembench must measure (every event read, the instructions at least the
+    /// work's); where it does not, kembench must return the typed "unavailable" value with a
+    /// reason, never a figure. Neither outcome passes without its check.
     #[test]
-    fn counters_either_measure_or_explain() {
-        match Pmu::open() {
-            Ok(mut p) => match p.count(10, || {
-                std::hint::black_box((0..1000u64).sum::<u64>());
-            }) {
-                Counters::Measured(v) => assert!(v.instructions > 0.0),
+    fn counters_measure_where_the_machine_counts_and_explain_where_it_does_not() {
+        let here = super::oracle::instructions_over(100_000);
+        eprintln!("oracle: {here:?}");
+        match (here, Pmu::open()) {
+            (Ok(n), Ok(mut p)) => {
+                assert!(n >= 100_000, "the oracle counted {n}");
+                match p.count(10, work) {
+                    Counters::Measured(v) => {
+                        assert_eq!(v.calls, 10);
+                        assert!(v.instructions >= WORK as f64, "{v:?}");
+                        assert!(v.cycles > 0.0, "{v:?}");
+                    }
+                    Counters::Unavailable(why) => {
+                        panic!("this machine counts ({n} instructions) but kembench says: {why}")
+                    }
+                }
+            }
+            (Ok(n), Err(why)) => {
+                panic!("this machine counts ({n} instructions) but kembench cannot open: {why}")
+            }
+            (Err(reason), Ok(mut p)) => match p.count(10, work) {
                 Counters::Unavailable(why) => assert!(!why.is_empty()),
+                Counters::Measured(v) => {
+                    panic!("the oracle cannot count ({reason}) but kembench measured {v:?}")
+                }
             },
-            Err(why) => assert!(why.contains("perf_event_open"), "{why}"),
+            (Err(reason), Err(why)) => {
+                assert!(
+                    why.starts_with("perf_event_open") && why.contains("os error"),
+                    "the reason names the call and the system's error: {why} (oracle: {reason})"
+                );
+                // What the record keeps: the typed value with its reason, not a zero.
+                let v = serde_json::to_value(Counters::Unavailable(why.clone())).unwrap();
+                assert_eq!(
+                    v,
+                    serde_json::json!({"status": "unavailable", "value": why})
+                );
+            }
         }
     }
 }

@@ -75,6 +75,8 @@ pub struct JsonBuild<'a> {
     pub entry: &'a Entry,
     /// Served from the cache (no compiler run).
     pub cached: bool,
+    /// Gated by this invocation (false: the cache's verdict from this kembench was kept).
+    pub gated_now: bool,
 }
 
 /// The JSON of a summary.
@@ -90,6 +92,7 @@ pub fn json(s: &Summary) -> Json<'_> {
             .map(|o| JsonBuild {
                 entry: &o.entry,
                 cached: o.cached,
+                gated_now: o.gated_now,
             })
             .collect(),
     }

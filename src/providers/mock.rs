@@ -11,7 +11,7 @@
 //! (`KEMBENCH_MOCK_FAULT_AFTER=N` changes the count). Both pass the quick correctness check
 //! first, so the fault strikes while they are being warmed up or timed. `mock/slow` is correct
 //! but sleeps a millisecond in every call, so that a run of it lasts long enough to interrupt.
-//! `mock/slow-import` is correct but spends [`SLOW_IMPORT`] rebuilding a secret-key object
+//! `mock/slow-import` is correct but takes [`SLOW_IMPORT_STEPS`] rebuilding a secret-key object
 //! from bytes, so that a test can see that cost under `sk-import` and not under `decaps`.
 //!
 //! With `KEMBENCH_MOCK_GATE=1`, one more mock per check of the correctness gate breaks exactly
@@ -56,7 +56,7 @@ pub enum Behaviour {
     Hang,
     /// Correct, but every call sleeps a millisecond (a benchmark that takes a while).
     Slow,
-    /// Correct, but importing a secret key from bytes spins for [`SLOW_IMPORT`].
+    /// Correct, but importing a secret key from bytes takes [`SLOW_IMPORT_STEPS`].
     SlowImport,
     /// Correct, but declares a ciphertext length one byte longer than it writes.
     WrongSizes,
@@ -102,8 +102,10 @@ pub enum Behaviour {
 /// published figure (computed once from it, and checked by a test here).
 pub const KAT_SHA256: &str = "a87d4194f7d738a6ea4e4325221fe99d03aa93be16ec1ff63a74d4dbb22ea7f0";
 
-/// How long `mock/slow-import` spends on each secret-key import.
-pub const SLOW_IMPORT: std::time::Duration = std::time::Duration::from_micros(300);
+/// The opaque steps `mock/slow-import` takes in each secret-key import (a few hundred
+/// microseconds): a fixed count rather than a time, so that a test sees the cost exactly in
+/// `run --instructions` (at least one instruction a step), whatever the machine's speed.
+pub const SLOW_IMPORT_STEPS: u64 = 500_000;
 
 /// A mock secret key as the mock keeps it: the secret and its public key.
 struct MockKey {
@@ -231,10 +233,9 @@ impl Mock {
     /// Rebuilds the key object from bytes: the public key is recomputed.
     fn import(&self, sk: &[u8]) -> MockKey {
         if self.behaviour == Behaviour::SlowImport {
-            // Spin rather than sleep: the cost must be CPU time, as a real import's is.
-            let start = std::time::Instant::now();
-            while start.elapsed() < SLOW_IMPORT {
-                std::hint::spin_loop();
+            // Work rather than sleep: the cost must be CPU time, as a real import's is.
+            for i in 0..SLOW_IMPORT_STEPS {
+                std::hint::black_box(i);
             }
         }
         let mut key = MockKey {

@@ -1,6 +1,8 @@
 //! Helpers shared by the CLI tests (each test file uses its own subset).
 #![allow(dead_code)]
 
+pub mod pmu;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::ffi::OsStr;
@@ -18,9 +20,10 @@ pub const FAST: [&str; 6] = [
 /// `throughput` of the correct mock, before the thread counts and durations.
 pub const MOCK_THROUGHPUT: [&str; 4] = ["throughput", "--include-mock", "--impl", "mock/correct"];
 
-/// A tls run (`kembench tls --json`): the JSON of the unit tests' fixture (`fixture::tls`),
-/// three benchmarks: a hybrid group with every mode and three network conditions, a classical
-/// one whose server flight overflows the initial window, and a group the stack lacks.
+/// A tls run (`kembench tls --json`), frozen (first written from the unit tests' fixture,
+/// `fixture::tls`; checked against the specifications in `tests/fixtures.rs`): three
+/// benchmarks: a hybrid group with every mode and three network conditions, a classical one
+/// whose server flight overflows the initial window, and a group the stack lacks.
 pub const TLS_FIXTURE: &str = include_str!("../data/tls.json");
 
 /// Writes [`TLS_FIXTURE`] to `path`.
@@ -28,9 +31,9 @@ pub fn write_tls_fixture(path: &std::path::Path) {
     std::fs::write(path, TLS_FIXTURE).unwrap();
 }
 
-/// A ct run (`kembench ct --json`): the JSON of the unit tests' fixture (`fixture::ct`), four
-/// implementations: benign findings only, an unexplained branch and timing leak, a known
-/// issue, and one not screened.
+/// A ct run (`kembench ct --json`), frozen (first written from `fixture::ct`; checked in
+/// `tests/fixtures.rs`): four implementations: benign findings only, an unexplained branch
+/// and timing leak, a known issue, and one not screened.
 pub const CT_FIXTURE: &str = include_str!("../data/ct.json");
 
 /// Writes [`CT_FIXTURE`] to `path`.

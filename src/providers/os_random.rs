@@ -97,7 +97,10 @@ mod tests {
     fn library_draw() -> [u8; 48] {
         let mut b = [0u8; 48];
         // SAFETY: a live buffer of its own length.
-        assert_eq!(unsafe { PQCRYPTO_RUST_randombytes(b.as_mut_ptr(), b.len()) }, 0);
+        assert_eq!(
+            unsafe { PQCRYPTO_RUST_randombytes(b.as_mut_ptr(), b.len()) },
+            0
+        );
         b
     }
 
@@ -111,7 +114,9 @@ mod tests {
 
     #[test]
     fn the_interposed_getrandom_replays_the_seed_and_passes_through_otherwise() {
-        let _g = seeded::tests::LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let _g = seeded::tests::LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         assert!(
             interposed(),
             "dlsym(RTLD_DEFAULT, \"getrandom\") must find kembench's own: build.rs exports it"

@@ -34,6 +34,19 @@ fn main() {
     toolchain();
     git(dir);
     openssl_sha3();
+    export_getrandom();
+}
+
+/// Puts kembench's `getrandom` (`src/providers/os_random.rs`) in the dynamic symbol table of
+/// every executable (kembench, its tests), where the `getrandom` crate's
+/// `dlsym(RTLD_DEFAULT, "getrandom")` finds it before the C library's. Only on Linux with
+/// glibc, where the module defines it.
+fn export_getrandom() {
+    let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let libc = env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
+    if os == "linux" && libc == "gnu" {
+        println!("cargo:rustc-link-arg=-Wl,--export-dynamic-symbol=getrandom");
+    }
 }
 
 /// `KEMBENCH_DEP_<NAME>`: the locked version of each tracked provider crate, or "absent"; and

@@ -102,3 +102,31 @@ fn an_implementation_the_worker_cannot_load_fails_every_op() {
         );
     }
 }
+
+/// Through the worker process, as `ct` runs it: NTRU (no derandomized entry point, its draws
+/// fixed through kembench's interposed `getrandom`) gets a fixed class of keygen and encaps
+/// from replayed draws; aws-lc's ML-KEM (a per-thread DRBG the seed only starts) says in one
+/// sentence why it cannot.
+#[test]
+fn keygen_and_encaps_are_timed_by_replayed_draws_or_say_why_not() {
+    let ops = [Op::Keygen, Op::Encaps];
+    let budget = Duration::from_millis(300);
+    let registry = Registry::new(false);
+    let ntru = registry
+        .get("ntruhps2048509@pqclean/clean")
+        .expect("NTRU is in the default build");
+    for r in timing::screen(&context(budget), ntru.as_ref(), &ops) {
+        assert_eq!(r.ran, Ran::Screened, "{r:?}");
+        assert!(r.how.contains("replayed"), "{}", r.how);
+    }
+    let awslc = registry
+        .get("ML-KEM-768@aws-lc")
+        .expect("aws-lc is in the default build");
+    for r in timing::screen(&context(budget), awslc.as_ref(), &ops) {
+        let Ran::NotScreened(why) = &r.ran else {
+            panic!("{r:?}")
+        };
+        assert!(why.contains("do not replay"), "{why}");
+        assert!(why.contains("DRBG"), "{why}");
+    }
+}

@@ -8,6 +8,10 @@
 //! - keygen: a fixed seed against random seeds, through `keypair_derand`;
 //! - encaps: a fixed encapsulation seed against random ones, through `encaps_derand`, to one
 //!   public key;
+//! - keygen or encaps without that entry point: the library's own draws, fixed by
+//!   [`Kem::fix_randomness`] and replayed from a seed installed, untimed, before each call (a
+//!   fixed seed against random ones), once the same seed is seen to give the same output twice;
+//!   where the draws are not fixed or do not replay, the reason in one sentence;
 //! - decaps: two tests, one key: a fixed valid ciphertext against random valid ones, and random
 //!   valid ciphertexts against random bytes (implicit rejection; only for schemes that promise
 //!   it, not for a key exchange, which rejects a bad peer value openly). Each gets half the budget;
@@ -320,7 +324,7 @@ fn screen_op(
     let outcomes = match op {
         Op::Keygen => {
             let Some(len) = lens.keypair else {
-                return Ok(None);
+                return replayed(k, op, s, rng);
             };
             let fixed = vec![pool(len, rng).swap_remove(0)];
             let random = pool(len, rng);
@@ -330,6 +334,7 @@ fn screen_op(
             vec![measure(
                 "a fixed key-generation seed against random seeds (keypair_derand)",
                 [&fixed, &random],
+                &mut |_| {},
                 &mut call,
                 s.budget,
                 s.clock,
@@ -338,7 +343,7 @@ fn screen_op(
         }
         Op::Encaps => {
             let Some(len) = lens.encaps else {
-                return Ok(None);
+                return replayed(k, op, s, rng);
             };
             let (pk, _sk) = k.keypair_vec()?;
             let fixed = vec![pool(len, rng).swap_remove(0)];
@@ -349,6 +354,7 @@ fn screen_op(
             vec![measure(
                 "a fixed encapsulation seed against random seeds (encaps_derand), one public key",
                 [&fixed, &random],
+                &mut |_| {},
                 &mut call,
                 s.budget,
                 s.clock,
@@ -378,6 +384,7 @@ fn screen_op(
             let first = measure(
                 "a fixed valid ciphertext against random valid ones, one key",
                 [&fixed, &valid],
+                &mut |_| {},
                 &mut call,
                 if rejects { s.budget / 2 } else { s.budget },
                 s.clock,
@@ -389,6 +396,7 @@ fn screen_op(
             let second = measure(
                 "random valid ciphertexts against random bytes (implicit rejection), one key",
                 [&valid, &invalid],
+                &mut |_| {},
                 &mut call,
                 s.budget / 2,
                 s.clock,
@@ -399,6 +407,95 @@ fn screen_op(
         _ => return Ok(None),
     };
     Ok(Some(result(op, s, &outcomes)))
+}
+
+/// The seed of the draws replayed in one call of keygen or encaps.
+fn replay_seed(seed: &[u8]) -> [u8; 32] {
+    seed.try_into().expect("replay seeds are 32 bytes")
+}
+
+/// Keygen or encaps of an implementation without the derandomized entry point: its own random
+/// draws, fixed by [`Kem::fix_randomness`] and replayed from a seed installed (untimed) just
+/// before each call, a fixed seed against random ones (encaps to one public key). The draws
+/// are checked to replay first: the same seed twice must give the same output. Where they are
+/// not fixed, or do not replay (a library generator that the seed only starts, as aws-lc's
+/// per-thread DRBG), the result is not screened and says why in one sentence.
+fn replayed(
+    k: &dyn Kem,
+    op: Op,
+    s: &Setup,
+    rng: &mut rand::rngs::StdRng,
+) -> Result<Option<ScreenResult>, KemError> {
+    let fixed = vec![rng.random::<[u8; 32]>().to_vec()];
+    let random = pool(32, rng);
+    // The reasons name no operation: keygen's and encaps' read as one cause.
+    let fix = k.fix_randomness(&replay_seed(&fixed[0]));
+    if !fix.is_fixed() {
+        let why = format!(
+            "no derandomized entry point (keypair_derand, encaps_derand) and random draws that \
+             cannot be fixed, so no fixed class can be made: {}",
+            fix.how()
+        );
+        return Ok(Some(ScreenResult::not_screened(Screen::Timing, op, why)));
+    }
+    let pk = match op {
+        Op::Encaps => k.keypair_kept_vec()?.0,
+        _ => Vec::new(),
+    };
+    let once = |seed: &[u8]| -> Result<Vec<u8>, KemError> {
+        crate::providers::seeded::install(&replay_seed(seed));
+        match op {
+            Op::Keygen => Ok(k.keypair_kept_vec()?.0),
+            _ => Ok(k.encaps_vec(&pk)?.0),
+        }
+    };
+    if once(&fixed[0])? != once(&fixed[0])? {
+        let why = format!(
+            "no derandomized entry point (keypair_derand, encaps_derand), and its draws do not \
+             replay: the same seed installed before two calls gave two different outputs (the \
+             seed only starts a generator of the library's own), so no fixed class can be made; \
+             its draws: {}",
+            fix.how()
+        );
+        return Ok(Some(ScreenResult::not_screened(Screen::Timing, op, why)));
+    }
+    let a = k.meta().algorithm;
+    let (mut out, mut ct, mut ss) = (vec![0; a.pk_len], vec![0; a.ct_len], vec![0; a.ss_len]);
+    let mut kept = None;
+    let mut prepare = |seed: &[u8]| crate::providers::seeded::install(&replay_seed(seed));
+    let mut call = |_: &[u8]| match op {
+        Op::Keygen => {
+            // The previous call's key is dropped here, in both classes alike.
+            kept = k.keypair_kept(&mut out).ok();
+            kept.is_none()
+        }
+        _ => k.encaps(&pk, &mut ct, &mut ss).is_err(),
+    };
+    let classes = match op {
+        Op::Keygen => {
+            "a fixed seed of the library's own draws against random seeds (every draw of key \
+             generation replayed from kembench's seeded stream, the seed installed untimed \
+             before each call)"
+        }
+        _ => {
+            "a fixed seed of the library's own draws against random seeds (every draw of \
+             encapsulation replayed from kembench's seeded stream, the seed installed untimed \
+             before each call), one public key"
+        }
+    };
+    let outcome = measure(
+        classes,
+        [&fixed, &random],
+        &mut prepare,
+        &mut call,
+        s.budget,
+        s.clock,
+        rng,
+    );
+    drop(kept);
+    // Later preparations (decaps' pool of ciphertexts) draw afresh.
+    crate::providers::seeded::install(&rng.random());
+    Ok(Some(result(op, s, &[outcome])))
 }
 
 /// [`POOL`] random byte strings of `len` bytes.
@@ -452,7 +549,8 @@ fn result(op: Op, s: &Setup, outcomes: &[Outcome]) -> ScreenResult {
     }
 }
 
-/// dudect's loop: `call(input)` runs the operation on one input and says whether it returned
+/// dudect's loop: `prepare(input)` runs untimed before each call (it installs the seed of a
+/// replayed draw), `call(input)` runs the operation on one input and says whether it returned
 /// an error. Per batch, the class of each measurement is drawn at random and its input (one of
 /// `pools[class]`, at random) copied into a slot of its own, as dudect's reference code
 /// prepares its inputs, so that both classes are read from the same kind of freshly written
@@ -462,6 +560,7 @@ fn result(op: Op, s: &Setup, outcomes: &[Outcome]) -> ScreenResult {
 fn measure(
     classes: &str,
     pools: [&[Vec<u8>]; 2],
+    prepare: &mut dyn FnMut(&[u8]),
     call: &mut dyn FnMut(&[u8]) -> bool,
     budget: Duration,
     clock: Clock,
@@ -484,6 +583,7 @@ fn measure(
         }
         times.clear();
         for (slot, &class) in slots.chunks_exact(len).zip(&plan) {
+            prepare(slot);
             let t0 = clock.read();
             let failed = call(slot);
             let t1 = clock.read();
@@ -573,5 +673,120 @@ mod tests {
         assert!(t.verdict().starts_with("no verdict"), "{}", t.verdict());
         assert!(r[0].how.contains("stopped at"), "{}", r[0].how);
         assert!(r[0].findings.is_empty());
+    }
+
+    /// How the draws of [`NoDerand`] behave once fixed.
+    #[derive(Clone, Copy)]
+    enum Draws {
+        /// As the mock's: from the seeded stream, replayed by installing the seed again.
+        Seeded,
+        /// Not fixable.
+        NotFixed,
+        /// Fixed once, but never the same twice (a generator the seed only starts).
+        NoReplay,
+    }
+
+    /// The mock with its derandomized entry points hidden.
+    struct NoDerand {
+        inner: std::sync::Arc<dyn Kem>,
+        draws: Draws,
+        calls: std::sync::atomic::AtomicU8,
+    }
+
+    impl NoDerand {
+        fn new(draws: Draws) -> NoDerand {
+            NoDerand {
+                inner: mock("correct"),
+                draws,
+                calls: std::sync::atomic::AtomicU8::new(0),
+            }
+        }
+
+        fn drift(&self, out: &mut [u8]) {
+            if matches!(self.draws, Draws::NoReplay) {
+                out[0] ^= self
+                    .calls
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    .wrapping_add(1);
+            }
+        }
+    }
+
+    impl Kem for NoDerand {
+        fn meta(&self) -> &crate::kem::ImplMeta {
+            self.inner.meta()
+        }
+
+        fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
+            self.inner.keypair_raw(pk, sk)?;
+            self.drift(pk);
+            Ok(())
+        }
+
+        fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
+            self.inner.encaps_raw(pk, ct, ss)?;
+            self.drift(ct);
+            Ok(())
+        }
+
+        fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
+            self.inner.decaps_raw(sk, ct, ss)
+        }
+
+        fn fix_randomness(&self, seed: &[u8; 32]) -> crate::kem::Randomness {
+            match self.draws {
+                Draws::NotFixed => crate::kem::Randomness::NotFixed(
+                    "this test's library draws from a generator of its own that no hook reaches"
+                        .into(),
+                ),
+                _ => self.inner.fix_randomness(seed),
+            }
+        }
+    }
+
+    fn replay_screen(draws: Draws) -> Vec<ScreenResult> {
+        let _g = crate::providers::seeded::tests::LOCK
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let k = NoDerand::new(draws);
+        let r = screen_here(
+            &k,
+            &[Op::Keygen, Op::Encaps],
+            Duration::from_millis(20),
+            1,
+            None,
+        );
+        crate::providers::seeded::uninstall();
+        r
+    }
+
+    #[test]
+    fn without_derandomized_entry_points_the_draws_are_replayed_for_the_fixed_class() {
+        for r in replay_screen(Draws::Seeded) {
+            assert_eq!(r.ran, Ran::Screened, "{r:?}");
+            assert!(r.how.contains("replayed from kembench's seeded stream"), "{}", r.how);
+            assert!(r.timing.is_some());
+        }
+    }
+
+    #[test]
+    fn draws_that_cannot_be_fixed_name_their_reason() {
+        for r in replay_screen(Draws::NotFixed) {
+            let Ran::NotScreened(why) = &r.ran else {
+                panic!("{r:?}")
+            };
+            assert!(why.contains("cannot be fixed"), "{why}");
+            assert!(why.contains("no hook reaches"), "the library's own reason: {why}");
+        }
+    }
+
+    #[test]
+    fn draws_that_do_not_replay_name_their_reason() {
+        for r in replay_screen(Draws::NoReplay) {
+            let Ran::NotScreened(why) = &r.ran else {
+                panic!("{r:?}")
+            };
+            assert!(why.contains("do not replay"), "{why}");
+        }
     }
 }

@@ -12,6 +12,7 @@ pub mod built;
 pub mod drbg;
 pub mod foreign;
 pub mod mock;
+pub mod os_random;
 pub mod registry;
 pub mod secrets;
 pub mod seeded;

@@ -5,7 +5,8 @@
 //! a run compares them side by side instead of letting the safe API pick one. PQClean's ML-KEM
 //! also has deterministic key generation and encapsulation (`*_derand`), which the crate does
 //! not bind; they are declared here. The randomized functions draw from the operating system
-//! through `getrandom`, which `profile` cannot replace ([`Kem::fix_randomness`] says why).
+//! through `getrandom`, which kembench's executable interposes ([`super::os_random`]) so that
+//! [`Kem::fix_randomness`] can serve them from the seeded stream.
 
 use crate::kem::{ImplMeta, Kem, KemError, Randomness, SeedLens};
 use std::os::raw::c_int;
@@ -74,7 +75,12 @@ impl Kem for PqClean {
         }
     }
 
-    fn fix_randomness(&self, _seed: &[u8; 32]) -> Randomness {
+    fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
+        if super::os_random::interposed() {
+            super::seeded::install(seed);
+            super::os_random::capture(true);
+            return Randomness::Fixed(INTERPOSED.into());
+        }
         let repeatable = match self.derand {
             Some(_) => {
                 "Keygen and encaps are repeatable only through the derandomized entry points \
@@ -118,12 +124,19 @@ impl Kem for PqClean {
     }
 }
 
-/// Why PQClean's draws cannot be fixed in-process.
+/// How PQClean's draws are fixed: through kembench's own `getrandom`.
+const INTERPOSED: &str = "PQClean's C code draws through PQCRYPTO_RUST_randombytes \
+    (pqcrypto-internals 0.2), which calls getrandom 0.3's fill, which finds getrandom with \
+    dlsym(RTLD_DEFAULT): kembench's executable defines and exports its own (providers::os_random), \
+    which serves kembench's seeded ChaCha20 stream while a seed is installed: every draw of \
+    keygen and encaps (decaps draws none)";
+
+/// Why PQClean's draws cannot be fixed in-process where kembench's `getrandom` is not the one
+/// found.
 const NO_HOOK: &str = "PQClean's C code draws through PQCRYPTO_RUST_randombytes \
-    (pqcrypto-internals 0.2), which calls getrandom 0.3's fill; on Linux that crate picks its \
-    backend at compile time (a global --cfg getrandom_backend) and otherwise finds libc's \
-    getrandom with dlsym(RTLD_DEFAULT): there is no run-time hook, and only a build-wide flag \
-    or interposing libc's getrandom for the whole binary could replace it.";
+    (pqcrypto-internals 0.2), which calls getrandom 0.3's fill; on Linux that crate finds \
+    libc's getrandom with dlsym(RTLD_DEFAULT), and kembench's interposed getrandom is not the \
+    one found in this executable (it is defined and exported on Linux with glibc only).";
 
 macro_rules! mlkem_derand_decls {
     ($($kp:ident, $enc:ident;)*) => {

@@ -9,7 +9,8 @@
 //! the operation that draws, so it draws from that thread's stream.
 //!
 //! When no seed is installed, [`fill_or_os`] draws from the operating system (`getrandom`),
-//! which is what the hooks fall back to.
+//! which is what the hooks fall back to. The libraries that draw through the C library's
+//! `getrandom` (PQClean) reach the stream through kembench's own ([`super::os_random`]).
 
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -47,6 +48,7 @@ pub fn install(seed: &[u8; 32]) {
 pub(crate) fn uninstall() {
     let _s = SEED.lock().unwrap_or_else(|e| e.into_inner());
     GENERATION.store(0, Ordering::Release);
+    super::os_random::capture(false);
 }
 
 /// Whether a seed is installed.

@@ -13,6 +13,7 @@
 //!   "constant time".
 
 pub mod compare;
+pub mod reason;
 mod csv;
 pub mod tables;
 

@@ -585,18 +585,25 @@ fn not_screened(items: &[CtResult]) -> Table {
                 .set(state, Cell::text("error").marked(Mark::Bad))
                 .set(why, escaped(e));
         }
-        for s in &r.screens {
-            let (word, text, mark) = match &s.ran {
-                Ran::Screened => continue,
-                Ran::NotScreened(w) => ("not screened", w, Mark::Warn),
-                Ran::Failed(w) => ("failed", w, Mark::Bad),
-            };
+        // One row per cause: the screens and operations it kept from running together.
+        for g in r.gaps() {
+            let mark = if g.state == "failed" { Mark::Bad } else { Mark::Warn };
             t.row(tags(r))
                 .set(label, escaped(&r.label()))
-                .set(operation, s.operation.as_str())
-                .set(screen, s.screen.as_str())
-                .set(state, Cell::text(word).marked(mark))
-                .set(why, escaped(text));
+                .set(
+                    operation,
+                    g.ops.iter().map(|o| o.as_str()).collect::<Vec<_>>().join(", "),
+                )
+                .set(
+                    screen,
+                    g.screens
+                        .iter()
+                        .map(|s| s.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                )
+                .set(state, Cell::text(g.state).marked(mark))
+                .set(why, escaped(&g.why));
         }
     }
     t

@@ -274,14 +274,16 @@ impl Grouped {
 pub fn described(tables: &Tables, layout: Width) -> String {
     let target = layout.target();
     let mut out = String::new();
+    // What is said around the tables quotes the record (a host, a reason, an error): its
+    // control characters are shown escaped, as every cell's are.
     for p in Tables::said(&tables.intro, target) {
-        out.push_str(&prose(layout, p));
+        out.push_str(&prose(layout, &clean_lines(p)));
     }
     for t in &tables.tables {
         out.push_str(&shown(t, layout));
     }
     for p in Tables::said(&tables.outro, target) {
-        out.push_str(&prose(layout, p));
+        out.push_str(&prose(layout, &clean_lines(p)));
     }
     out
 }
@@ -295,17 +297,17 @@ pub fn shown(t: &crate::table::Table, layout: Width) -> String {
     };
     let mut out = String::new();
     if let Some(c) = &d.caption {
-        out.push_str(&prose(layout, c));
+        out.push_str(&prose(layout, &clean_lines(c)));
     }
     match &d.block {
-        Some(lines) => out.push_str(lines),
+        Some(lines) => out.push_str(&clean_lines(lines)),
         None => out.push_str(&format!("{}\n", drawn(&d, layout))),
     }
     for (i, f) in d.footnotes.iter().enumerate() {
-        out.push_str(&wrap(&format!("[{}] {f}", i + 1), 4));
+        out.push_str(&wrap(&format!("[{}] {}", i + 1, clean_lines(f)), 4));
     }
     for n in &d.notes {
-        out.push_str(&prose(layout, n));
+        out.push_str(&prose(layout, &clean_lines(n)));
     }
     out
 }

@@ -128,8 +128,10 @@ fn sources() -> PathBuf {
 }
 
 /// BoringSSL's worker: `$KEMBENCH_TLS_BORING`, else built from `workers/tls-boring` into
-/// `target` (cargo, `--locked`) on first use and reused; or why there is none.
-pub fn boring_worker(target: &Path) -> Result<PathBuf, String> {
+/// `target` (cargo, `--locked`) on first use and reused; or why there is none. The build's
+/// progress goes to standard error; when `stop` turns true (Ctrl-C, SIGTERM) cargo is ended
+/// and the build said interrupted.
+pub fn boring_worker(target: &Path, stop: &dyn Fn() -> bool) -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os(BORING_VAR).filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         return if p.is_file() {
@@ -149,16 +151,10 @@ pub fn boring_worker(target: &Path) -> Result<PathBuf, String> {
     let exe = target.join("release").join("kembench-tls-boring");
     let first = !exe.is_file();
     if first {
-        eprint!(
-            "{}",
-            crate::output::wrap(
-                &format!(
-                    "tls: first use of BoringSSL: building BoringSSL from source (cmake) and its \
-                     worker (workers/tls-boring) into {}: {FIRST_BUILD}; reused afterwards.",
-                    target.display()
-                ),
-                2
-            )
+        eprintln!(
+            "tls: first use of BoringSSL: building BoringSSL from source (cmake) and its worker \
+             (workers/tls-boring)\n  into {}: {FIRST_BUILD}; reused afterwards.",
+            target.display()
         );
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -202,7 +198,7 @@ pub fn boring_worker(target: &Path) -> Result<PathBuf, String> {
         while let Ok(line) = rx.try_recv() {
             take(line, &mut progress);
         }
-        if crate::interrupt::requested() {
+        if stop() {
             // Cargo may not have had the signal (a SIGTERM sent to kembench alone).
             let _ = child.kill();
             let _ = child.wait();
@@ -223,7 +219,7 @@ pub fn boring_worker(target: &Path) -> Result<PathBuf, String> {
         take(line, &mut progress);
     }
     progress.finish();
-    let interrupted = crate::interrupt::requested() || by_interrupt(&status);
+    let interrupted = stop() || by_interrupt(&status);
     if interrupted || !status.success() || !exe.is_file() {
         return Err(ended(Some(&status), interrupted, &tail, started.elapsed()));
     }
@@ -296,7 +292,8 @@ fn ended(
         Some(s) => format!("cargo {s}"),
         None => "cargo did not finish".to_string(),
     };
-    let said: Vec<String> = tail.iter().map(|l| crate::units::visible(l)).collect();
+    // Shown as it is here: the console and the exports escape what they show of a reason.
+    let said = tail;
     if said.is_empty() {
         format!(
             "building BoringSSL's worker (workers/tls-boring) failed after {}: {how}, and it \
@@ -399,9 +396,8 @@ impl Progress {
             format!("compiling {}", self.current)
         };
         eprintln!(
-            "tls: building BoringSSL's worker, {} so far: {}",
-            minutes(at),
-            crate::units::visible(&what)
+            "tls: building BoringSSL's worker, {} so far: {what}",
+            minutes(at)
         );
     }
 
@@ -459,7 +455,7 @@ mod tests {
     fn a_missing_prebuilt_worker_is_refused_with_its_name() {
         // Only this test sets the variable, in this process.
         std::env::set_var(BORING_VAR, "/nonexistent/kembench-tls-boring");
-        let e = boring_worker(Path::new("/nonexistent")).unwrap_err();
+        let e = boring_worker(Path::new("/nonexistent"), &|| false).unwrap_err();
         std::env::remove_var(BORING_VAR);
         assert!(e.contains("KEMBENCH_TLS_BORING=/nonexistent"), "{e}");
     }

@@ -114,6 +114,7 @@ fn an_interrupted_first_build_says_interrupted() {
     }
     // SIGTERM to kembench alone: cargo does not get it, kembench must stop it.
     let started = std::time::Instant::now();
+    // SAFETY: kill(2) on the pid of a child this test spawned and has not yet waited for.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
     for line in lines {
         said.push_str(&line.unwrap());

@@ -154,6 +154,74 @@ pub fn split(
     }
 }
 
+/// The expected cost of the benchmark labelled `label` (`ALGORITHM@implementation`) in a
+/// sweep made by `command`, as the jobs weighed it when they split the plan: `tls` weighs
+/// every plan the same, the other commands by the algorithm's sizes ([`cost_of`]). `None`
+/// when the sizes cannot be known from the label (an algorithm added with `add`, which the
+/// catalog does not hold).
+pub fn label_cost(command: &str, label: &str) -> Option<f64> {
+    if command == "tls" {
+        return Some(1.0);
+    }
+    let name = label.split('@').next()?;
+    let a = if name == crate::kem::catalog::MOCK.name {
+        &crate::kem::catalog::MOCK
+    } else {
+        crate::kem::catalog::find(name)?
+    };
+    Some(expected_cost(a.pk_len, a.sk_len, a.ct_len))
+}
+
+/// Checks that `planned`, the list a shard's record says it measured, is the part of the
+/// sweep's `plan` that `shard` gets ([`take`] with each label's `cost`): a record whose
+/// shard number was edited would otherwise stand in for the real shard when the sweep is read
+/// back. The error names the shard the list belongs to, when it is another's. When a cost
+/// is unknown, only that every planned benchmark is in the plan is checked.
+pub fn check_part(
+    plan: &[String],
+    planned: &[String],
+    shard: Shard,
+    cost: impl Fn(&str) -> Option<f64>,
+) -> Result<(), String> {
+    if let Some(l) = planned.iter().find(|l| !plan.contains(l)) {
+        return Err(format!(
+            "it planned {l}, which is not in its sweep's plan of {} benchmarks",
+            plan.len()
+        ));
+    }
+    let costs: Option<Vec<f64>> = plan.iter().map(|l| cost(l)).collect();
+    let Some(costs) = costs else {
+        return Ok(());
+    };
+    let to = assign(plan, &costs, shard.count);
+    let part = |k: u32| -> Vec<&String> {
+        let mut v: Vec<&String> = plan
+            .iter()
+            .zip(&to)
+            .filter(|(_, s)| **s + 1 == k)
+            .map(|(l, _)| l)
+            .collect();
+        v.sort();
+        v
+    };
+    let mut mine: Vec<&String> = planned.iter().collect();
+    mine.sort();
+    if mine == part(shard.index) {
+        return Ok(());
+    }
+    let whose = (1..=shard.count)
+        .find(|&k| part(k) == mine)
+        .map_or("no shard's part".to_string(), |k| {
+            format!("the part of shard {k}/{}", shard.count)
+        });
+    Err(format!(
+        "it says it is shard {shard} but planned {} benchmarks that are {whose}, not the {} of \
+         shard {shard} of its sweep's plan (was the record's shard number edited?)",
+        planned.len(),
+        part(shard.index).len()
+    ))
+}
+
 /// One job of a sweep: its shard and the sweep's id (`--shard K/N --sweep ID`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Job {
@@ -309,6 +377,44 @@ mod tests {
         let mut other = labels.clone();
         other.pop();
         assert_ne!(plan_digest(&labels), plan_digest(&other));
+    }
+
+    #[test]
+    fn a_planned_list_must_be_its_shards_part_of_the_plan() {
+        let (labels, costs) = plan();
+        let cost = |l: &str| Some(costs[labels.iter().position(|x| x == l).unwrap()]);
+        let part = |k: u32| {
+            take(
+                labels.clone(),
+                Shard { index: k, count: 3 },
+                String::clone,
+                |l| cost(l).unwrap(),
+            )
+            .0
+        };
+        let second = Shard { index: 2, count: 3 };
+        check_part(&labels, &part(2), second, cost).unwrap();
+        // Shard 3's list under shard 2's number: named as shard 3's.
+        let e = check_part(&labels, &part(3), second, cost).unwrap_err();
+        assert!(
+            e.contains("shard 2/3") && e.contains("the part of shard 3/3"),
+            "{e}"
+        );
+        // Part of a list, or a benchmark the plan does not hold.
+        let mut short = part(2);
+        short.pop();
+        let e = check_part(&labels, &short, second, cost).unwrap_err();
+        assert!(e.contains("no shard's part"), "{e}");
+        let e = check_part(&labels, &["X@y".to_string()], second, |_| None).unwrap_err();
+        assert!(e.contains("X@y, which is not in its sweep's plan"), "{e}");
+        // Costs unknown: only membership is checked.
+        check_part(&labels, &part(3), second, |_| None).unwrap();
+        assert_eq!(label_cost("tls", "anything"), Some(1.0));
+        assert_eq!(
+            label_cost("run", "MockKEM@mock/correct"),
+            Some(expected_cost(32, 32, 32))
+        );
+        assert_eq!(label_cost("run", "NoSuchKEM@x"), None);
     }
 
     #[test]

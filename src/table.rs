@@ -281,6 +281,7 @@ pub struct Column {
     header: String,
     numeric: bool,
     wraps: bool,
+    optional: bool,
     file: bool,
     named: Vec<(Targets, String)>,
     text_in: Option<Targets>,
@@ -294,6 +295,7 @@ impl Column {
             header: header.to_string(),
             numeric: false,
             wraps: false,
+            optional: false,
             file: false,
             named: Vec::new(),
             text_in: None,
@@ -332,6 +334,13 @@ impl Column {
     /// The same column, the one that wraps its words on the console's [`FIT`] view.
     pub fn wraps(mut self) -> Column {
         self.wraps = true;
+        self
+    }
+
+    /// The same column, one the console's [`FIT`] view leaves out when the table would
+    /// otherwise be wider than [`WIDTH`] (it has a place in the [`WIDE`] view).
+    pub fn optional(mut self) -> Column {
+        self.optional = true;
         self
     }
 
@@ -573,6 +582,7 @@ impl Table {
                         text: col.header_for(target),
                         numeric: col.numeric_for(target),
                         wraps: col.wraps,
+                        optional: col.optional,
                         file: col.file,
                     }
                 })
@@ -601,6 +611,8 @@ pub struct Heading {
     pub numeric: bool,
     /// Wraps its words on the console's [`FIT`] view.
     pub wraps: bool,
+    /// Left out of the console's [`FIT`] view when the table would not fit otherwise.
+    pub optional: bool,
     /// The report's `file` column ([`Column::file`]).
     pub file: bool,
 }

@@ -265,6 +265,59 @@ fn shards_written_to_files_on_separate_machines_import_into_one_sweep() {
 }
 
 #[test]
+fn a_shard_record_whose_shard_number_was_edited_is_refused_on_import() {
+    let d = dir("renumbered");
+    let mut files = Vec::new();
+    for k in 1..=2 {
+        let f = d.join(format!("shard{k}.json"));
+        let out = mock_run(
+            &d.join(format!("job{k}.sqlite")),
+            &[
+                "--shard",
+                &format!("{k}/2"),
+                "--sweep",
+                "renumbered",
+                "--json",
+                f.to_str().unwrap(),
+            ],
+        );
+        assert!(out.status.code() == Some(0) || out.status.code() == Some(1));
+        files.push(f);
+    }
+    let store = d.join("all.sqlite");
+    for f in &files {
+        kembench_at(&store).arg("import").arg(f).assert().success();
+    }
+    // Shard 2's record renamed shard 1 (a new run id, as a second copy would have): its plan
+    // is shard 2's part, so it must not stand in for the real shard 1.
+    let mut v: Value = serde_json::from_slice(&std::fs::read(&files[1]).unwrap()).unwrap();
+    v["sweep"]["shard"] = serde_json::json!(1);
+    v["run_id"] = serde_json::json!("20261127-235959-0000abcd");
+    let edited = d.join("edited.json");
+    std::fs::write(&edited, serde_json::to_vec(&v).unwrap()).unwrap();
+    kembench_at(&store)
+        .arg("import")
+        .arg(&edited)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "says it is shard 1/2 but planned 1 benchmarks that are the part of shard 2/2",
+        ));
+    let whole = export_json(&store, "sweep:renumbered");
+    assert_eq!(
+        result_labels(&whole),
+        ["MockKEM@mock/broken", "MockKEM@mock/correct"]
+    );
+    let runs: Vec<&str> = whole["sweep"]["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["run_id"].as_str().unwrap())
+        .collect();
+    assert!(!runs.contains(&"20261127-235959-0000abcd"), "{runs:?}");
+}
+
+#[test]
 fn a_profile_sweep_gates_and_exports_as_one_profile() {
     let d = dir("profile");
     let store = d.join("s.sqlite");

@@ -175,6 +175,50 @@ pub struct Options {
     pub shard: Option<crate::shard::Job>,
 }
 
+/// The implementations `run` times: those that run on this machine. A build for another
+/// architecture runs under QEMU, where time says nothing about the machine: one selected with
+/// others is left out with a line on standard error saying why; a selection of foreign builds
+/// alone is refused (exit 2), naming `profile`, which counts them.
+fn native_only(
+    impls: Vec<std::sync::Arc<dyn crate::kem::Kem>>,
+) -> anyhow::Result<Vec<std::sync::Arc<dyn crate::kem::Kem>>> {
+    let (foreign, native): (Vec<_>, Vec<_>) = impls
+        .into_iter()
+        .partition(|k| crate::engine::foreign_arch(k.as_ref()).is_some());
+    if foreign.is_empty() {
+        return Ok(native);
+    }
+    let mut archs: Vec<String> = foreign
+        .iter()
+        .filter_map(|k| crate::engine::foreign_arch(k.as_ref()))
+        .map(|a| a.to_string())
+        .collect();
+    archs.sort();
+    archs.dedup();
+    let names: Vec<String> = foreign
+        .iter()
+        .map(|k| output::clean(&k.meta().label()))
+        .collect();
+    let why = format!(
+        "{} {} for {}, which run{} under emulation (QEMU), where time says nothing about this \
+         machine: `run` times builds that run here; `kembench profile` counts them and \
+         `kembench verify` checks them",
+        names.join(", "),
+        if names.len() == 1 {
+            "is a build"
+        } else {
+            "are builds"
+        },
+        archs.join(", "),
+        if names.len() == 1 { "s" } else { "" },
+    );
+    if native.is_empty() {
+        crate::bail_usage!("nothing to time: {why}");
+    }
+    eprint!("{}", output::wrap(&format!("run: left out {why}."), 2));
+    Ok(native)
+}
+
 /// Runs `run`.
 pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
@@ -187,6 +231,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     }
     let registry = Registry::new(o.include_mock);
     let (impls, selection) = suite::select(&registry, &o.filter, o.all)?;
+    let impls = native_only(impls)?;
     let (impls, sweep) = crate::shard::split(o.shard.as_ref(), impls, "run");
     let run_id = store::new_run_id();
     // Open the store before measuring: a bad store is an error now, not after the run.

@@ -140,8 +140,12 @@ pub fn export(
 /// Runs `import`.
 pub fn import(spec: &str, file: &Path) -> anyhow::Result<ExitCode> {
     // Check the whole file, and build every row, before the store is opened (or created).
-    let import = records::prepare(crate::record::load(file)?)
-        .with_context(|| format!("importing {}", file.display()))?;
+    let record = crate::record::load(file)?;
+    if let Err(e) = record.visit(ShardPart) {
+        crate::bail_usage!("not imported: {}: {e}", file.display());
+    }
+    let import =
+        records::prepare(record).with_context(|| format!("importing {}", file.display()))?;
     let mut s = Store::open(spec)?;
     let (id, done) = import
         .insert(&mut s)
@@ -161,4 +165,32 @@ pub fn import(spec: &str, file: &Path) -> anyhow::Result<ExitCode> {
         ),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Checks that a shard's record planned its shard's part of the sweep's plan
+/// ([`crate::shard::check_part`]): a record whose shard number was edited would stand in for
+/// the real shard in `show sweep:ID`.
+struct ShardPart;
+
+impl crate::record::Visit<'_> for ShardPart {
+    type Out = Result<(), String>;
+    fn visit<K: crate::record::Kind>(self, r: &crate::record::Record<K>) -> Self::Out {
+        let Some(sweep) = &r.sweep else {
+            return Ok(());
+        };
+        let Some(index) = sweep.shard else {
+            return Ok(());
+        };
+        // A shard number outside the sweep is said by the record's own check.
+        if index == 0 || index > sweep.shards {
+            return Ok(());
+        }
+        let shard = crate::shard::Shard {
+            index,
+            count: sweep.shards,
+        };
+        crate::shard::check_part(&sweep.plan, K::planned(&r.config), shard, |l| {
+            crate::shard::label_cost(K::FACTS.command, l)
+        })
+    }
 }

@@ -519,7 +519,8 @@ fn outside_results(
         cpus,
     };
     let target = crate::providers::built::manifest::dir().join("tls-boring");
-    let got = worker::boring_worker(&target).and_then(|exe| worker::run(&exe, &job));
+    let got = worker::boring_worker(&target, &crate::interrupt::requested)
+        .and_then(|exe| worker::run(&exe, &job));
     match got {
         Ok(rs) if rs.len() == plans.len() => rs,
         Ok(rs) => unavailable(

@@ -1,6 +1,6 @@
 //! The console (and JSON) of `kembench builds` and `kembench list --builds`.
 
-use super::{fit_columns, fit_table, num, wrap};
+use super::{clean, fit, num, table, wrap};
 use crate::builds::sources::Missing;
 use crate::builds::Summary;
 use crate::kem::Gate;
@@ -100,11 +100,11 @@ pub fn json(s: &Summary) -> Json<'_> {
 
 /// The table of one `builds` invocation and its totals.
 pub fn print_summary(s: &Summary, unavailable: &[&Missing]) {
-    let mut t = fit_table(&["build", "targets", "compile s", "cache", "result"], 4);
+    let mut t = table(&["build", "targets", "compile s", "cache", "result"]);
     for o in &s.outcomes {
         let e = &o.entry;
         t.add_row(vec![
-            Cell::new(e.label()),
+            Cell::new(clean(&e.label())),
             Cell::new(targets(e)),
             if matches!(e.compiled, Compiled::Built) && !o.cached {
                 num(format!("{:.2}", e.build_seconds))
@@ -112,10 +112,10 @@ pub fn print_summary(s: &Summary, unavailable: &[&Missing]) {
                 num("–")
             },
             Cell::new(if o.cached { "reused" } else { "new" }),
-            Cell::new(status(e)),
+            Cell::new(clean(&status(e))),
         ]);
     }
-    fit_columns(&mut t, 4);
+    fit(&mut t, &[4], &[]);
     println!("{t}");
     let n = s.outcomes.len();
     let cached = s.outcomes.iter().filter(|o| o.cached).count();
@@ -188,21 +188,23 @@ pub fn print_list(entries: &[Entry], root: &Path) {
         );
         return;
     }
-    let mut t = fit_table(&["build", "compiler", "flags", "targets", "status"], 4);
+    let mut t = table(&["build", "compiler", "flags", "targets", "status"]);
     for e in entries {
         t.add_row(vec![
-            Cell::new(e.label()),
-            Cell::new(&e.facts.compiler_version),
+            Cell::new(clean(&e.label())),
+            Cell::new(clean(&e.facts.compiler_version)),
             Cell::new(if e.facts.flags.is_empty() {
                 "(none)".to_string()
             } else {
-                e.facts.flags.clone()
+                clean(&e.facts.flags)
             }),
             Cell::new(targets(e)),
-            Cell::new(status(e)),
+            Cell::new(clean(&status(e))),
         ]);
     }
-    fit_columns(&mut t, 4);
+    // The flags wrap between flags, the status between words; the compiler's version (the
+    // widest cell after the build) is shown in full by `builds --json`.
+    fit(&mut t, &[2, 4], &[]);
     println!("{t}");
     print!(
         "{}",

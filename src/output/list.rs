@@ -78,16 +78,12 @@ pub fn print(rows: &[Row], impls: &[Arc<dyn Kem>], unavailable: &[Unavailable], 
     } else {
         header.extend(["pk", "ct", "wire", "implementations"]);
     }
-    let mut t = if wide {
-        table(&header)
-    } else {
-        super::fit_table(&header, header.len() - 1)
-    };
+    let mut t = table(&header);
     for r in rows {
         let a = r.algorithm;
         let ids: Vec<&str> = r.implementations.iter().map(|i| i.id.as_str()).collect();
         let mut row = vec![
-            comfy_table::Cell::new(a.name),
+            comfy_table::Cell::new(super::clean(a.name)),
             comfy_table::Cell::new(a.family),
         ];
         if wide {
@@ -108,8 +104,15 @@ pub fn print(rows: &[Row], impls: &[Arc<dyn Kem>], unavailable: &[Unavailable], 
         if wide {
             row.push(num(a.ss_len));
         }
-        row.extend([num(r.wire_bytes), comfy_table::Cell::new(ids.join(", "))]);
+        row.extend([
+            num(r.wire_bytes),
+            comfy_table::Cell::new(super::clean(&ids.join(", "))),
+        ]);
         t.add_row(row);
+    }
+    if !wide {
+        // The implementations wrap between ids, never inside one.
+        super::fit(&mut t, &[header.len() - 1], &[]);
     }
     println!("{t}");
     let providers: BTreeSet<&str> = impls.iter().map(|k| k.meta().provider()).collect();
@@ -133,14 +136,14 @@ pub fn print(rows: &[Row], impls: &[Arc<dyn Kem>], unavailable: &[Unavailable], 
     versions.sort();
     versions.dedup();
     for (id, v) in versions {
-        println!("  {id:<18} {v}");
+        println!("  {:<18} {}", super::clean(&id), super::clean(&v));
     }
     for u in unavailable {
         print!(
             "{}",
             super::prose(
                 layout,
-                &format!("not available here: {} ({})", u.label, u.reason)
+                &super::clean(&format!("not available here: {} ({})", u.label, u.reason))
             )
         );
     }

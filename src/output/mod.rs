@@ -59,62 +59,112 @@ pub fn table(header: &[&str]) -> Table {
     t
 }
 
-/// A table that stays within [`WIDTH`] columns whatever the terminal: every column is as wide
-/// as its content except column `flexible`, which wraps its words into what is left.
-pub fn fit_table(header: &[&str], flexible: usize) -> Table {
-    let mut t = table(header);
-    t.set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(WIDTH as u16);
-    for (i, c) in t.column_iter_mut().enumerate() {
-        if i != flexible {
-            c.set_constraint(ColumnConstraint::ContentWidth);
-        }
-    }
-    t
+/// [`fit`] with one prose column, `flexible`, and no column to leave out.
+pub fn fit_columns(t: &mut Table, flexible: usize) {
+    fit(t, &[flexible], &[]);
 }
 
-/// The fewest columns the wrapping column of a [`fit_table`] keeps (a message stays readable).
-pub const FLEXIBLE_MIN: usize = 32;
+/// Characters in the longest line of `s`.
+fn line_width(s: &str) -> usize {
+    s.split('\n').map(|l| l.chars().count()).max().unwrap_or(0)
+}
 
-/// Keeps a [`fit_table`] within [`WIDTH`] once its rows are in, and its wrapping column
-/// `flexible` at least [`FLEXIBLE_MIN`] wide (or as wide as its content, if less): columns
-/// wider than their share (a build id with a long flag set) wrap at the width that leaves that
-/// room, instead of squeezing the wrapping column to one character (an error printed one
-/// letter per line).
-pub fn fit_columns(t: &mut Table, flexible: usize) {
-    let widths: Vec<usize> = t
-        .column_max_content_widths()
-        .into_iter()
-        .map(usize::from)
+/// Characters in the longest word of `s` (split at spaces and line breaks).
+fn word_width(s: &str) -> usize {
+    s.split(['\n', ' '])
+        .map(|w| w.chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Lays a table whose rows are in out within [`WIDTH`] columns without cutting a word: the
+/// table is left as wide as its content when that fits; else the `prose` columns wrap at
+/// spaces, headers wrap at spaces, and, when even that does not fit, the `optional` columns
+/// (shown by `--wide`) are left out, the last named first; as a last resort any cell wraps
+/// at its spaces (a figure with its unit, `in memory`). No cell is ever broken inside a
+/// word: an identifier (a run id, an implementation, a build id) stays whole on one line, and
+/// a table whose identifiers alone are wider than [`WIDTH`] is drawn wider rather than cut.
+/// Characters are counted, not bytes ([`wrap`]).
+pub fn fit(t: &mut Table, prose: &[usize], optional: &[usize]) {
+    t.set_content_arrangement(ContentArrangement::Disabled);
+    let n = t.column_count();
+    let mut natural = vec![0usize; n];
+    let mut least = vec![0usize; n];
+    // The least widths if every cell may wrap at spaces: the last resort.
+    let mut words = vec![0usize; n];
+    for i in 0..n {
+        for (row, cell) in t.column_cells_with_header_iter(i).enumerate() {
+            let text = cell.map(comfy_table::Cell::content).unwrap_or_default();
+            natural[i] = natural[i].max(line_width(&text)).max(1);
+            words[i] = words[i].max(word_width(&text)).max(1);
+            // A header (row 0) and a prose cell may wrap at spaces; any other cell is one
+            // line per line it holds.
+            let keep = if row == 0 || prose.contains(&i) {
+                word_width(&text)
+            } else {
+                line_width(&text)
+            };
+            least[i] = least[i].max(keep).max(1);
+        }
+    }
+    // Borders (k + 1) and one space of padding each side of every shown column.
+    let total = |cols: &[usize], w: &[usize]| -> usize {
+        cols.iter().map(|&i| w[i]).sum::<usize>() + 3 * cols.len() + 1
+    };
+    let mut shown: Vec<usize> = (0..n).collect();
+    if total(&shown, &natural) <= WIDTH {
+        return;
+    }
+    for &o in optional.iter().rev() {
+        if total(&shown, &least) <= WIDTH {
+            break;
+        }
+        shown.retain(|&i| i != o);
+        if let Some(c) = t.column_mut(o) {
+            c.set_constraint(ColumnConstraint::Hidden);
+        }
+    }
+    // Still too wide: every cell may wrap at its spaces (`25% / 50%`, `in memory`). An
+    // identifier has none, so it stays whole even then.
+    if total(&shown, &least) > WIDTH {
+        least = words;
+    }
+    // Every shown column at its least width, then what is left shared out a character at a
+    // time: to the prose columns first, then to the others.
+    let mut width = least.clone();
+    let mut spare = WIDTH.saturating_sub(total(&shown, &least));
+    let order: Vec<usize> = shown
+        .iter()
+        .copied()
+        .filter(|i| prose.contains(i))
+        .chain(shown.iter().copied().filter(|i| !prose.contains(i)))
         .collect();
-    let n = widths.len();
-    if flexible >= n {
-        return;
-    }
-    // Borders (n + 1) and one space of padding on each side of every column.
-    let chrome = n + 1 + 2 * n;
-    let keep = widths[flexible].min(FLEXIBLE_MIN);
-    let budget = WIDTH.saturating_sub(chrome + keep);
-    let others: Vec<usize> = (0..n).filter(|&i| i != flexible).collect();
-    if others.iter().map(|&i| widths[i]).sum::<usize>() <= budget {
-        return;
-    }
-    // The widest cap at which the other columns fit the budget.
-    let mut cap = budget;
-    while cap > 1 && others.iter().map(|&i| widths[i].min(cap)).sum::<usize>() > budget {
-        cap -= 1;
-    }
-    for &i in &others {
-        if widths[i] > cap {
-            if let Some(c) = t.column_mut(i) {
-                c.set_constraint(ColumnConstraint::Absolute(ColumnWidth::Fixed(cap as u16)));
+    for group in [
+        &order[..order.iter().filter(|i| prose.contains(i)).count()],
+        &order[..],
+    ] {
+        while spare > 0 {
+            let grown = group.iter().filter(|&&i| width[i] < natural[i]).count();
+            if grown == 0 {
+                break;
+            }
+            for &i in group {
+                if spare > 0 && width[i] < natural[i] {
+                    width[i] += 1;
+                    spare -= 1;
+                }
             }
         }
     }
-    if let Some(c) = t.column_mut(flexible) {
-        c.set_constraint(ColumnConstraint::LowerBoundary(ColumnWidth::Fixed(
-            keep as u16,
-        )));
+    for &i in &shown {
+        if width[i] < natural[i] {
+            if let Some(c) = t.column_mut(i) {
+                // The constraint's width includes the padding.
+                c.set_constraint(ColumnConstraint::Absolute(ColumnWidth::Fixed(
+                    (width[i] + 2) as u16,
+                )));
+            }
+        }
     }
 }
 
@@ -224,14 +274,16 @@ impl Grouped {
 pub fn described(tables: &Tables, layout: Width) -> String {
     let target = layout.target();
     let mut out = String::new();
+    // What is said around the tables quotes the record (a host, a reason, an error): its
+    // control characters are shown escaped, as every cell's are.
     for p in Tables::said(&tables.intro, target) {
-        out.push_str(&prose(layout, p));
+        out.push_str(&prose(layout, &clean_lines(p)));
     }
     for t in &tables.tables {
         out.push_str(&shown(t, layout));
     }
     for p in Tables::said(&tables.outro, target) {
-        out.push_str(&prose(layout, p));
+        out.push_str(&prose(layout, &clean_lines(p)));
     }
     out
 }
@@ -245,17 +297,17 @@ pub fn shown(t: &crate::table::Table, layout: Width) -> String {
     };
     let mut out = String::new();
     if let Some(c) = &d.caption {
-        out.push_str(&prose(layout, c));
+        out.push_str(&prose(layout, &clean_lines(c)));
     }
     match &d.block {
-        Some(lines) => out.push_str(lines),
+        Some(lines) => out.push_str(&clean_lines(lines)),
         None => out.push_str(&format!("{}\n", drawn(&d, layout))),
     }
     for (i, f) in d.footnotes.iter().enumerate() {
-        out.push_str(&wrap(&format!("[{}] {f}", i + 1), 4));
+        out.push_str(&wrap(&format!("[{}] {}", i + 1, clean_lines(f)), 4));
     }
     for n in &d.notes {
-        out.push_str(&prose(layout, n));
+        out.push_str(&prose(layout, &clean_lines(n)));
     }
     out
 }
@@ -265,27 +317,18 @@ pub fn shown(t: &crate::table::Table, layout: Width) -> String {
 /// grouped names blanked where they repeat the row above; marked cells in colour.
 fn drawn(d: &Drawn, layout: Width) -> Table {
     let headers: Vec<&str> = d.columns.iter().map(|c| c.text.as_str()).collect();
-    let wraps = d.columns.iter().position(|c| c.wraps);
-    let mut t = match (layout, wraps) {
-        (Width::Fit, Some(w)) => fit_table(&headers, w),
-        (Width::Fit, None) => {
-            // No column is meant to wrap, but long names or wide counts must not push the
-            // table past the width: comfy-table wraps the widest cells only if it must.
-            let mut t = table(&headers);
-            t.set_content_arrangement(ContentArrangement::Dynamic)
-                .set_width(WIDTH as u16);
-            t
-        }
-        _ => table(&headers),
-    };
+    let mut t = table(&headers);
     let mut names = Grouped::default();
     for line in &d.rows {
+        // Every cell's text shown with its control characters escaped: ids carry build
+        // flags, and names come from imported files.
+        let texts: Vec<String> = line.cells.iter().map(|c| clean_lines(&c.text)).collect();
         let grouped: Vec<&str> = (0..d.grouped)
-            .map(|i| line.cells.get(i).map_or("", |c| c.text.as_str()))
+            .map(|i| texts.get(i).map_or("", String::as_str))
             .collect();
         let mut row = names.cells(&grouped);
-        for c in line.cells.iter().skip(d.grouped) {
-            let mut cell = Cell::new(&c.text);
+        for (c, text) in line.cells.iter().zip(&texts).skip(d.grouped) {
+            let mut cell = Cell::new(text);
             if c.right {
                 cell = cell.set_alignment(CellAlignment::Right);
             }
@@ -297,8 +340,11 @@ fn drawn(d: &Drawn, layout: Width) -> Table {
         }
         t.add_row(row);
     }
-    if let (Width::Fit, Some(w)) = (layout, wraps) {
-        fit_columns(&mut t, w);
+    if layout == Width::Fit {
+        let which = |f: fn(&crate::table::Heading) -> bool| -> Vec<usize> {
+            (0..d.columns.len()).filter(|&i| f(&d.columns[i])).collect()
+        };
+        fit(&mut t, &which(|c| c.wraps), &which(|c| c.optional));
     }
     t
 }
@@ -382,6 +428,11 @@ pub fn clean(s: &str) -> String {
     crate::units::visible(s)
 }
 
+/// [`clean`] line by line: the line breaks a cell holds stay line breaks.
+pub fn clean_lines(s: &str) -> String {
+    s.split('\n').map(clean).collect::<Vec<_>>().join("\n")
+}
+
 /// One line of prose: wrapped to [`WIDTH`] in [`Width::Fit`], whole in [`Width::Wide`].
 pub fn prose(layout: Width, text: &str) -> String {
     match layout {
@@ -392,17 +443,25 @@ pub fn prose(layout: Width, text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// Every line of `drawn` within [`WIDTH`], and each of `whole` on one line.
+    fn fits_whole(drawn: &str, whole: &[&str]) {
+        for line in drawn.lines() {
+            assert!(line.chars().count() <= WIDTH, "{line}\n{drawn}");
+        }
+        for w in whole {
+            assert!(drawn.lines().any(|l| l.contains(w)), "{w} cut:\n{drawn}");
+        }
+    }
+
     #[test]
     fn a_long_column_leaves_the_wrapping_column_readable() {
         use super::*;
         let message =
             "compile failed: gcc: error: unrecognized command-line option '-mno-such-flag'";
-        let mut t = fit_table(&["build", "targets", "compile s", "cache", "result"], 4);
+        let id = "pqclean/clean@gcc-12:O2+DKEMBENCH_LONG_FLAG=1".to_string();
+        let mut t = table(&["build", "targets", "compile s", "cache", "result"]);
         t.add_row(vec![
-            Cell::new(format!(
-                "pqclean/clean@gcc-12:O2{}",
-                "+DKEMBENCH_LONG_FLAG=1".repeat(10)
-            )),
+            Cell::new(&id),
             Cell::new("x86-64 baseline"),
             num("–"),
             Cell::new("new"),
@@ -410,12 +469,10 @@ mod tests {
         ]);
         fit_columns(&mut t, 4);
         let drawn = t.to_string();
-        for line in drawn.lines() {
-            assert!(line.chars().count() <= WIDTH, "{line}\n{drawn}");
-        }
-        assert!(drawn.contains("compile failed: gcc: error:"), "{drawn}");
+        // The build id is whole on one line; the message wraps between its words.
+        fits_whole(&drawn, &[&id, "compile failed: gcc:", "'-mno-such-flag'"]);
         // A table that fits is left as it is.
-        let mut t = fit_table(&["build", "result"], 1);
+        let mut t = table(&["build", "result"]);
         t.add_row(vec![
             Cell::new("pqclean/clean@gcc-12:O2"),
             Cell::new("verified"),
@@ -423,6 +480,86 @@ mod tests {
         let before = t.to_string();
         fit_columns(&mut t, 1);
         assert_eq!(t.to_string(), before);
+    }
+
+    #[test]
+    fn names_are_never_cut_optional_columns_go_first_then_cells_wrap_at_spaces() {
+        use super::*;
+        // The table: a long algorithm and implementation beside a note column.
+        let names = [
+            "ntruhps2048509",
+            "implementation",
+            "pqclean/clean@gcc-12:O2",
+        ];
+        let row = |t: &mut Table| {
+            t.add_row(vec![
+                Cell::new(names[0]),
+                Cell::new(names[2]),
+                Cell::new("keygen"),
+                num("1.27 ms ±160%"),
+                num("788"),
+                num("28.8 KiB"),
+                num("34.1 KiB"),
+                Cell::new("budget, drift 20%, rounds vary and more words to wrap"),
+            ]);
+        };
+        let header = [
+            "algorithm",
+            "implementation",
+            "op",
+            "median ±CI95",
+            "ops/s",
+            "heap",
+            "stack",
+            "note",
+        ];
+        let mut t = table(&header);
+        row(&mut t);
+        fit(&mut t, &[7], &[4, 5, 6]);
+        let drawn = t.to_string();
+        fits_whole(&drawn, &names);
+        // Enough room once the prose wraps: no column was left out.
+        assert!(
+            drawn.contains("stack") && drawn.contains("ops/s"),
+            "{drawn}"
+        );
+        // Longer ids: the optional columns go, the last first.
+        let long = "pqclean/clean@gcc-12:O2+march=native+fno-pie";
+        let mut t = table(&header);
+        t.add_row(vec![
+            Cell::new(names[0]),
+            Cell::new(long),
+            Cell::new("keygen"),
+            num("1.27 ms ±160%"),
+            num("788"),
+            num("28.8 KiB"),
+            num("34.1 KiB"),
+            Cell::new("budget"),
+        ]);
+        fit(&mut t, &[7], &[4, 5, 6]);
+        let drawn = t.to_string();
+        fits_whole(&drawn, &[names[0], long]);
+        assert!(!drawn.contains("stack"), "{drawn}");
+        assert!(
+            drawn.contains("ops/s"),
+            "only as many as needed go:\n{drawn}"
+        );
+        // Nothing optional and still too wide: cells wrap at their spaces, ids stay whole.
+        let mut t = table(&["implementation", "figure", "pair"]);
+        let wide_id = "x".repeat(90);
+        t.add_row(vec![
+            Cell::new(&wide_id),
+            Cell::new("12.3 µs"),
+            Cell::new("25% / 50%"),
+        ]);
+        fit(&mut t, &[], &[]);
+        fits_whole(&t.to_string(), &[&wide_id]);
+        // An id wider than the width is drawn whole, past it, never cut.
+        let mut t = table(&["id"]);
+        let huge = "y".repeat(WIDTH + 10);
+        t.add_row(vec![Cell::new(&huge)]);
+        fit(&mut t, &[], &[]);
+        assert!(t.to_string().contains(&huge));
     }
 
     #[test]

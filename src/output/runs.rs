@@ -18,11 +18,7 @@ pub fn print(all: &[RunSummary], total: usize, location: &str, layout: Width) {
     }
     header.extend(["selection", "results"]);
     let selection = header.len() - 2;
-    let mut t = if wide {
-        table(&header)
-    } else {
-        super::fit_table(&header, selection)
-    };
+    let mut t = table(&header);
     for r in all {
         let started = r.started_at.replace('T', " ");
         let started = started.trim_end_matches('Z');
@@ -41,9 +37,15 @@ pub fn print(all: &[RunSummary], total: usize, location: &str, layout: Width) {
         if wide {
             row.push(super::clean(&r.cpu));
         }
-        row.push(super::clean(&match &r.sweep {
+        let selection = match &r.sweep {
             Some(sweep) => format!("{} (sweep {sweep})", r.selection),
             None => r.selection.clone(),
+        };
+        row.push(super::clean(&if wide {
+            selection
+        } else {
+            // A list of labels breaks between them: a space after each comma.
+            selection.replace(',', ", ").replace(",  ", ", ")
         }));
         row.push(if r.not_ok == 0 {
             r.results.to_string()
@@ -53,7 +55,9 @@ pub fn print(all: &[RunSummary], total: usize, location: &str, layout: Width) {
         t.add_row(row);
     }
     if !wide {
-        super::fit_columns(&mut t, selection);
+        // The id never breaks (it is what `show` takes); the selection wraps at spaces; a
+        // long host name leaves its column to `--wide`.
+        super::fit(&mut t, &[selection], &[4]);
     }
     println!("{t}");
     if total > all.len() {

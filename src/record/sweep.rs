@@ -155,6 +155,24 @@ pub fn merge<K: Kind>(id: &str, runs: Vec<(String, Record<K>)>) -> Result<Merged
     }
     let mut chosen: Vec<(u32, String, Record<K>)> = Vec::new();
     for (shard, mut all) in by_shard {
+        // Runs of one shard planned one part: a run that planned another is not this shard
+        // (a record whose shard number was edited), and must not displace it.
+        let part = |r: &Record<K>| {
+            let mut v = K::planned(&r.config).to_vec();
+            v.sort();
+            v
+        };
+        if let Some((_, other)) = all.iter().find(|(_, r)| part(r) != part(&all[0].1)) {
+            return Err(format!(
+                "{} and {} both say they are shard {shard} of sweep {id} but planned different \
+                 benchmarks ({} and {}): one of them is not shard {shard} (was a record's shard \
+                 number edited?)",
+                name(&all[0].1),
+                name(other),
+                K::planned(&all[0].1.config).len(),
+                K::planned(&other.config).len()
+            ));
+        }
         let pick = all
             .iter()
             .rposition(|(s, _)| s == RunStatus::Complete.as_str())
@@ -299,7 +317,9 @@ fn differences<K: Kind>(chosen: &[(u32, String, Record<K>)], warnings: &mut Vec<
     for (what, fact, consequence) in facts {
         let mut seen: Vec<(String, Vec<u32>)> = Vec::new();
         for (shard, _, r) in chosen {
-            let v = fact(r);
+            // Shown with control characters escaped: a host name comes from the record, which
+            // an imported file may have crafted, and the warning goes to a terminal.
+            let v = crate::units::visible(&fact(r));
             match seen.iter_mut().find(|(x, _)| *x == v) {
                 Some((_, shards)) => shards.push(*shard),
                 None => seen.push((v, vec![*shard])),
@@ -505,6 +525,28 @@ mod tests {
     }
 
     #[test]
+    fn a_run_that_planned_another_shards_part_does_not_displace_the_shard() {
+        // Shard 2's run numbered 1: same sweep, same plan, another part.
+        let mut renumbered = shard(2, 2, &[1], "s");
+        renumbered.sweep.as_mut().unwrap().shard = Some(1);
+        renumbered.run_id = Some("20261127-130000-0000000b".into());
+        let e = merge::<Run>(
+            "s",
+            vec![
+                complete(shard(1, 2, &[0], "s")),
+                complete(renumbered),
+                complete(shard(2, 2, &[1], "s")),
+            ],
+        )
+        .unwrap_err();
+        assert!(
+            e.contains("both say they are shard 1 of sweep s but planned different"),
+            "{e}"
+        );
+        assert!(e.contains("20261127-130000-0000000b"), "{e}");
+    }
+
+    #[test]
     fn a_sweep_section_read_from_outside_is_checked() {
         let good = shard(1, 2, &[0], "s");
         good.check().unwrap();
@@ -536,5 +578,16 @@ mod tests {
             all.contains("different options") && all.contains("sampler"),
             "{all}"
         );
+    }
+
+    #[test]
+    fn a_host_name_with_escape_sequences_is_shown_escaped() {
+        let mut b = shard(2, 2, &[1], "s");
+        b.environment.hostname = "evil\u{1b}]0;owned\u{7}".into();
+        let m = merge::<Run>("s", vec![complete(shard(1, 2, &[0], "s")), complete(b)]).unwrap();
+        let all = m.warnings.join("\n");
+        assert!(all.contains("ran on 2 hosts"), "{all}");
+        assert!(!all.chars().any(|c| c.is_control() && c != '\n'), "{all:?}");
+        assert!(all.contains("evil\\u{1b}]0;owned\\u{7}"), "{all}");
     }
 }

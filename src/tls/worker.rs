@@ -128,8 +128,10 @@ fn sources() -> PathBuf {
 }
 
 /// BoringSSL's worker: `$KEMBENCH_TLS_BORING`, else built from `workers/tls-boring` into
-/// `target` (cargo, `--locked`) on first use and reused; or why there is none.
-pub fn boring_worker(target: &Path) -> Result<PathBuf, String> {
+/// `target` (cargo, `--locked`) on first use and reused; or why there is none. The build's
+/// progress goes to standard error; when `stop` turns true (Ctrl-C, SIGTERM) cargo is ended
+/// and the build said interrupted.
+pub fn boring_worker(target: &Path, stop: &dyn Fn() -> bool) -> Result<PathBuf, String> {
     if let Some(p) = std::env::var_os(BORING_VAR).filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         return if p.is_file() {
@@ -147,28 +149,277 @@ pub fn boring_worker(target: &Path) -> Result<PathBuf, String> {
         ));
     }
     let exe = target.join("release").join("kembench-tls-boring");
-    eprintln!(
-        "tls: building BoringSSL's worker (workers/tls-boring, BoringSSL from source with cmake; \
-         minutes the first time) ..."
-    );
+    let first = !exe.is_file();
+    if first {
+        eprintln!(
+            "tls: first use of BoringSSL: building BoringSSL from source (cmake) and its worker \
+             (workers/tls-boring)\n  into {}: {FIRST_BUILD}; reused afterwards.",
+            target.display()
+        );
+    }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     // Cargo itself decides whether anything changed (and holds a lock for concurrent calls).
-    let out = Command::new(cargo)
-        .args(["build", "--release", "--locked", "--quiet", "--manifest-path"])
+    // Its stderr is read as it comes: each crate it starts compiling is the progress shown.
+    let mut child = Command::new(cargo)
+        .args(["build", "--release", "--locked", "--color", "never"])
+        .arg("--manifest-path")
         .arg(src.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(target)
-        .output()
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(|e| format!("cannot run cargo to build BoringSSL's worker: {e}"))?;
-    if !out.status.success() || !exe.is_file() {
-        let text = String::from_utf8_lossy(&out.stderr);
-        let v: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        return Err(format!(
-            "building BoringSSL's worker (workers/tls-boring) failed: {}",
-            v[v.len().saturating_sub(4)..].join("\n")
-        ));
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let stderr = child.stderr.take().expect("piped");
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let started = std::time::Instant::now();
+    let mut progress = Progress::new(first);
+    let mut tail: Vec<String> = Vec::new();
+    let mut take = |line: String, progress: &mut Progress| {
+        if let Some(c) = compiling(&line) {
+            progress.crate_started(c, started.elapsed());
+        }
+        if !line.trim().is_empty() {
+            tail.push(line);
+            let cut = tail.len().saturating_sub(TAIL_LINES);
+            tail.drain(..cut);
+        }
+    };
+    let status = loop {
+        while let Ok(line) = rx.try_recv() {
+            take(line, &mut progress);
+        }
+        if stop() {
+            // Cargo may not have had the signal (a SIGTERM sent to kembench alone).
+            let _ = child.kill();
+            let _ = child.wait();
+            progress.finish();
+            return Err(ended(None, true, &[], started.elapsed()));
+        }
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => return Err(format!("waiting for cargo to build BoringSSL's worker: {e}")),
+        }
+        progress.tick(started.elapsed());
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    // What cargo said last (the pipe closes when it has gone; a grandchild that kept it open
+    // is not waited for).
+    while let Ok(line) = rx.recv_timeout(std::time::Duration::from_secs(1)) {
+        take(line, &mut progress);
+    }
+    progress.finish();
+    let interrupted = stop() || by_interrupt(&status);
+    if interrupted || !status.success() || !exe.is_file() {
+        return Err(ended(Some(&status), interrupted, &tail, started.elapsed()));
+    }
+    if progress.shown() {
+        eprintln!(
+            "tls: built BoringSSL's worker in {}",
+            minutes(started.elapsed())
+        );
     }
     Ok(exe)
+}
+
+/// What the first build of BoringSSL's worker takes, as measured: said before it starts.
+const FIRST_BUILD: &str = "about 12 minutes on a quiet 2-core machine, less with more cores";
+
+/// How many of cargo's last lines a failure quotes.
+const TAIL_LINES: usize = 6;
+
+/// The crate in a line of cargo's output that starts compiling one (`   Compiling boring-sys
+/// v4.13.0 (/path)` gives `boring-sys v4.13.0`).
+fn compiling(line: &str) -> Option<&str> {
+    let rest = line.trim_start().strip_prefix("Compiling ")?;
+    let mut words = rest.split(' ');
+    let name = words.next().filter(|n| !n.is_empty())?;
+    let len = match words.next() {
+        Some(v) if v.starts_with('v') => name.len() + 1 + v.len(),
+        _ => name.len(),
+    };
+    Some(&rest[..len])
+}
+
+/// Whether cargo was ended by Ctrl-C, SIGTERM or SIGHUP (the terminal sends Ctrl-C to the
+/// whole process group: cargo stops at the same time as kembench is asked to).
+fn by_interrupt(status: &std::process::ExitStatus) -> bool {
+    use std::os::unix::process::ExitStatusExt;
+    matches!(
+        status.signal(),
+        Some(libc::SIGINT | libc::SIGTERM | libc::SIGHUP)
+    )
+}
+
+/// An elapsed time in minutes and seconds (`3 min 05 s`, `42 s`).
+fn minutes(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    if s < 60 {
+        format!("{s} s")
+    } else {
+        format!("{} min {:02} s", s / 60, s % 60)
+    }
+}
+
+/// Why building BoringSSL's worker gave no worker: `interrupted` (Ctrl-C, SIGTERM), or
+/// cargo's `status` with its last lines (`tail`), never an empty reason.
+fn ended(
+    status: Option<&std::process::ExitStatus>,
+    interrupted: bool,
+    tail: &[String],
+    elapsed: std::time::Duration,
+) -> String {
+    if interrupted {
+        return format!(
+            "building BoringSSL's worker (workers/tls-boring) was interrupted after {} (Ctrl-C \
+             or SIGTERM); the next `kembench tls --stack boringssl` continues it where cargo \
+             left off",
+            minutes(elapsed)
+        );
+    }
+    let how = match status {
+        Some(s) if s.success() => "cargo ended without error but made no worker".to_string(),
+        Some(s) => format!("cargo {s}"),
+        None => "cargo did not finish".to_string(),
+    };
+    // Shown as it is here: the console and the exports escape what they show of a reason.
+    let said = tail;
+    if said.is_empty() {
+        format!(
+            "building BoringSSL's worker (workers/tls-boring) failed after {}: {how}, and it \
+             printed nothing",
+            minutes(elapsed)
+        )
+    } else {
+        format!(
+            "building BoringSSL's worker (workers/tls-boring) failed after {}: {how}: {}",
+            minutes(elapsed),
+            said.join("\n")
+        )
+    }
+}
+
+/// The progress of a build of BoringSSL's worker on standard error: on a terminal, one line
+/// redrawn in place (the crate being compiled, the time elapsed); otherwise, a plain line
+/// when a crate starts at most every [`QUIET`], and one every [`QUIET`] while nothing starts
+/// (BoringSSL's cmake build runs inside one crate's build script for minutes). Nothing is
+/// shown while cargo only checks that the worker is up to date.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    tty: bool,
+    shown: bool,
+    current: String,
+    said_at: Option<std::time::Duration>,
+}
+
+/// The least time between two plain progress lines.
+const QUIET: std::time::Duration = std::time::Duration::from_secs(30);
+
+impl Progress {
+    /// Progress for a build that is the first (`first`: shown from the start) or a check that
+    /// may rebuild (shown once a crate is compiled).
+    fn new(first: bool) -> Progress {
+        use std::io::IsTerminal;
+        let mut p = Progress {
+            bar: None,
+            tty: std::io::stderr().is_terminal(),
+            shown: false,
+            current: String::new(),
+            said_at: None,
+        };
+        if first {
+            p.show();
+        }
+        p
+    }
+
+    fn show(&mut self) {
+        if self.shown {
+            return;
+        }
+        self.shown = true;
+        if self.tty {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.set_style(
+                indicatif::ProgressStyle::with_template(
+                    "{spinner} tls: building BoringSSL's worker, {elapsed} so far: {msg}",
+                )
+                .expect("a valid template"),
+            );
+            bar.set_message("starting cargo");
+            bar.enable_steady_tick(std::time::Duration::from_millis(250));
+            self.bar = Some(bar);
+        }
+    }
+
+    /// Whether anything was shown.
+    fn shown(&self) -> bool {
+        self.shown
+    }
+
+    /// Cargo started compiling `name`, `at` into the build.
+    fn crate_started(&mut self, name: &str, at: std::time::Duration) {
+        self.show();
+        self.current = name.to_string();
+        match &self.bar {
+            Some(bar) => bar.set_message(format!("compiling {name}")),
+            None => {
+                if plain_line_due(self.said_at, at, true) {
+                    self.say(at);
+                }
+            }
+        }
+    }
+
+    /// Time passed with nothing new from cargo.
+    fn tick(&mut self, at: std::time::Duration) {
+        if self.shown && self.bar.is_none() && plain_line_due(self.said_at, at, false) {
+            self.say(at);
+        }
+    }
+
+    fn say(&mut self, at: std::time::Duration) {
+        self.said_at = Some(at);
+        let what = if self.current.is_empty() {
+            "starting".to_string()
+        } else {
+            format!("compiling {}", self.current)
+        };
+        eprintln!(
+            "tls: building BoringSSL's worker, {} so far: {what}",
+            minutes(at)
+        );
+    }
+
+    fn finish(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Whether a plain progress line is due `now`: the first crate at once, another crate
+/// [`QUIET`] after the last line, and twice that with nothing new.
+fn plain_line_due(
+    last: Option<std::time::Duration>,
+    now: std::time::Duration,
+    new_crate: bool,
+) -> bool {
+    match last {
+        None => new_crate || now >= 2 * QUIET,
+        Some(t) if new_crate => now >= t + QUIET,
+        Some(t) => now >= t + 2 * QUIET,
+    }
 }
 
 /// Runs `job` in the worker `exe` and reads its results; or why it gave none.
@@ -204,9 +455,65 @@ mod tests {
     fn a_missing_prebuilt_worker_is_refused_with_its_name() {
         // Only this test sets the variable, in this process.
         std::env::set_var(BORING_VAR, "/nonexistent/kembench-tls-boring");
-        let e = boring_worker(Path::new("/nonexistent")).unwrap_err();
+        let e = boring_worker(Path::new("/nonexistent"), &|| false).unwrap_err();
         std::env::remove_var(BORING_VAR);
         assert!(e.contains("KEMBENCH_TLS_BORING=/nonexistent"), "{e}");
+    }
+
+    #[test]
+    fn cargos_compiling_lines_name_the_crate() {
+        assert_eq!(
+            compiling("   Compiling boring-sys v4.13.0 (/home/x/boring-sys)"),
+            Some("boring-sys v4.13.0")
+        );
+        assert_eq!(compiling("   Compiling libc v0.2.170"), Some("libc v0.2.170"));
+        assert_eq!(compiling("Compiling kembench"), Some("kembench"));
+        assert_eq!(compiling("    Finished `release` profile"), None);
+        assert_eq!(compiling("warning: unused variable: `Compiling`"), None);
+        assert_eq!(compiling("   Compiling "), None);
+    }
+
+    #[test]
+    fn an_ended_build_says_interrupted_or_why_it_failed_never_nothing() {
+        use std::os::unix::process::ExitStatusExt;
+        let t = std::time::Duration::from_secs(192);
+        let e = ended(None, true, &["   Compiling boring-sys v4".into()], t);
+        assert!(e.contains("was interrupted after 3 min 12 s"), "{e}");
+        assert!(!e.contains("failed"), "{e}");
+        // Exit status 1 (as a wait status), with nothing said.
+        let one = std::process::ExitStatus::from_raw(1 << 8);
+        let e = ended(Some(&one), false, &[], t);
+        assert!(e.contains("failed after 3 min 12 s: cargo exit status: 1"), "{e}");
+        assert!(e.ends_with("and it printed nothing"), "{e}");
+        let e = ended(
+            Some(&one),
+            false,
+            &["error: failed to run custom build command for `boring-sys`".into()],
+            std::time::Duration::from_secs(5),
+        );
+        assert!(
+            e.ends_with("failed after 5 s: cargo exit status: 1: error: failed to run custom build command for `boring-sys`"),
+            "{e}"
+        );
+        // Killed by Ctrl-C sent to the process group: an interrupt, not a failure.
+        assert!(by_interrupt(&std::process::ExitStatus::from_raw(libc::SIGINT)));
+        assert!(by_interrupt(&std::process::ExitStatus::from_raw(libc::SIGTERM)));
+        assert!(!by_interrupt(&std::process::ExitStatus::from_raw(libc::SIGKILL)));
+        assert!(!by_interrupt(&one));
+    }
+
+    #[test]
+    fn plain_progress_lines_are_spaced() {
+        let s = std::time::Duration::from_secs;
+        assert!(plain_line_due(None, s(0), true), "the first crate at once");
+        assert!(!plain_line_due(None, s(10), false));
+        assert!(plain_line_due(None, s(60), false), "a line while cmake runs");
+        assert!(!plain_line_due(Some(s(0)), s(29), true));
+        assert!(plain_line_due(Some(s(0)), s(30), true));
+        assert!(!plain_line_due(Some(s(0)), s(59), false));
+        assert!(plain_line_due(Some(s(0)), s(60), false));
+        assert_eq!(minutes(s(42)), "42 s");
+        assert_eq!(minutes(s(725)), "12 min 05 s");
     }
 
     #[test]

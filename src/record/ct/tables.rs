@@ -333,11 +333,13 @@ fn findings(items: &[CtResult]) -> Table {
     let screen = t.add(Column::text("screen"));
     let kind = t.add(Column::text("kind"));
     let function = t.add(Column::text("function"));
-    let line = t.add(Column::text("file:line"));
+    // Left out of the console's default view when long function names would push it past
+    // 120 columns (`--wide` has it).
+    let line = t.add(Column::text("file:line").optional());
     let count = t.add(Column::num("per call"));
     let operands = t.add(Column::text("secret operands"));
     let explained = t.add(Column::text("explained by").wraps());
-    let listed = t.add(Column::text("explained by"));
+    let listed = t.add(Column::text("explained by").wraps());
     let detail = t.add(Column::text("detail"));
     let names = [label, operation, screen, kind, function, line, count];
     t.view(FIT, 2, &[label, operation, kind, function, line, listed])

@@ -154,12 +154,14 @@ pub fn latency(items: &[BenchResult]) -> Table {
     let half = t.add(Column::num("±CI95"));
     let ci = t.add(Column::num("95% CI of median").text_in(REPORT));
     let quartiles = t.add(Column::num("p25 – p75").text_in(REPORT));
-    let rate = t.add(Column::num("ops/s"));
+    // The console's default view leaves these out, the last first, when long names (a build
+    // id with its flags) would push it past 120 columns: `--wide` has them.
+    let rate = t.add(Column::num("ops/s").optional());
     let tsc = t.add(Column::num("TSC ticks"));
     let cycles = t.add(Column::num("cycles"));
-    let heap = t.add(Column::num("peak heap").named(FIT, "heap"));
+    let heap = t.add(Column::num("peak heap").named(FIT, "heap").optional());
     let allocs = t.add(Column::num("allocs"));
-    let stack = t.add(Column::num("stack"));
+    let stack = t.add(Column::num("stack").optional());
     let share = t.add(Column::num("share"));
     let samples = t.add(Column::num("n").named(MARKDOWN | REPORT, "samples"));
     let short = t.add(Column::text("note").wraps());

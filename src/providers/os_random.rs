@@ -97,10 +97,8 @@ mod tests {
     fn library_draw() -> [u8; 48] {
         let mut b = [0u8; 48];
         // SAFETY: a live buffer of its own length.
-        assert_eq!(
-            unsafe { PQCRYPTO_RUST_randombytes(b.as_mut_ptr(), b.len()) },
-            0
-        );
+        let rc = unsafe { PQCRYPTO_RUST_randombytes(b.as_mut_ptr(), b.len()) };
+        assert_eq!(rc, 0);
         b
     }
 

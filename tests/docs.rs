@@ -150,7 +150,8 @@ fn is_synopsis(line: &str) -> bool {
             .any(|w| w.contains('|') && !w.starts_with('\'') && !w.starts_with('"'))
         || line.split_whitespace().skip(1).any(|w| {
             let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
-            w.len() >= 3 && w.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+            w.len() >= 3
+                && w.chars().all(|c| c.is_ascii_uppercase() || c == '_')
                 && !w.contains("KEM")
         })
 }
@@ -274,8 +275,12 @@ fn the_command_line_checks_fail_on_what_kembench_lacks() {
     assert!(flags_exist("kembench frobnicate [--alg GLOB]").is_err());
     assert!(is_synopsis("kembench show RUN [--wide]"));
     assert!(is_synopsis("kembench export RUN --format json|csv"));
-    assert!(!is_synopsis("kembench run --alg ML-KEM-768,X25519 --impl 'pqclean/*'"));
-    let ex = examples("kembench runs && kembench show latest # exits 1\nls\n  kembench list \\\n --json\n");
+    assert!(!is_synopsis(
+        "kembench run --alg ML-KEM-768,X25519 --impl 'pqclean/*'"
+    ));
+    let ex = examples(
+        "kembench runs && kembench show latest # exits 1\nls\n  kembench list \\\n --json\n",
+    );
     let lines: Vec<_> = ex.iter().map(|e| (e.line.as_str(), e.exits)).collect();
     assert_eq!(
         lines,
@@ -288,7 +293,11 @@ fn the_command_line_checks_fail_on_what_kembench_lacks() {
     assert_eq!(split_comment("a '#x' # c"), ("a '#x' ", " c"));
     assert_eq!(
         split_commands("kembench builds --flags '-O2;-O3' && kembench runs; ls"),
-        ["kembench builds --flags '-O2;-O3' ", " kembench runs", " ls"]
+        [
+            "kembench builds --flags '-O2;-O3' ",
+            " kembench runs",
+            " ls"
+        ]
     );
     assert!(flags_exist("kembench run|profile --shard K/N").is_ok());
     assert!(flags_exist("kembench run|list --shard K/N").is_err());
@@ -348,7 +357,10 @@ fn the_readme_is_a_front_door_to_an_indexed_manual() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let lines = readme.lines().count();
     assert!(lines <= 300, "README.md has {lines} lines: keep it <= 300");
-    assert!(readme.contains("(docs/README.md)"), "README does not link the manual's index");
+    assert!(
+        readme.contains("(docs/README.md)"),
+        "README does not link the manual's index"
+    );
     let index = std::fs::read_to_string(root().join("docs/README.md")).unwrap();
     for page in pages().iter().skip(1) {
         let name = page.file_name().unwrap().to_string_lossy().into_owned();

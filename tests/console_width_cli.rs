@@ -140,7 +140,14 @@ fn run_runs_and_show_fit_and_keep_names_and_run_ids_whole() {
     fits("runs", &console(&store, &["runs"]), &ids);
     for id in &ids {
         let record = common::export_json(&store, id);
-        let mut names = names_of(&record);
+        // A tls record's tables name each group by its TLS name (secp256r1, not the catalog's
+        // P-256) and put stack and certificate in columns of their own: its groups are checked
+        // by the TLS names its fixture uses.
+        let mut names = if record["kind"] == "kembench-tls" {
+            vec!["X25519MLKEM768".to_string(), "secp256r1".to_string()]
+        } else {
+            names_of(&record)
+        };
         names.push(id.clone());
         fits(
             &format!("show {id}"),

@@ -99,11 +99,11 @@ pub fn print_table(report: &Report, layout: Width) {
         report.seconds
     ));
     for line in not_applicable(report) {
-        below.push_str(&prose(layout, &line));
+        below.push_str(&prose(layout, &super::clean(&line)));
     }
     if layout == Width::Fit {
         for line in left_out(report) {
-            below.push_str(&prose(layout, &line));
+            below.push_str(&prose(layout, &super::clean(&line)));
         }
     }
     print!("{below}");

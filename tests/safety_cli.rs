@@ -561,7 +561,8 @@ fn import_checks_what_it_stores_and_nothing_printed_can_drive_the_terminal() {
         .split(' ')
         .next()
         .unwrap();
-    for args in [&["runs"][..], &["show", id]] {
+    // `runs` shows the host column with `--wide` (left out within 120 columns).
+    for args in [&["runs", "--wide"][..], &["show", id]] {
         let out = in_dir(&d, s).args(args).output().unwrap();
         assert!(out.status.success());
         assert!(

@@ -264,11 +264,50 @@ impl<'a> BuildId<'a> {
             _ => whole,
         }
     }
+
+    /// The id without the version of a source tree (`builds --source`): the first part of
+    /// the source cut at its `+` (the commit or digest) and then at its `-` (the declared
+    /// version), so `liboqs-0.16.0+g1a2b3c4/auto@gcc-12:O3` and `liboqs/auto@gcc-12:O3` are
+    /// both `liboqs/auto@gcc-12:O3`: the same variant, compiler and flags of two versions.
+    /// An id whose source has no `+` is returned as it is.
+    pub fn version_less(id: &str) -> String {
+        let (first, rest) = id.split_at(id.find(['/', '@']).unwrap_or(id.len()));
+        match first.split_once('+') {
+            Some((tagged, _)) => {
+                let kind = tagged.split_once('-').map_or(tagged, |(k, _)| k);
+                format!("{kind}{rest}")
+            }
+            None => id.to_string(),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_source_trees_version_is_taken_off_its_id() {
+        for (id, want) in [
+            (
+                "liboqs-0.16.0+g1a2b3c4/auto@gcc-12:O3",
+                "liboqs/auto@gcc-12:O3",
+            ),
+            (
+                "liboqs-0.13.1-rc1+g1a2b3c4.5e6f7a8b/generic@gcc-12:O2@s390x",
+                "liboqs/generic@gcc-12:O2@s390x",
+            ),
+            (
+                "pqclean+5e6f7a8b/clean@clang-14:O3",
+                "pqclean/clean@clang-14:O3",
+            ),
+            ("liboqs/auto@gcc-12:O3", "liboqs/auto@gcc-12:O3"),
+            ("local/my-kem@gcc-12:O2", "local/my-kem@gcc-12:O2"),
+            ("liboqs", "liboqs"),
+        ] {
+            assert_eq!(BuildId::version_less(id), want, "{id}");
+        }
+    }
 
     #[test]
     fn build_ids_split_into_source_build_and_architecture() {

@@ -62,7 +62,7 @@ fn parses(line: &str) -> Result<(), String> {
 #[test]
 fn the_example_workflows_run_commands_that_exist() {
     let files = workflows();
-    assert_eq!(files.len(), 3, "{files:?}");
+    assert_eq!(files.len(), 4, "{files:?}");
     let guide =
         std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/ci.md"))
             .unwrap();

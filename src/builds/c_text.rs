@@ -161,6 +161,19 @@ impl CText {
         })
     }
 
+    /// The number a `#define` whose macro name ends in `suffix` gives (`#define
+    /// PQCLEAN_X_CRYPTO_PUBLICKEYBYTES 1184`), when its value is one decimal number.
+    pub fn defined_number(&self, suffix: &str) -> Option<usize> {
+        self.directives.iter().find_map(|d| match &d[..] {
+            [Token::Ident(def), Token::Ident(name), Token::Other(n)]
+                if def == "define" && name.ends_with(suffix) =>
+            {
+                n.parse().ok()
+            }
+            _ => None,
+        })
+    }
+
     /// The files named by `#include "..."`, in order (each once).
     pub fn quoted_includes(&self) -> Vec<String> {
         let mut v: Vec<String> = Vec::new();
@@ -238,5 +251,12 @@ mod tests {
         let t = read("#define CRYPTO_ALGNAME /* a\n b */ \"K\"\nint f(void);");
         assert_eq!(t.defined_string("CRYPTO_ALGNAME").as_deref(), Some("K"));
         assert!(t.has_function("f"));
+        let t = read("#define X_CRYPTO_PUBLICKEYBYTES  1184 // pk\n#define X_CRYPTO_BYTES (32)\n");
+        assert_eq!(t.defined_number("CRYPTO_PUBLICKEYBYTES"), Some(1184));
+        assert_eq!(
+            t.defined_number("CRYPTO_BYTES"),
+            None,
+            "an expression is not read"
+        );
     }
 }

@@ -12,6 +12,7 @@ pub mod package;
 pub mod sources;
 #[cfg(test)]
 mod tests;
+pub mod trees;
 
 use crate::kem::{BuildFacts, Gate};
 use crate::providers::built::manifest::{self, Compiled, Entry};
@@ -310,13 +311,15 @@ pub fn run(req: &Request, progress: &(dyn Fn(&str) + Sync)) -> std::io::Result<S
         );
         combos = mine;
     }
-    let mut digests: std::collections::HashMap<&str, String> = Default::default();
+    // Each source's files hashed once, whatever the compilers and flag sets: one digest per
+    // (algorithm, source id), as each algorithm of one source id has files of its own.
+    let mut digests: std::collections::HashMap<(&str, &str), String> = Default::default();
     for (s, (asked, c), f) in combos {
-        let sha = match digests.get(s.id.as_str()) {
+        let sha = match digests.get(&(s.algorithm, s.id.as_str())) {
             Some(d) => d.clone(),
             None => {
                 let d = s.sha256()?;
-                digests.insert(&s.id, d.clone());
+                digests.insert((s.algorithm, &s.id), d.clone());
                 d
             }
         };

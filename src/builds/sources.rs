@@ -12,6 +12,7 @@
 use crate::arch::Arch;
 use crate::providers::built::{Symbols, LIBOQS_SET_HOOK_SYMBOL, SET_HOOK_SYMBOL};
 use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Catalog algorithm, source crate, and the scheme's directory under `pqclean/crypto_kem/`.
@@ -53,6 +54,17 @@ const LIBOQS: &[(&str, &str, &str)] = &[
     ("FrodoKEM-1344-AES", "frodokem_1344_aes", "frodokem"),
     ("FrodoKEM-1344-SHAKE", "frodokem_1344_shake", "frodokem"),
 ];
+
+/// Whether kembench builds liboqs's algorithm `id` (`ml_kem_768`) from a liboqs tree.
+pub(super) fn liboqs_offers(id: &str) -> bool {
+    LIBOQS.iter().any(|l| l.1 == id)
+}
+
+/// The catalog algorithm of PQClean's scheme directory `scheme` among those kembench carries
+/// (`ml-kem-768`: `ML-KEM-768`).
+pub(super) fn pqclean_table_algorithm(scheme: &str) -> Option<&'static str> {
+    TABLE.iter().find(|t| t.2 == scheme).map(|t| t.0)
+}
 
 /// The crates that carry C sources.
 #[derive(Debug, Clone, Copy)]
@@ -264,55 +276,10 @@ fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
             });
             continue;
         };
-        let pqclean = root.join("pqclean");
-        let scheme_dir = pqclean.join("crypto_kem").join(scheme);
-        let entries = match std::fs::read_dir(&scheme_dir) {
-            Ok(entries) => entries,
-            Err(e) => {
-                missing.push(Missing {
-                    label: format!("{alg}@pqclean"),
-                    reason: format!("{} cannot be read: {e}", scheme_dir.display()),
-                    unreadable: true,
-                    quiet: false,
-                });
-                continue;
-            }
-        };
-        let mut variants: Vec<String> = entries
-            .flatten()
-            .filter(|e| e.path().is_dir())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        variants.sort();
-        for v in variants {
-            let id = format!("pqclean/{v}");
-            let arch_ok = match v.as_str() {
-                "avx2" => arch == Arch::X86_64,
-                "aarch64" => arch == Arch::Aarch64,
-                _ => true,
-            };
-            if !arch_ok {
-                missing.push(Missing {
-                    label: on(format!("{alg}@{id}"), arch),
-                    reason: format!("{v} code does not run on {arch}"),
-                    unreadable: false,
-                    quiet: arch.foreign(),
-                });
-                continue;
-            }
-            match source(alg, krate, &pqclean, &scheme_dir, &v) {
-                Ok(mut s) => {
-                    s.arch = arch;
-                    found.push(s)
-                }
-                Err(reason) => missing.push(Missing {
-                    label: on(format!("{alg}@{id}"), arch),
-                    reason,
-                    unreadable: false,
-                    quiet: false,
-                }),
-            }
-        }
+        let version = format!("PQClean via {} {}", krate.name(), krate.version());
+        let (f, m) = pqclean_scheme(alg, &root.join("pqclean"), scheme, arch, None, &version);
+        found.extend(f);
+        missing.extend(m);
     }
     match Crate::OqsSys.dir() {
         None => missing.push(Missing {
@@ -322,44 +289,158 @@ fn one_arch(arch: Arch) -> (Vec<Source>, Vec<Missing>) {
             quiet: false,
         }),
         Some(dir) => {
-            let root = dir.join("liboqs");
-            if let Err(e) = std::fs::File::open(root.join("CMakeLists.txt")) {
-                for &(alg, _, _) in LIBOQS {
-                    missing.push(Missing {
-                        label: format!("{alg}@liboqs"),
-                        reason: format!("{} cannot be read: {e}", root.display()),
-                        unreadable: true,
-                        quiet: false,
-                    });
+            let (f, m) = liboqs_tree(&dir.join("liboqs"), arch, None);
+            found.extend(f);
+            missing.extend(m);
+        }
+    }
+    (found, missing)
+}
+
+/// The variants (`clean`, `avx2`, ...) of PQClean's scheme `scheme` (its directory under
+/// `crypto_kem/` of the PQClean tree `pqclean`) for `arch`, as catalog algorithm `alg`: the
+/// carried copy's (`origin` `None`: ids `pqclean/VARIANT`) or a tree the user named.
+pub(super) fn pqclean_scheme(
+    alg: &'static str,
+    pqclean: &Path,
+    scheme: &str,
+    arch: Arch,
+    origin: Option<&Origin>,
+    version: &str,
+) -> (Vec<Source>, Vec<Missing>) {
+    let (mut found, mut missing) = (Vec::new(), Vec::new());
+    let prefix = origin.map_or("pqclean", |o| o.prefix.as_str());
+    let scheme_dir = pqclean.join("crypto_kem").join(scheme);
+    let entries = match std::fs::read_dir(&scheme_dir) {
+        Ok(entries) => entries,
+        Err(e) => {
+            missing.push(Missing {
+                label: format!("{alg}@{prefix}"),
+                reason: format!("{} cannot be read: {e}", scheme_dir.display()),
+                unreadable: true,
+                quiet: false,
+            });
+            return (found, missing);
+        }
+    };
+    let mut variants: Vec<String> = entries
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    variants.sort();
+    for v in variants {
+        let id = format!("{prefix}/{v}");
+        let arch_ok = match v.as_str() {
+            "avx2" => arch == Arch::X86_64,
+            "aarch64" => arch == Arch::Aarch64,
+            _ => true,
+        };
+        if !arch_ok {
+            missing.push(Missing {
+                label: on(format!("{alg}@{id}"), arch),
+                reason: format!("{v} code does not run on {arch}"),
+                unreadable: false,
+                quiet: arch.foreign(),
+            });
+            continue;
+        }
+        match source(alg, version, pqclean, &scheme_dir, &v) {
+            Ok(mut s) => {
+                s.arch = arch;
+                s.id = id;
+                if let Some(o) = origin {
+                    s.version = o.version.clone();
                 }
-                return (found, missing);
+                found.push(s)
             }
-            for &(alg, id, family) in LIBOQS {
-                for target in ["generic", "auto"] {
-                    // liboqs's own code for an architecture: AVX2 on x86-64 (`auto`:
-                    // `-march=native`), NEON on aarch64 (a dist build, which compiles it in);
-                    // for the others it has none.
-                    if target == "auto" && arch.foreign() && arch != Arch::Aarch64 {
-                        missing.push(Missing {
-                            label: on(format!("{alg}@liboqs/auto"), arch),
-                            reason: format!(
-                                "liboqs has no code of its own for {arch}: liboqs/generic is its \
-                                 build there"
-                            ),
-                            unreadable: false,
-                            quiet: true,
-                        });
-                        continue;
-                    }
-                    let mut s = liboqs(alg, id, family, &root, target);
-                    if arch.foreign() {
-                        s.arch = arch;
-                        // A cross build: no -march=native (the dist build picks the backend).
-                        s.required_flags.retain(|f| f != "-march=native");
-                    }
-                    found.push(s);
-                }
+            Err(reason) => missing.push(Missing {
+                label: on(format!("{alg}@{id}"), arch),
+                reason,
+                unreadable: false,
+                quiet: false,
+            }),
+        }
+    }
+    (found, missing)
+}
+
+/// Where a source tree the user named (`builds --source`) came from: what its sources are
+/// called and what their records say, instead of the carried copy's.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    /// The id before `/variant`: `liboqs-0.13.0+g1a2b3c4`.
+    pub prefix: String,
+    /// What a record says of its version: the tree's declared version, path and revision.
+    pub version: String,
+    /// Known-answer digests the tree ships, by catalog name (liboqs's
+    /// `tests/KATs/kem/kats.json` "single"; PQClean's `META.yml` `nistkat-sha256`), and where
+    /// they come from.
+    pub kats: BTreeMap<String, (String, String)>,
+}
+
+/// The liboqs sources of the liboqs tree at `root` (its `CMakeLists.txt` there) for `arch`:
+/// kembench's carried copy (`origin` `None`: ids `liboqs/generic`, `liboqs/auto`) or a tree
+/// the user named. Only algorithms the tree's own `.CMake/alg_support.cmake` switches on are
+/// offered (a tree of another version may lack one).
+pub(super) fn liboqs_tree(
+    root: &Path,
+    arch: Arch,
+    origin: Option<&Origin>,
+) -> (Vec<Source>, Vec<Missing>) {
+    let (mut found, mut missing) = (Vec::new(), Vec::new());
+    let prefix = origin.map_or("liboqs", |o| o.prefix.as_str());
+    if let Err(e) = std::fs::File::open(root.join("CMakeLists.txt")) {
+        for &(alg, _, _) in LIBOQS {
+            missing.push(Missing {
+                label: format!("{alg}@{prefix}"),
+                reason: format!("{} cannot be read: {e}", root.display()),
+                unreadable: true,
+                quiet: false,
+            });
+        }
+        return (found, missing);
+    }
+    let support =
+        std::fs::read_to_string(root.join(".CMake").join("alg_support.cmake")).unwrap_or_default();
+    for &(alg, id, family) in LIBOQS {
+        if origin.is_some() && !support.contains(&format!("OQS_ENABLE_KEM_{id}")) {
+            missing.push(Missing {
+                label: on(format!("{alg}@{prefix}"), arch),
+                reason: format!("this tree's .CMake/alg_support.cmake has no OQS_ENABLE_KEM_{id}"),
+                unreadable: false,
+                quiet: false,
+            });
+            continue;
+        }
+        for target in ["generic", "auto"] {
+            // liboqs's own code for an architecture: AVX2 on x86-64 (`auto`:
+            // `-march=native`), NEON on aarch64 (a dist build, which compiles it in);
+            // for the others it has none.
+            if target == "auto" && arch.foreign() && arch != Arch::Aarch64 {
+                missing.push(Missing {
+                    label: on(format!("{alg}@{prefix}/auto"), arch),
+                    reason: format!(
+                        "liboqs has no code of its own for {arch}: {prefix}/generic is its \
+                         build there"
+                    ),
+                    unreadable: false,
+                    quiet: true,
+                });
+                continue;
             }
+            let mut s = liboqs(alg, id, family, root, target);
+            if let Some(o) = origin {
+                s.id = format!("{}/{target}", o.prefix);
+                s.version = o.version.clone();
+                s.kat_sha256 = o.kats.get(alg).cloned();
+            }
+            if arch.foreign() {
+                s.arch = arch;
+                // A cross build: no -march=native (the dist build picks the backend).
+                s.required_flags.retain(|f| f != "-march=native");
+            }
+            found.push(s);
         }
     }
     (found, missing)
@@ -552,7 +633,7 @@ pub(super) fn common_code(common: &Path, files: &[PathBuf], shipped: &[String]) 
 
 fn source(
     alg: &'static str,
-    krate: Crate,
+    version: &str,
     pqclean: &Path,
     scheme_dir: &Path,
     variant: &str,
@@ -602,7 +683,7 @@ fn source(
     Ok(Source {
         id: format!("pqclean/{variant}"),
         algorithm: alg,
-        version: format!("PQClean via {} {}", krate.name(), krate.version()),
+        version: version.to_string(),
         recipe: Recipe::Files {
             compile,
             includes,

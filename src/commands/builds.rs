@@ -17,6 +17,8 @@ pub struct Args {
     pub algorithms: Vec<String>,
     /// Source ids or globs.
     pub sources: Vec<String>,
+    /// Source trees (`KIND=PATH`, see [`builds::trees`]).
+    pub trees: Vec<String>,
     /// Compilers, flag sets, the gate's limit, JSON.
     pub compile: Compile,
     /// Compilers at once.
@@ -117,7 +119,38 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     for arch in archs.iter().filter(|a| a.foreign()) {
         arch.emulator().map_err(crate::usage::Usage)?;
     }
-    let (all, missing) = sources::all_for(&archs);
+    let (mut all, mut missing) = sources::all_for(&archs);
+    let mut trees: Vec<builds::trees::Tree> = Vec::new();
+    for t in &a.trees {
+        let tree = builds::trees::open(t)?;
+        if let Some(same) = trees.iter().find(|o| o.origin.prefix == tree.origin.prefix) {
+            eprintln!(
+                "builds: {} and {} are the same code ({}): built once",
+                same.path.display(),
+                tree.path.display(),
+                tree.origin.prefix
+            );
+            continue;
+        }
+        eprintln!("builds: source tree {}", tree.origin.version);
+        let (f, m) = tree.sources(&archs);
+        all.extend(f);
+        missing.extend(m);
+        trees.push(tree);
+    }
+    // With trees and no --impl, only the trees' sources.
+    let of_a_tree = |id: &str| {
+        trees
+            .iter()
+            .any(|t| id.starts_with(&format!("{}/", t.origin.prefix)))
+    };
+    if !trees.is_empty() && a.sources.is_empty() {
+        all.retain(|s| of_a_tree(&s.id));
+        missing.retain(|m| {
+            let src = m.label.split('@').nth(1).unwrap_or_default();
+            of_a_tree(src) || trees.iter().any(|t| src == t.origin.prefix)
+        });
+    }
     let (mut alg_names, mut src_names): (Vec<String>, Vec<String>) = (Vec::new(), Vec::new());
     for s in &all {
         if !alg_names.iter().any(|n| n == s.algorithm) {
@@ -127,7 +160,7 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
             src_names.push(s.id.clone());
         }
     }
-    if a.algorithms.is_empty() && a.sources.is_empty() {
+    if a.algorithms.is_empty() && a.sources.is_empty() && trees.is_empty() {
         let n = all.len() * a.compile.cc.len() * a.compile.flags.len();
         crate::bail_usage!(
             "say what to build, e.g. `--alg ML-KEM-768` or `--impl pqclean/clean`; `--alg '*'` \

@@ -243,6 +243,13 @@ pub enum Command {
         /// Sources, by id or glob: `pqclean/clean`, `pqclean/avx2`, `pqclean/opt`.
         #[arg(long = "impl", value_delimiter = ',')]
         sources: Vec<String>,
+        /// A source tree to build (repeatable): `liboqs=PATH` (a liboqs checkout or release,
+        /// built with its CMake) or `pqclean=PATH` (a PQClean checkout's `crypto_kem/*`). Its
+        /// builds are named with the tree's declared version and its git commit or content
+        /// digest (`ML-KEM-768@liboqs-0.13.0+g1a2b3c4/auto@gcc-12:O3`), gated with the
+        /// tree's own known answers. Without --impl, only the trees' sources are built.
+        #[arg(long = "source", value_name = "KIND=PATH")]
+        trees: Vec<String>,
         /// Compilers, flag sets (default: gcc and clang, -O2;-O3;-O3 -march=native), the
         /// gate's limit, JSON.
         #[command(flatten)]
@@ -570,6 +577,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Builds {
             algorithms,
             sources,
+            trees,
             compile,
             jobs,
             reverify,
@@ -585,6 +593,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             builds::run(&builds::Args {
                 algorithms,
                 sources,
+                trees,
                 compile: compiling(compile.or(&["gcc", "clang"], flags)),
                 jobs: jobs.map(usize::from),
                 reverify,

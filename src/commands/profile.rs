@@ -373,7 +373,19 @@ fn load_baseline(
         }
         crate::record::profile::gate::pair(&mut record, old, new);
     }
-    if !record.config.planned.iter().any(|l| planned.contains(l)) {
+    // In common: the same label, or the same build of another version of a source tree (the
+    // gate pairs them, see `compare::partner`).
+    let version_less = |l: &str| match l.split_once('@') {
+        Some((alg, id)) => format!("{alg}@{}", crate::arch::BuildId::version_less(id)),
+        None => l.to_string(),
+    };
+    let planned_less: Vec<String> = planned.iter().map(|l| version_less(l)).collect();
+    if !record
+        .config
+        .planned
+        .iter()
+        .any(|l| planned.contains(l) || planned_less.contains(&version_less(l)))
+    {
         crate::bail_usage!(
             "--baseline {name} profiled {}, and this profile would profile {}: nothing in common to gate on",
             record.config.planned.join(", "),

@@ -98,6 +98,30 @@ pub fn json(s: &Summary) -> Json<'_> {
     }
 }
 
+/// One sentence naming the version of every source the builds were compiled from (a source
+/// tree named by `builds --source` with its path and its commit or content digest), when
+/// there are builds.
+fn sources_line<'a>(entries: impl Iterator<Item = &'a Entry>) -> Option<String> {
+    let mut seen: Vec<(String, String)> = Vec::new();
+    for e in entries {
+        let source = e
+            .facts
+            .source
+            .split('/')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        if e.facts.source_version.is_empty() || seen.iter().any(|(s, _)| *s == source) {
+            continue;
+        }
+        seen.push((source, clean(&e.facts.source_version)));
+    }
+    (!seen.is_empty()).then(|| {
+        let said: Vec<String> = seen.iter().map(|(s, v)| format!("{s}: {v}")).collect();
+        format!("Sources: {}.", said.join("; "))
+    })
+}
+
 /// The table of one `builds` invocation and its totals.
 pub fn print_summary(s: &Summary, unavailable: &[&Missing]) {
     let mut t = table(&["build", "targets", "compile s", "cache", "result"]);
@@ -135,6 +159,9 @@ pub fn print_summary(s: &Summary, unavailable: &[&Missing]) {
             2
         )
     );
+    if let Some(line) = sources_line(s.outcomes.iter().map(|o| &o.entry)) {
+        print!("{}", wrap(&line, 2));
+    }
     for m in unavailable {
         print!(
             "{}",
@@ -206,6 +233,9 @@ pub fn print_list(entries: &[Entry], root: &Path) {
     // widest cell after the build) is shown in full by `builds --json`.
     fit(&mut t, &[2, 4], &[]);
     println!("{t}");
+    if let Some(line) = sources_line(entries.iter()) {
+        print!("{}", wrap(&line, 2));
+    }
     print!(
         "{}",
         wrap(

@@ -154,13 +154,26 @@ fn certainty(fixed: bool, a: &OpProfile, b: &OpProfile) -> Certainty {
     }
 }
 
-/// Self instructions per function (seed 0).
+/// Self instructions per function (seed 0): the innermost frames of the folded stacks, which
+/// hold every instruction (frames the compiler inlined included, so a function inlined into
+/// its caller is still named); the stored top functions where a profile has no stacks. The
+/// stored list alone is the top functions by inclusive count, and a small function that grew
+/// (a pull request's slower helper) may not be among them.
 fn self_counts(o: &OpProfile) -> BTreeMap<&str, u64> {
-    o.analysis
-        .functions
-        .iter()
-        .map(|f| (f.name.as_str(), f.self_instructions))
-        .collect()
+    if o.analysis.folded.is_empty() {
+        return o
+            .analysis
+            .functions
+            .iter()
+            .map(|f| (f.name.as_str(), f.self_instructions))
+            .collect();
+    }
+    let mut m: BTreeMap<&str, u64> = BTreeMap::new();
+    for s in &o.analysis.folded {
+        let leaf = s.stack.rsplit(';').next().unwrap_or(&s.stack);
+        *m.entry(leaf).or_default() += s.instructions;
+    }
+    m
 }
 
 fn label(r: &ProfileResult) -> String {
@@ -169,7 +182,8 @@ fn label(r: &ProfileResult) -> String {
 
 /// The result of `other` that `r` (of `own`) is compared with: the same (algorithm,
 /// implementation); else the one build of the same source, compiler and flags for another
-/// architecture that has no exact partner in `own`.
+/// architecture that has no exact partner in `own`; else the one build of the same variant,
+/// compiler and flags of another version of the library (source trees) that has none.
 fn partner<'b>(
     r: &ProfileResult,
     own: &ProfileRecord,
@@ -182,6 +196,18 @@ fn partner<'b>(
     let mut found = other.results.iter().filter(|x| {
         x.algorithm == r.algorithm
             && BuildId::parse(&x.implementation).arch_less == key
+            && own.result(&x.algorithm, &x.implementation).is_none()
+    });
+    if let (Some(x), None) = (found.next(), found.next()) {
+        return Some(x);
+    }
+    // Two versions of one library (source trees, `builds --source`): the one build of the
+    // same variant, compiler and flags, whatever the version, with no exact partner in `own`.
+    let key = BuildId::version_less(&r.implementation);
+    let mut found = other.results.iter().filter(|x| {
+        x.algorithm == r.algorithm
+            && x.implementation != r.implementation
+            && BuildId::version_less(&x.implementation) == key
             && own.result(&x.algorithm, &x.implementation).is_none()
     });
     match (found.next(), found.next()) {
@@ -496,5 +522,30 @@ mod tests {
         let old = profile_of(&["liboqs"]);
         let new = profile_of(&["liboqs@s390x"]);
         assert!(compare(&old, &new).rows.is_empty());
+    }
+
+    /// Two versions of one library built from source trees: the base branch's build and the
+    /// pull request's (or the carried copy's) are compared, variant, compiler and flags alike;
+    /// another variant or flag set is not, nor are two candidates at once.
+    #[test]
+    fn builds_of_two_versions_of_a_tree_are_compared() {
+        let old = profile_of(&["liboqs-0.16.0+g1111111/generic@gcc-12:O3"]);
+        let new = profile_of(&["liboqs-0.16.0+g2222222.5e6f7a8b/generic@gcc-12:O3"]);
+        let r = compare(&old, &new);
+        assert_eq!(r.rows.len(), 2, "{:?}", r.unmatched);
+        assert_eq!(
+            r.rows[0].shown_implementation(),
+            "liboqs-0.16.0+g1111111/generic@gcc-12:O3 → liboqs-0.16.0+g2222222.5e6f7a8b/generic@gcc-12:O3"
+        );
+        let carried = profile_of(&["liboqs/generic@gcc-12:O3"]);
+        assert_eq!(compare(&carried, &new).rows.len(), 2);
+        for other in ["liboqs-0.16.0+g2222222/auto@gcc-12:O3", "liboqs-0.16.0+g2222222/generic@gcc-12:O2"] {
+            assert!(compare(&old, &profile_of(&[other])).rows.is_empty(), "{other}");
+        }
+        let two = profile_of(&[
+            "liboqs-0.16.0+g2222222/generic@gcc-12:O3",
+            "liboqs-0.17.0+g3333333/generic@gcc-12:O3",
+        ]);
+        assert!(compare(&old, &two).rows.is_empty(), "two candidates: none chosen");
     }
 }

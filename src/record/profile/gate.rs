@@ -252,7 +252,7 @@ fn markdown(
                 out,
                 "| {}@{} | {} | {} | {} | {} | {} |",
                 cell(&r.algorithm),
-                cell(&r.implementation),
+                cell(&r.shown_implementation()),
                 r.operation.as_str(),
                 crate::units::thousands(r.old_instructions),
                 crate::units::thousands(r.new_instructions),
@@ -312,9 +312,16 @@ mod tests {
         let more = before + before / 100; // +1%
         op.instructions.per_seed.iter_mut().for_each(|n| *n = more);
         op.instructions = crate::record::profile::Spread::of(op.instructions.per_seed.clone());
-        let f = &mut op.analysis.functions[0];
-        f.self_instructions += before / 100;
-        let function = f.name.clone();
+        // The instructions added in a small function, not among the stored top functions
+        // (those by inclusive count): the gate names it from the stacks.
+        let function = "a_small_helper_made_slower".to_string();
+        assert!(!op.analysis.functions.iter().any(|f| f.name == function));
+        assert!(!op.analysis.folded.is_empty(), "the fixture has stacks");
+        let root = op.analysis.folded[0].stack.clone();
+        op.analysis.folded.push(crate::callgrind::FoldedStack {
+            stack: format!("{root};{function}"),
+            instructions: before / 100,
+        });
         let g = gate("base.json", &base, &worse, 0.5, false);
         assert!(!g.passed);
         let label = format!(

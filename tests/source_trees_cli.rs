@@ -1,0 +1,301 @@
+//! Source trees as builds (`builds --source liboqs=PATH`), end to end, on copies of the liboqs
+//! 0.13 tree the kembench build compiled (no registry serves a newer liboqs): a copy with its
+//! declared version changed and one ML-KEM-768 function made slower, an unchanged copy, and a
+//! copy whose known answers are wrong. Each is built through liboqs's CMake, named with its
+//! version and content digest, and gated with its own `kats.json`; the slower one fails the
+//! exact-count gate against kembench's carried liboqs of the same flags, naming the function
+//! and only the operation it touches, and the unchanged one compares exactly equal.
+
+mod common;
+
+use common::kembench_at;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn dir(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kembench-trees-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// A copy of the liboqs tree the kembench build compiled, at `to`.
+fn copy_liboqs(to: &Path) {
+    let from = Path::new(env!("KEMBENCH_SRC_OQS_SYS")).join("liboqs");
+    let o = Command::new("cp")
+        .arg("-a")
+        .arg(&from)
+        .arg(to)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Replaces `old` (which must be there) with `new` in `file`.
+fn edit(file: &Path, old: &str, new: &str) {
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.contains(old), "{}: {old}", file.display());
+    std::fs::write(file, text.replacen(old, new, 1)).unwrap();
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Whether a row of the gate's functions table names a function of liboqs's own code (its
+/// ML-KEM, SHA-3 and common code), rather than the C library's allocator.
+fn of_liboqs(row: &str) -> bool {
+    let f = row.split('`').nth(1).unwrap_or_default();
+    ["PQCP_", "OQS_", "Keccak", "SHA3_", "keccak"]
+        .iter()
+        .any(|p| f.starts_with(p))
+}
+
+/// The builds of one `builds --json` by implementation id.
+fn builds(o: &Output) -> Vec<Value> {
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)));
+    v["builds"].as_array().unwrap().clone()
+}
+
+#[test]
+fn a_liboqs_tree_is_built_named_gated_and_gated_against_the_carried_one() {
+    let d = dir("liboqs");
+    let (same, slow, wrong) = (d.join("same"), d.join("slow"), d.join("wrong-kat"));
+    for t in [&same, &slow, &wrong] {
+        copy_liboqs(t);
+    }
+    // The slower tree: another declared version, and ML-KEM-768's message decoding (used by
+    // decapsulation alone) doing 2,000 more loop iterations in its portable code.
+    edit(
+        &slow.join("CMakeLists.txt"),
+        "set(OQS_VERSION_PATCH 0)",
+        "set(OQS_VERSION_PATCH 1)",
+    );
+    edit(
+        &slow.join("CMakeLists.txt"),
+        "set(OQS_VERSION_PRE_RELEASE \"\")",
+        "set(OQS_VERSION_PRE_RELEASE \"-slower\")",
+    );
+    let tomsg = "void mlk_poly_tomsg(uint8_t msg[MLKEM_INDCPA_MSGBYTES], const mlk_poly *a)\n{\n";
+    edit(
+        &slow.join("src/kem/ml_kem/mlkem-native_ml-kem-768_ref/mlkem/compress.c"),
+        tomsg,
+        &format!(
+            "{tomsg}  {{ volatile unsigned slow = 0; unsigned k; for (k = 0; k < 2000; k++) slow += k; }}\n"
+        ),
+    );
+    // The tree whose own known answer for ML-KEM-768 is wrong: its gate must fail, naming
+    // the tree's file.
+    let kats = wrong.join("tests/KATs/kem/kats.json");
+    let mut k: Value = serde_json::from_str(&std::fs::read_to_string(&kats).unwrap()).unwrap();
+    k["ML-KEM-768"]["single"] = Value::String("00".repeat(32));
+    std::fs::write(&kats, serde_json::to_string_pretty(&k).unwrap()).unwrap();
+
+    let store = d.join("s.sqlite");
+    let cache = d.join("cache");
+    let kb = || {
+        let mut c = kembench_at(&store);
+        c.env("KEMBENCH_BUILD_DIR", &cache).current_dir(&d);
+        c
+    };
+    let o = kb()
+        .args(["builds", "--alg", "ML-KEM-768", "--impl", "*/generic"])
+        .args(["--cc", "gcc", "--flags", "-O2", "--json"])
+        .arg("--source")
+        .arg(format!("liboqs={}", same.display()))
+        .arg("--source")
+        .arg(format!("liboqs={}", slow.display()))
+        .arg("--source")
+        .arg(format!("liboqs={}", wrong.display()))
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the wrong tree fails: {}",
+        text(&o)
+    );
+    let all = builds(&o);
+    let id = |b: &Value| b["facts"]["implementation"].as_str().unwrap().to_string();
+    let find = |prefix: &str| -> Value {
+        all.iter()
+            .find(|b| id(b).starts_with(prefix))
+            .unwrap_or_else(|| panic!("{prefix}: {:?}", all.iter().map(id).collect::<Vec<_>>()))
+            .clone()
+    };
+    assert_eq!(all.len(), 4, "{:?}", all.iter().map(id).collect::<Vec<_>>());
+    let carried = find("liboqs/generic@");
+    let slow_b = find("liboqs-0.13.1-slower+");
+    // The unchanged and the wrong copies declare the same version: told apart by content.
+    let same_and_wrong: Vec<Value> = all
+        .iter()
+        .filter(|b| id(b).starts_with("liboqs-0.13.0+"))
+        .cloned()
+        .collect();
+    assert_eq!(same_and_wrong.len(), 2);
+    assert_ne!(id(&same_and_wrong[0]), id(&same_and_wrong[1]));
+    for b in [&carried, &slow_b] {
+        assert_eq!(b["facts"]["gate"]["gate"], "passed", "{b:#}");
+    }
+    assert!(
+        id(&slow_b).contains("/generic@gcc-") && id(&slow_b).ends_with(":O2"),
+        "{}",
+        id(&slow_b)
+    );
+    let version = slow_b["facts"]["source_version"].as_str().unwrap();
+    assert!(
+        version.contains("liboqs 0.13.1-slower tree")
+            && version.contains(&slow.display().to_string())
+            && version.contains("content sha256"),
+        "{version}"
+    );
+    // Known answers from the tree's own file.
+    let detail = slow_b["facts"]["gate"]["detail"].as_str().unwrap();
+    assert!(detail.contains("tests/KATs/kem/kats.json"), "{detail}");
+    let bad = same_and_wrong
+        .iter()
+        .find(|b| b["facts"]["gate"]["gate"] != "passed")
+        .expect("the copy with a wrong known answer fails its gate");
+    let why = bad["facts"]["gate"]["detail"].as_str().unwrap();
+    assert!(
+        why.contains("0000000000") && why.contains("kats.json"),
+        "{why}"
+    );
+    let same_b = same_and_wrong
+        .iter()
+        .find(|b| b["facts"]["gate"]["gate"] == "passed")
+        .unwrap();
+
+    // `list --builds` names each tree: its version, path and digest.
+    let o = kb().args(["list", "--builds"]).output().unwrap();
+    let listed = text(&o);
+    assert!(o.status.success(), "{listed}");
+    assert!(listed.contains(&slow.display().to_string()), "{listed}");
+
+    // The exact-count gate: the carried liboqs is the baseline.
+    let (carried_id, slow_id, same_id) = (id(&carried), id(&slow_b), id(same_b));
+    let o = kb()
+        .args(["profile", "--alg", "ML-KEM-768", "--impl", &carried_id])
+        .args(["--seeds", "1", "--json", "base.json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    // Paired with the carried build by variant, compiler and flags, without --pair.
+    let o = kb()
+        .args(["profile", "--alg", "ML-KEM-768", "--impl", &slow_id])
+        .args([
+            "--seeds",
+            "1",
+            "--baseline",
+            "base.json",
+            "--summary",
+            "slow.md",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let md = std::fs::read_to_string(d.join("slow.md")).unwrap();
+    let row = |op: &str| -> String {
+        md.lines()
+            .find(|l| l.starts_with("| ML-KEM-768@") && l.contains(&format!(" | {op} | ")))
+            .unwrap_or_else(|| panic!("{op}: {md}"))
+            .to_string()
+    };
+    assert!(row("decaps").contains("over the threshold"), "{md}");
+    for op in ["keygen", "encaps"] {
+        assert!(row(op).contains("+0.000%"), "{op}: {md}");
+    }
+    assert!(
+        md.contains("`PQCP_MLKEM_NATIVE_MLKEM768_C_poly_tomsg`"),
+        "{md}"
+    );
+    let functions = md
+        .split("### Functions whose self counts changed most")
+        .nth(1)
+        .expect("the functions table");
+    for l in functions.lines().filter(|l| l.starts_with("| ML-KEM")) {
+        assert!(
+            l.contains(" | decaps | ") || !of_liboqs(l),
+            "only decapsulation's liboqs code changed: {l}"
+        );
+    }
+
+    // The unchanged copy: exactly equal.
+    let o = kb()
+        .args(["profile", "--alg", "ML-KEM-768", "--impl", &same_id])
+        .args([
+            "--seeds",
+            "1",
+            "--baseline",
+            "base.json",
+            "--summary",
+            "same.md",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    // liboqs's own code executes exactly the same instructions; glibc's allocator (which
+    // liboqs's SHA-3 contexts call) may take a path a few instructions longer or shorter, as
+    // it depends on what kembench's process allocated before (the ids' lengths among it).
+    let md = std::fs::read_to_string(d.join("same.md")).unwrap();
+    let rows: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| ML-KEM-768@liboqs/generic@") && l.contains(" → "))
+        .collect();
+    assert_eq!(rows.len(), 3, "{md}");
+    for r in &rows {
+        assert!(
+            r.contains(&format!("→ {same_id} |")),
+            "paired with the copy: {r}"
+        );
+        let change: f64 = r
+            .split(" | ")
+            .nth(4)
+            .unwrap()
+            .trim_end_matches('%')
+            .parse()
+            .unwrap();
+        assert!(change.abs() < 0.05, "{r}");
+    }
+    if let Some(functions) = md
+        .split("### Functions whose self counts changed most")
+        .nth(1)
+    {
+        for l in functions.lines().filter(|l| l.starts_with("| ML-KEM")) {
+            assert!(!of_liboqs(l), "liboqs's own code is unchanged: {l}");
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Bad trees: the CLI says what it expected and builds nothing.
+#[test]
+fn a_path_that_is_not_a_tree_of_its_kind_is_refused() {
+    let d = dir("bad");
+    let o = kembench_at(d.join("s.sqlite"))
+        .env("KEMBENCH_BUILD_DIR", d.join("cache"))
+        .args(["builds", "--source"])
+        .arg(format!("liboqs={}", d.display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("not a liboqs tree"), "{}", text(&o));
+    let o = kembench_at(d.join("s.sqlite"))
+        .args(["builds", "--source"])
+        .arg(format!("liboqs={}", d.join("gone").display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o));
+    assert!(
+        text(&o).contains("No such file or directory"),
+        "{}",
+        text(&o)
+    );
+    assert!(!d.join("cache").exists(), "nothing built");
+    std::fs::remove_dir_all(&d).unwrap();
+}

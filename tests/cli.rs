@@ -139,6 +139,77 @@ fn list_fits_120_columns_and_wide_has_every_column() {
     assert!(wide.lines().any(|l| l.chars().count() > 120));
 }
 
+/// Every algorithm's specification is named, in the 120-column table as in `--json`: the two
+/// HQC specifications and X-Wing's draft apart, each row beside its own.
+#[test]
+fn list_names_each_algorithms_specification() {
+    let o = kembench()
+        .args(["list", "--alg", "HQC-*,X-Wing,X25519MLKEM768"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let fit = String::from_utf8(o.stdout).unwrap();
+    for line in fit.lines() {
+        assert!(line.chars().count() <= 120, "{line}");
+    }
+    let row = |name: &str| {
+        fit.lines()
+            .find(|l| l.starts_with(&format!("│ {name} ")))
+            .unwrap_or_else(|| panic!("no {name} row: {fit}"))
+            .to_string()
+    };
+    assert!(row("HQC-128").contains("HQC round 4 (2023),"), "{fit}");
+    assert!(row("HQC-1").contains("HQC 2025-08-22 spec"), "{fit}");
+    assert!(
+        row("X-Wing").contains("draft-connolly-cfrg-xwing-kem-06"),
+        "{fit}"
+    );
+    assert!(
+        row("X25519MLKEM768").contains("draft-ietf-tls-ecdhe-mlkem"),
+        "{fit}"
+    );
+    // The standard wraps at its spaces: the row's next line goes on with it.
+    assert!(fit.contains("superseded by"), "{fit}");
+    assert!(fit.contains("(FIPS 207"), "{fit}");
+    // The whole catalog is too wide for the column: each standard is named below the table,
+    // with its algorithms.
+    let o = kembench().arg("list").output().unwrap();
+    assert!(o.status.success());
+    let all = String::from_utf8(o.stdout).unwrap();
+    for line in all.lines() {
+        assert!(line.chars().count() <= 120, "{line}");
+    }
+    for named in [
+        "HQC round 4 (2023), superseded by the 2025-08-22 spec: HQC-128, HQC-192, HQC-256",
+        "HQC 2025-08-22 spec (FIPS 207 draft): HQC-1, HQC-3, HQC-5",
+        "draft-connolly-cfrg-xwing-kem-06: X-Wing",
+    ] {
+        assert!(all.lines().any(|l| l == named), "{named}: {all}");
+    }
+    let out = kembench()
+        .args(["list", "--alg", "HQC-128,HQC-1,X-Wing", "--json"])
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let standards: Vec<(&str, &str)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["standard"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        standards,
+        [
+            (
+                "HQC-128",
+                "HQC round 4 (2023), superseded by the 2025-08-22 spec"
+            ),
+            ("HQC-1", "HQC 2025-08-22 spec (FIPS 207 draft)"),
+            ("X-Wing", "draft-connolly-cfrg-xwing-kem-06"),
+        ]
+    );
+}
+
 #[test]
 fn list_table_counts_pairs_and_providers() {
     kembench()

@@ -368,3 +368,67 @@ fn verify_table_says_why_a_check_did_not_apply() {
             "ACVP decapsulation vectors not run: they give secret keys as bytes",
         ));
 }
+
+/// The known answers of HQC-1 and X-Wing are the files their crates ship: a copy named by
+/// `KEMBENCH_SRC_HQC_KEM` / `KEMBENCH_SRC_X_WING` that lacks them fails the gate, naming the
+/// file it looked for, and the real copies pass.
+#[test]
+fn hqc_1_and_x_wing_known_answers_come_from_their_crates_files() {
+    let missing = std::env::temp_dir().join(format!("kembench-no-crate-{}", std::process::id()));
+    let known_answers = |env: &[(&str, &std::path::Path)]| {
+        let mut cmd = kembench();
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd
+            .args(["verify", "--alg", "HQC-1,X-Wing", "--json"])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let by_alg: Vec<(String, String, String)> = v["implementations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let k = &i["checks"]["known-answers"];
+                (
+                    i["algorithm"].as_str().unwrap().to_string(),
+                    k["status"].as_str().unwrap().to_string(),
+                    k["detail"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        (out.status.code(), by_alg)
+    };
+    let (code, got) = known_answers(&[]);
+    assert_eq!(code, Some(0), "{got:?}");
+    assert_eq!(
+        got,
+        [
+            (
+                "HQC-1".into(),
+                "pass".into(),
+                "hqc-1.rsp, 100 entries".into()
+            ),
+            (
+                "X-Wing".into(),
+                "pass".into(),
+                "X-Wing draft vectors 3".into()
+            ),
+        ]
+    );
+    let (code, got) = known_answers(&[
+        ("KEMBENCH_SRC_HQC_KEM", &missing),
+        ("KEMBENCH_SRC_X_WING", &missing),
+    ]);
+    assert_eq!(code, Some(1), "{got:?}");
+    for (alg, status, detail) in &got {
+        assert_eq!(status, "fail", "{alg}: {detail}");
+        assert!(
+            detail.contains(&missing.display().to_string()),
+            "{alg}: {detail}"
+        );
+    }
+    assert!(got[0].2.contains("kat/hqc-1.rsp"), "{got:?}");
+    assert!(got[1].2.contains("tests/test-vectors.json"), "{got:?}");
+}

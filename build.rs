@@ -18,6 +18,8 @@ const TRACKED: &[&str] = &[
     "pqcrypto-ntru",
     "libcrux-ml-kem",
     "ml-kem",
+    "hqc-kem",
+    "x-wing",
     "aws-lc-rs",
     "aws-lc-sys",
     "openssl",
@@ -176,8 +178,15 @@ fn openssl_sha3() {
     build.compile("kembench_ossl_sha3");
 }
 
-/// Crates whose C sources `kembench builds` compiles at run time.
-const SOURCES: &[&str] = &["pqcrypto-mlkem", "pqcrypto-ntru", "oqs-sys"];
+/// Crates whose files kembench reads at run time: the C sources `kembench builds` compiles, and
+/// the known-answer files the gate checks `hqc-kem` and `x-wing` against.
+const SOURCES: &[&str] = &[
+    "pqcrypto-mlkem",
+    "pqcrypto-ntru",
+    "oqs-sys",
+    "hqc-kem",
+    "x-wing",
+];
 
 /// `KEMBENCH_SRC_<NAME>`: the directory of each crate in `SOURCES` as the build fetched it (in
 /// the cargo registry, `$CARGO_HOME/registry/src/*/<name>-<version>`), or "absent".

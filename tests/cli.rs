@@ -139,6 +139,77 @@ fn list_fits_120_columns_and_wide_has_every_column() {
     assert!(wide.lines().any(|l| l.chars().count() > 120));
 }
 
+/// Every algorithm's specification is named, in the 120-column table as in `--json`: the two
+/// HQC specifications and X-Wing's draft apart, each row beside its own.
+#[test]
+fn list_names_each_algorithms_specification() {
+    let o = kembench()
+        .args(["list", "--alg", "HQC-*,X-Wing,X25519MLKEM768"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let fit = String::from_utf8(o.stdout).unwrap();
+    for line in fit.lines() {
+        assert!(line.chars().count() <= 120, "{line}");
+    }
+    let row = |name: &str| {
+        fit.lines()
+            .find(|l| l.starts_with(&format!("│ {name} ")))
+            .unwrap_or_else(|| panic!("no {name} row: {fit}"))
+            .to_string()
+    };
+    assert!(row("HQC-128").contains("HQC round 4 (2023),"), "{fit}");
+    assert!(row("HQC-1").contains("HQC 2025-08-22 spec"), "{fit}");
+    assert!(
+        row("X-Wing").contains("draft-connolly-cfrg-xwing-kem-06"),
+        "{fit}"
+    );
+    assert!(
+        row("X25519MLKEM768").contains("draft-ietf-tls-ecdhe-mlkem"),
+        "{fit}"
+    );
+    // The standard wraps at its spaces: the row's next line goes on with it.
+    assert!(fit.contains("superseded by"), "{fit}");
+    assert!(fit.contains("(FIPS 207"), "{fit}");
+    // The whole catalog is too wide for the column: each standard is named below the table,
+    // with its algorithms.
+    let o = kembench().arg("list").output().unwrap();
+    assert!(o.status.success());
+    let all = String::from_utf8(o.stdout).unwrap();
+    for line in all.lines() {
+        assert!(line.chars().count() <= 120, "{line}");
+    }
+    for named in [
+        "HQC round 4 (2023), superseded by the 2025-08-22 spec: HQC-128, HQC-192, HQC-256",
+        "HQC 2025-08-22 spec (FIPS 207 draft): HQC-1, HQC-3, HQC-5",
+        "draft-connolly-cfrg-xwing-kem-06: X-Wing",
+    ] {
+        assert!(all.lines().any(|l| l == named), "{named}: {all}");
+    }
+    let out = kembench()
+        .args(["list", "--alg", "HQC-128,HQC-1,X-Wing", "--json"])
+        .assert()
+        .success();
+    let v: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let standards: Vec<(&str, &str)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r["standard"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        standards,
+        [
+            (
+                "HQC-128",
+                "HQC round 4 (2023), superseded by the 2025-08-22 spec"
+            ),
+            ("HQC-1", "HQC 2025-08-22 spec (FIPS 207 draft)"),
+            ("X-Wing", "draft-connolly-cfrg-xwing-kem-06"),
+        ]
+    );
+}
+
 #[test]
 fn list_table_counts_pairs_and_providers() {
     kembench()
@@ -296,4 +367,68 @@ fn verify_table_says_why_a_check_did_not_apply() {
         .stdout(predicate::str::contains(
             "ACVP decapsulation vectors not run: they give secret keys as bytes",
         ));
+}
+
+/// The known answers of HQC-1 and X-Wing are the files their crates ship: a copy named by
+/// `KEMBENCH_SRC_HQC_KEM` / `KEMBENCH_SRC_X_WING` that lacks them fails the gate, naming the
+/// file it looked for, and the real copies pass.
+#[test]
+fn hqc_1_and_x_wing_known_answers_come_from_their_crates_files() {
+    let missing = std::env::temp_dir().join(format!("kembench-no-crate-{}", std::process::id()));
+    let known_answers = |env: &[(&str, &std::path::Path)]| {
+        let mut cmd = kembench();
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd
+            .args(["verify", "--alg", "HQC-1,X-Wing", "--json"])
+            .output()
+            .unwrap();
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let by_alg: Vec<(String, String, String)> = v["implementations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let k = &i["checks"]["known-answers"];
+                (
+                    i["algorithm"].as_str().unwrap().to_string(),
+                    k["status"].as_str().unwrap().to_string(),
+                    k["detail"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        (out.status.code(), by_alg)
+    };
+    let (code, got) = known_answers(&[]);
+    assert_eq!(code, Some(0), "{got:?}");
+    assert_eq!(
+        got,
+        [
+            (
+                "HQC-1".into(),
+                "pass".into(),
+                "hqc-1.rsp, 100 entries".into()
+            ),
+            (
+                "X-Wing".into(),
+                "pass".into(),
+                "X-Wing draft vectors 3".into()
+            ),
+        ]
+    );
+    let (code, got) = known_answers(&[
+        ("KEMBENCH_SRC_HQC_KEM", &missing),
+        ("KEMBENCH_SRC_X_WING", &missing),
+    ]);
+    assert_eq!(code, Some(1), "{got:?}");
+    for (alg, status, detail) in &got {
+        assert_eq!(status, "fail", "{alg}: {detail}");
+        assert!(
+            detail.contains(&missing.display().to_string()),
+            "{alg}: {detail}"
+        );
+    }
+    assert!(got[0].2.contains("kat/hqc-1.rsp"), "{got:?}");
+    assert!(got[1].2.contains("tests/test-vectors.json"), "{got:?}");
 }

@@ -388,3 +388,53 @@ fn the_readme_is_a_front_door_to_an_indexed_manual() {
         }
     }
 }
+
+/// The implementation table of `docs/sources.md` gives, for every implementation kembench
+/// links, its version (the one `list` prints) and the specification of every algorithm it
+/// offers (the catalog's `standard`, word for word): two specifications of one scheme (HQC
+/// round 4 and the 2025-08-22 one) are never blurred into one name.
+#[test]
+fn the_implementation_table_names_every_version_and_specification() {
+    let md = std::fs::read_to_string(root().join("docs/sources.md")).unwrap();
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| `")).collect();
+    assert!(
+        !rows.is_empty(),
+        "docs/sources.md has no implementation table"
+    );
+    let registry = kembench::providers::Registry::new(false);
+    let mut missing = Vec::new();
+    for k in registry.all() {
+        let m = k.meta();
+        let id = format!("`{}`", m.implementation);
+        let Some(row) = rows
+            .iter()
+            .find(|r| r.split('|').nth(1).is_some_and(|c| c.contains(&id)))
+        else {
+            missing.push(format!("{id}: no row"));
+            continue;
+        };
+        // The version `list` prints first (liboqs 0.13.0, OpenSSL 3.6.3, hqc-kem 0.1.0-rc.0).
+        let version = m
+            .version
+            .split_whitespace()
+            .find(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+            .map(|w| w.trim_end_matches([',', ')']))
+            .unwrap_or_else(|| panic!("{}: no version in {:?}", m.label(), m.version));
+        if !row.contains(version) {
+            missing.push(format!("{id}: version {version}"));
+        }
+        if !row.contains(m.algorithm.standard) {
+            missing.push(format!(
+                "{id}: {} of {}",
+                m.algorithm.standard, m.algorithm.name
+            ));
+        }
+    }
+    missing.sort();
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "docs/sources.md lacks:\n{}",
+        missing.join("\n")
+    );
+}

@@ -201,13 +201,22 @@ const FIPS203: &str = "FIPS 203";
 const KYBER: &str = "CRYSTALS-Kyber round 3";
 const FRODO: &str = "FrodoKEM (NIST round 3)";
 const MCE: &str = "Classic McEliece (NIST round 4)";
-const HQC: &str = "HQC (NIST round 4)";
+/// The specification of `HQC-128`/`-192`/`-256`: the 2023 round-4 submission, as liboqs 0.13 and
+/// PQClean implement it. Superseded by [`HQC_FIPS207`]; the names stay, so that stored results
+/// keep meaning what they meant.
+pub const HQC_ROUND4: &str = "HQC round 4 (2023), superseded by the 2025-08-22 spec";
 // HQC rows: liboqs 0.13's HQC writes the rejection secret but also returns an error for a
 // rejected ciphertext, so callers see an explicit rejection; `verify` checks that behaviour.
+/// The specification of `HQC-1`/`-3`/`-5`: HQC's 2025-08-22 specification, the one NIST is
+/// standardising as FIPS 207 (initial public draft). Another algorithm than [`HQC_ROUND4`]: other
+/// key, ciphertext and secret sizes (32-byte secrets), other known answers, implicit rejection;
+/// named as that specification names its parameter sets.
+pub const HQC_FIPS207: &str = "HQC 2025-08-22 spec (FIPS 207 draft)";
 const BIKE: &str = "BIKE (NIST round 4)";
 const NTRU: &str = "NTRU (NIST round 3)";
 const SNTRUP: &str = "Streamlined NTRU Prime (NIST round 3)";
 const ECDHE_MLKEM: &str = "draft-ietf-tls-ecdhe-mlkem";
+const XWING: &str = "draft-connolly-cfrg-xwing-kem-06";
 
 /// Every algorithm kembench knows.
 pub static ALGORITHMS: &[Algorithm] = &[
@@ -477,7 +486,7 @@ pub static ALGORITHMS: &[Algorithm] = &[
         ..alg(
             "HQC-128",
             CodeBased,
-            HQC,
+            HQC_ROUND4,
             Some(1),
             128,
             true,
@@ -489,7 +498,7 @@ pub static ALGORITHMS: &[Algorithm] = &[
         ..alg(
             "HQC-192",
             CodeBased,
-            HQC,
+            HQC_ROUND4,
             Some(3),
             192,
             true,
@@ -501,13 +510,42 @@ pub static ALGORITHMS: &[Algorithm] = &[
         ..alg(
             "HQC-256",
             CodeBased,
-            HQC,
+            HQC_ROUND4,
             Some(5),
             256,
             true,
             [7245, 7317, 14421, 64],
         )
     },
+    // HQC of the 2025-08-22 specification: k-byte message, 16-byte salt, 32-byte secret;
+    // sk = ek || dk_pke || sigma || seed (hqc-kem 0.1.0-rc.0, the reference code's KAT files).
+    alg(
+        "HQC-1",
+        CodeBased,
+        HQC_FIPS207,
+        Some(1),
+        128,
+        true,
+        [2241, 2321, 4433, 32],
+    ),
+    alg(
+        "HQC-3",
+        CodeBased,
+        HQC_FIPS207,
+        Some(3),
+        192,
+        true,
+        [4514, 4602, 8978, 32],
+    ),
+    alg(
+        "HQC-5",
+        CodeBased,
+        HQC_FIPS207,
+        Some(5),
+        256,
+        true,
+        [7237, 7333, 14421, 32],
+    ),
     alg(
         "BIKE-L1",
         CodeBased,
@@ -654,6 +692,26 @@ pub static ALGORITHMS: &[Algorithm] = &[
             [1249, 2432, 1153, 64],
         )
     },
+    Algorithm {
+        // X-Wing is not the TLS hybrid: its layout is ML-KEM-768 then X25519 in the public key
+        // (1184 + 32) and the ciphertext (1088 + 32), but its secret key is one 32-byte seed
+        // (both parts' keys are expanded from it) and its secret is SHA3-256 over both parts'
+        // secrets, the X25519 ciphertext and public key and a label, 32 bytes. `HybridParts`
+        // says that every encoding, secret key and secret included, is the parts'
+        // concatenated, which X-Wing's are not: it is left `None`, and X-Wing never
+        // interoperates with X25519MLKEM768 (another combiner). IND-CCA as a whole (the
+        // draft's proof), and a tampered ciphertext gives a pseudo-random secret.
+        hybrid: None,
+        ..alg(
+            "X-Wing",
+            Hybrid,
+            XWING,
+            Some(3),
+            192,
+            true,
+            [1216, 32, 1120, 32],
+        )
+    },
 ];
 
 /// The mock provider's algorithm: not in [`ALGORITHMS`], so it appears only when asked for.
@@ -729,7 +787,9 @@ mod tests {
     fn hybrids_are_their_parts_concatenated() {
         let mut hybrids = 0;
         for a in ALGORITHMS {
-            assert_eq!(a.hybrid.is_some(), a.family == Family::Hybrid, "{}", a.name);
+            // X-Wing: a hybrid whose secret key and secret are not its parts' (see its row).
+            let concatenated = a.family == Family::Hybrid && a.name != "X-Wing";
+            assert_eq!(a.hybrid.is_some(), concatenated, "{}", a.name);
             let Some(h) = a.hybrid else { continue };
             hybrids += 1;
             let c = find(h.classical).expect("classical part in the catalog");
@@ -761,6 +821,49 @@ mod tests {
             Some(0..1088)
         );
         assert_eq!(find("ML-KEM-768").unwrap().post_quantum_ct(), None);
+    }
+
+    /// The two HQC specifications are two sets of algorithms, each named as its specification
+    /// names its parameter sets, with its own sizes and rejection; the round-4 rows say that
+    /// they are superseded.
+    #[test]
+    fn the_two_hqc_specifications_are_different_algorithms() {
+        for (old, new, level) in [
+            ("HQC-128", "HQC-1", 1),
+            ("HQC-192", "HQC-3", 3),
+            ("HQC-256", "HQC-5", 5),
+        ] {
+            let (o, n) = (find(old).unwrap(), find(new).unwrap());
+            assert_eq!(o.standard, HQC_ROUND4);
+            assert!(o.standard.contains("round 4 (2023)") && o.standard.contains("superseded"));
+            assert_eq!(n.standard, HQC_FIPS207);
+            assert!(n.standard.contains("2025-08-22") && n.standard.contains("FIPS 207"));
+            assert_eq!((o.nist_level, n.nist_level), (Some(level), Some(level)));
+            assert_eq!((o.ss_len, n.ss_len), (64, 32));
+            assert_ne!((o.pk_len, o.sk_len), (n.pk_len, n.sk_len));
+            assert!(!o.implicit_rejection && n.implicit_rejection);
+        }
+        assert_eq!(
+            ALGORITHMS
+                .iter()
+                .filter(|a| a.standard.starts_with("HQC"))
+                .count(),
+            6
+        );
+    }
+
+    #[test]
+    fn x_wing_is_a_hybrid_of_its_own_draft() {
+        let x = find("x-wing").unwrap();
+        assert_eq!(x.family, Family::Hybrid);
+        assert_eq!(x.standard, "draft-connolly-cfrg-xwing-kem-06");
+        assert_eq!(
+            (x.pk_len, x.sk_len, x.ct_len, x.ss_len),
+            (1216, 32, 1120, 32)
+        );
+        assert_eq!(x.hybrid, None);
+        assert_eq!(x.post_quantum_ct(), None);
+        assert!(x.ind_cca && x.implicit_rejection);
     }
 
     #[test]

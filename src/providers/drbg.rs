@@ -7,25 +7,37 @@ use aes::Aes256;
 
 /// The generator of NIST-format known-answer files, as liboqs's `kat_kem` and its
 /// `tests/test_helpers.c` choose it: NIST's AES-256-CTR DRBG for every algorithm but HQC,
-/// whose files are made with SHAKE256 over the seed and a 0x01 byte.
+/// whose files are made with SHAKE256 over the seed and a domain byte: 0x01 for the round-4
+/// specification (HQC-128/192/256, liboqs 0.13), 0x00 for the 2025-08-22 one (HQC-1/3/5: the
+/// reference code's KAT files, as `hqc-kem`'s `tests/kat.rs` reads them).
 pub enum KatGenerator {
     /// NIST's AES-256-CTR DRBG.
     Nist(NistDrbg),
-    /// SHAKE256(seed || 0x01) (HQC).
+    /// SHAKE256(seed || domain byte) (HQC).
     Hqc(Box<sha3::Shake256Reader>),
 }
 
 impl KatGenerator {
     /// The generator of `algorithm`'s known-answer files, seeded with `seed`.
     pub fn new(algorithm: &str, seed: &[u8; 48]) -> KatGenerator {
-        if algorithm.starts_with("HQC-") {
-            use sha3::digest::{ExtendableOutput, Update};
-            let mut h = sha3::Shake256::default();
-            h.update(seed);
-            h.update(&[1u8]);
-            KatGenerator::Hqc(Box::new(h.finalize_xof()))
-        } else {
-            KatGenerator::Nist(NistDrbg::new(seed))
+        use crate::kem::catalog::{find, HQC_FIPS207, HQC_ROUND4};
+        let domain = match find(algorithm).map(|a| a.standard) {
+            Some(HQC_ROUND4) => Some(1u8),
+            Some(HQC_FIPS207) => Some(0u8),
+            // A package of HQC that the catalog does not know (`kembench add`): round 4's, as
+            // every HQC package before the 2025 specification.
+            None if algorithm.starts_with("HQC-") => Some(1u8),
+            _ => None,
+        };
+        match domain {
+            Some(d) => {
+                use sha3::digest::{ExtendableOutput, Update};
+                let mut h = sha3::Shake256::default();
+                h.update(seed);
+                h.update(&[d]);
+                KatGenerator::Hqc(Box::new(h.finalize_xof()))
+            }
+            None => KatGenerator::Nist(NistDrbg::new(seed)),
         }
     }
 
@@ -151,5 +163,31 @@ mod tests {
             hex::encode_upper(seed),
             "061550234D158C5EC95595FE04EF7A25767F2E24CC2BC479D09D86DC9ABCFDE7056A8C266F9EF97ED08541DBD2E1FFA1"
         );
+    }
+
+    /// The first seeds of each HQC specification's KAT files: round 4's (liboqs's
+    /// `kats.json` transcripts) and the 2025-08-22 one's, read from the `hqc-kem` crate's
+    /// `kat/hqc-1.rsp` as the build fetched it.
+    #[test]
+    fn each_hqc_specification_draws_its_kat_seeds_with_its_own_domain_byte() {
+        let first = |algorithm: &str| {
+            let mut g = KatGenerator::new(algorithm, &std::array::from_fn(|i| i as u8));
+            let mut seed = [0u8; 48];
+            g.fill(&mut seed);
+            hex::encode_upper(seed)
+        };
+        let dir = env!("KEMBENCH_SRC_HQC_KEM");
+        assert_ne!(dir, "absent", "the kembench build found no hqc-kem crate");
+        let rsp = std::fs::read_to_string(std::path::Path::new(dir).join("kat/hqc-1.rsp")).unwrap();
+        let want = rsp
+            .lines()
+            .find_map(|l| l.strip_prefix("seed = "))
+            .unwrap()
+            .trim();
+        assert_eq!(first("HQC-1"), want);
+        assert_eq!(first("HQC-5"), want);
+        assert_ne!(first("HQC-128"), want);
+        assert_eq!(first("HQC-128"), first("HQC-RMRS-128"));
+        assert!(first("ML-KEM-768").starts_with("061550234D158C5E"));
     }
 }

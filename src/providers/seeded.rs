@@ -93,7 +93,8 @@ pub fn fill_or_os(buf: &mut [u8]) -> Result<(), getrandom::Error> {
 }
 
 /// A `rand_core` 0.10 generator over [`fill_or_os`], for libraries that take one (RustCrypto's
-/// `ml-kem`). It panics only if the operating system's generator fails, as `ml-kem`'s own
+/// `ml-kem`, `hqc-kem`, `x-wing`), and over the known-answer generator while a transcript is
+/// made ([`super::drbg::kat_fill`]). It panics only if the operating system's generator fails, as `ml-kem`'s own
 /// `getrandom` wrapper does.
 #[cfg(feature = "rustcrypto")]
 pub struct SeededRng;
@@ -115,6 +116,11 @@ impl rand_core::TryRng for SeededRng {
     }
 
     fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Self::Error> {
+        // A known-answer transcript being made on this thread takes the draws first (hqc-kem's
+        // KAT files: `verify` regenerates them through this generator).
+        if super::drbg::kat_fill(dst) {
+            return Ok(());
+        }
         if let Err(e) = fill_or_os(dst) {
             panic!("getrandom failed: {e}");
         }

@@ -25,6 +25,9 @@ pub const DEFAULT_SUITE: &[&str] = &[
     "HQC-128@liboqs",
     "HQC-192@liboqs",
     "HQC-256@liboqs",
+    // HQC of the 2025-08-22 specification (FIPS 207 draft), one parameter set beside round 4's:
+    // another algorithm, never ranked as HQC-128.
+    "HQC-1@rustcrypto",
     "BIKE-L1@liboqs",
     "BIKE-L3@liboqs",
     "BIKE-L5@liboqs",
@@ -93,6 +96,8 @@ mod tests {
         assert_eq!(chosen.len(), DEFAULT_SUITE.len());
         // Levels 1, 3 and 5 and the three classical baselines are all present.
         for needle in [
+            "HQC-128@",
+            "HQC-1@",
             "ML-KEM-512@",
             "ML-KEM-1024@",
             "X25519@",

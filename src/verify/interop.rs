@@ -153,6 +153,34 @@ mod tests {
         assert!(matches!(&summary[2], Outcome::Skip(_)), "{summary:?}");
     }
 
+    /// Two specifications are two algorithms: HQC round 4 (liboqs's HQC-128) and the
+    /// 2025-08-22 specification (RustCrypto's HQC-1) are never paired, nor X-Wing with the TLS
+    /// hybrid X25519MLKEM768 (another combiner); each is the only implementation of its
+    /// algorithm here.
+    #[test]
+    fn no_pair_crosses_specifications() {
+        let registry = crate::providers::Registry::new(false);
+        let get = |label: &str| {
+            registry
+                .get(label)
+                .unwrap_or_else(|| panic!("{label} is not registered"))
+        };
+        let impls: Vec<Arc<dyn Kem>> = vec![
+            get("HQC-128@liboqs"),
+            get("HQC-1@rustcrypto"),
+            get("X-Wing@rustcrypto"),
+            get("X25519MLKEM768@openssl"),
+        ];
+        let (pairs, summary) = run(&impls, &[true; 4], &Options::default());
+        assert!(pairs.is_empty(), "{pairs:?}");
+        for s in &summary {
+            assert_eq!(
+                s,
+                &Outcome::Skip("only implementation of its algorithm here".into())
+            );
+        }
+    }
+
     #[test]
     fn a_holder_whose_kept_key_is_wrong_fails_its_pairs() {
         let impls: Vec<Arc<dyn Kem>> = vec![

@@ -6,6 +6,12 @@
 //!   operations.
 //! - Every liboqs algorithm: the SHA-256 of liboqs's NIST-format KAT transcript.
 //! - X25519: RFC 7748's Diffie-Hellman vector, as a decapsulation.
+//! - HQC of the 2025-08-22 specification (`HQC-1/3/5`): the reference code's KAT files as
+//!   `hqc-kem` ships them (`kat/hqc-*.rsp`, 100 entries each), regenerated entry by entry
+//!   (the implementation's `known_answer_file`).
+//! - X-Wing: the draft's test vectors as the `x-wing` crate ships them
+//!   (`tests/test-vectors.json`), through the seeded key generation and encapsulation and a
+//!   decapsulation from the secret-key bytes.
 
 use super::{Options, Outcome};
 use crate::kem::{Kem, KemError};
@@ -125,7 +131,7 @@ pub fn ran_and_left_out(detail: &str) -> (&str, Option<&str>) {
 /// Runs every known-answer test that applies to `k`.
 pub fn run(k: &dyn Kem, opts: &Options) -> Outcome {
     let (mut done, mut left_out) = (Vec::new(), Vec::new());
-    let steps: [KatStep; 8] = [
+    let steps: [KatStep; 9] = [
         acvp_keygen,
         acvp_encaps,
         acvp_decaps,
@@ -135,6 +141,7 @@ pub fn run(k: &dyn Kem, opts: &Options) -> Outcome {
         liboqs_transcript,
         package_transcript,
         x25519_rfc7748,
+        x_wing_draft,
     ];
     for step in steps {
         match step(k, opts) {
@@ -449,6 +456,81 @@ fn x25519_rfc7748(k: &dyn Kem, _: &Options) -> Option<Outcome> {
     Some(Outcome::Pass(format!("RFC 7748 {}", vs.len())))
 }
 
+/// One of the X-Wing draft's test vectors (`seed`, `eseed`, `sk`, `pk`, `ct`, `ss`, hex).
+#[derive(Deserialize)]
+struct XWingVector {
+    seed: String,
+    eseed: String,
+    sk: String,
+    pk: String,
+    ct: String,
+    ss: String,
+}
+
+/// Where the X-Wing draft's test vectors are: the `x-wing` crate as the build fetched it
+/// (`build.rs`), or the copy `KEMBENCH_SRC_X_WING` names at run time.
+fn x_wing_vectors_path() -> Option<std::path::PathBuf> {
+    let built = env!("KEMBENCH_SRC_X_WING");
+    let dir = std::env::var_os("KEMBENCH_SRC_X_WING")
+        .map(std::path::PathBuf::from)
+        .or_else(|| (built != "absent").then(|| std::path::PathBuf::from(built)))?;
+    Some(dir.join("tests/test-vectors.json"))
+}
+
+/// The X-Wing draft's test vectors: seeded key generation (keys), seeded encapsulation
+/// (ciphertext, secret) and decapsulation of the vector's ciphertext with its secret key.
+fn x_wing_draft(k: &dyn Kem, _: &Options) -> Option<Outcome> {
+    if k.meta().algorithm.name != "X-Wing" {
+        return None;
+    }
+    let Some(path) = x_wing_vectors_path() else {
+        return Some(Outcome::Fail(
+            "X-Wing draft vectors: the build found no x-wing crate; set KEMBENCH_SRC_X_WING to \
+             its directory"
+                .into(),
+        ));
+    };
+    let vs: Vec<XWingVector> = match std::fs::read_to_string(&path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str(&t).map_err(|e| e.to_string()))
+    {
+        Ok(v) => v,
+        Err(e) => return Some(Outcome::Fail(format!("{}: {e}", path.display()))),
+    };
+    if vs.is_empty() {
+        return Some(Outcome::Fail(format!("{} has no vectors", path.display())));
+    }
+    let a = k.meta().algorithm;
+    let check = |v: &XWingVector| -> Result<(), String> {
+        let (mut pk, mut sk) = (vec![0; a.pk_len], vec![0; a.sk_len]);
+        k.keypair_derand(&unhex(&v.seed), &mut pk, &mut sk)
+            .map_err(|e| format!("keygen: {e}"))?;
+        if pk != unhex(&v.pk) || sk != unhex(&v.sk) {
+            return Err("keys differ".into());
+        }
+        let (mut ct, mut ss) = (vec![0; a.ct_len], vec![0; a.ss_len]);
+        k.encaps_derand(&pk, &unhex(&v.eseed), &mut ct, &mut ss)
+            .map_err(|e| format!("encaps: {e}"))?;
+        if ct != unhex(&v.ct) || ss != unhex(&v.ss) {
+            return Err("encapsulation outputs differ".into());
+        }
+        match k.decaps_vec(&unhex(&v.sk), &unhex(&v.ct)) {
+            Ok(s) if s == unhex(&v.ss) => Ok(()),
+            Ok(_) => Err("decapsulated secret differs".into()),
+            Err(e) => Err(format!("decaps: {e}")),
+        }
+    };
+    for (i, v) in vs.iter().enumerate() {
+        if let Err(why) = check(v) {
+            return Some(Outcome::Fail(format!(
+                "X-Wing draft vector {}: {why}",
+                i + 1
+            )));
+        }
+    }
+    Some(Outcome::Pass(format!("X-Wing draft vectors {}", vs.len())))
+}
+
 use sha2::Digest as _;
 
 #[cfg(test)]
@@ -579,7 +661,7 @@ mod tests {
             }))
         }
         fn known_answer_file(&self) -> Option<PathBuf> {
-            self.rsp.clone()
+            self.rsp.clone().or_else(|| self.inner.known_answer_file())
         }
     }
 
@@ -655,6 +737,45 @@ mod tests {
         fails(
             &wrap("ML-KEM-768@liboqs", Corrupt::Transcript),
             "liboqs KAT: digest",
+        );
+    }
+
+    /// HQC of the 2025-08-22 specification passes against the reference code's KAT file as
+    /// `hqc-kem` ships it (all 100 entries), and a transcript wrong in one digit fails naming
+    /// the count and the field.
+    #[test]
+    fn hqc_1_is_checked_against_its_specifications_kat_file() {
+        let k = wrap("HQC-1@rustcrypto", Corrupt::KeygenAfter(usize::MAX));
+        assert_eq!(
+            run(&k, &Options::default()),
+            Outcome::Pass("hqc-1.rsp, 100 entries".into())
+        );
+        fails(
+            &wrap("HQC-1@rustcrypto", Corrupt::Transcript),
+            "hqc-1.rsp: count = 0: ss differs",
+        );
+    }
+
+    /// X-Wing passes the draft's test vectors, and fails them when its seeded encapsulation,
+    /// its seeded key generation or its decapsulation is wrong.
+    #[test]
+    fn x_wing_is_checked_against_the_drafts_vectors() {
+        let k = wrap("X-Wing@rustcrypto", Corrupt::KeygenAfter(usize::MAX));
+        assert_eq!(
+            run(&k, &Options::default()),
+            Outcome::Pass("X-Wing draft vectors 3".into())
+        );
+        fails(
+            &wrap("X-Wing@rustcrypto", Corrupt::KeygenAfter(0)),
+            "X-Wing draft vector 1: keys differ",
+        );
+        fails(
+            &wrap("X-Wing@rustcrypto", Corrupt::Encaps),
+            "X-Wing draft vector 1: encapsulation outputs differ",
+        );
+        fails(
+            &wrap("X-Wing@rustcrypto", Corrupt::Decaps),
+            "X-Wing draft vector 1: decapsulated secret differs",
         );
     }
 

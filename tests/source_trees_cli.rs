@@ -171,6 +171,22 @@ fn a_liboqs_tree_is_built_named_gated_and_gated_against_the_carried_one() {
         .find(|b| b["facts"]["gate"]["gate"] == "passed")
         .unwrap();
 
+    // What the tree has and kembench does not build from it: named, with the tree's sizes.
+    let o = kb()
+        .args(["builds", "--alg", "HQC-128"])
+        .arg("--source")
+        .arg(format!("liboqs={}", same.display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let said = text(&o);
+    assert!(
+        said.contains("HQC-128@liboqs-0.13.0+")
+            && said.contains("does not build it from a tree yet")
+            && said.contains("pk 2249, sk 2305, ct 4433, ss 64 bytes"),
+        "{said}"
+    );
+
     // `list --builds` names each tree: its version, path and digest.
     let o = kb().args(["list", "--builds"]).output().unwrap();
     let listed = text(&o);
@@ -270,6 +286,87 @@ fn a_liboqs_tree_is_built_named_gated_and_gated_against_the_carried_one() {
             assert!(!of_liboqs(l), "liboqs's own code is unchanged: {l}");
         }
     }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A PQClean checkout: each scheme the catalog knows is built from it, named by the tree's
+/// content, and gated with the scheme's `META.yml`; one the catalog does not know is listed
+/// with the sizes its `api.h` declares; every algorithm's files key its own build.
+#[test]
+fn a_pqclean_tree_is_built_per_scheme_and_an_unknown_scheme_is_listed() {
+    let d = dir("pqclean");
+    let tree = d.join("tree");
+    let from = Path::new(env!("KEMBENCH_SRC_PQCRYPTO_MLKEM")).join("pqclean");
+    let o = Command::new("cp")
+        .arg("-a")
+        .arg(&from)
+        .arg(&tree)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let new = tree.join("crypto_kem/newkem-1/clean");
+    std::fs::create_dir_all(&new).unwrap();
+    std::fs::write(
+        new.join("api.h"),
+        "#define NEWKEM_CRYPTO_PUBLICKEYBYTES 1000\n#define NEWKEM_CRYPTO_SECRETKEYBYTES 2000\n\
+         #define NEWKEM_CRYPTO_CIPHERTEXTBYTES 900\n#define NEWKEM_CRYPTO_BYTES 32\n",
+    )
+    .unwrap();
+    let kb = || {
+        let mut c = kembench_at(d.join("s.sqlite"));
+        c.env("KEMBENCH_BUILD_DIR", d.join("cache"))
+            .arg("builds")
+            .arg("--source")
+            .arg(format!("pqclean={}", tree.display()));
+        c
+    };
+    let o = kb()
+        .args([
+            "--alg",
+            "ML-KEM-512,ML-KEM-768",
+            "--impl",
+            "pqclean+*/clean",
+        ])
+        .args(["--cc", "gcc", "--flags", "-O2", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let all = builds(&o);
+    assert_eq!(all.len(), 2, "{all:#?}");
+    for b in &all {
+        let id = b["facts"]["implementation"].as_str().unwrap();
+        assert!(
+            id.starts_with("pqclean+") && id.contains("/clean@gcc-"),
+            "{id}"
+        );
+        assert_eq!(b["facts"]["gate"]["gate"], "passed", "{b:#}");
+        let detail = b["facts"]["gate"]["detail"].as_str().unwrap();
+        assert!(detail.contains("META.yml"), "{detail}");
+    }
+    assert_ne!(
+        all[0]["facts"]["source_sha256"], all[1]["facts"]["source_sha256"],
+        "two schemes of one source id: each keyed by its own files"
+    );
+    // The scheme kembench's catalog does not know: listed, with its sizes.
+    let o = kb()
+        .args(["--alg", "ML-KEM-512", "--cc", "gcc", "--flags", "-O2"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let said = text(&o);
+    assert!(said.contains("Sources: pqclean+"), "{said}");
+    let o = kb()
+        .args(["--alg", "newkem-1", "--cc", "gcc"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let said = text(&o);
+    assert!(
+        said.contains("newkem-1@pqclean+")
+            && said.contains("not in kembench's catalog")
+            && said.contains("pk 1000, sk 2000, ct 900, ss 32 bytes"),
+        "{said}"
+    );
     std::fs::remove_dir_all(&d).unwrap();
 }
 

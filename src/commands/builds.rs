@@ -181,6 +181,16 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
             alg_names.push(alg);
         }
     }
+    // What a tree has and kembench does not build is named too: asking for it gets the
+    // reason and the sizes the tree declares, not "no algorithm matches".
+    if !trees.is_empty() {
+        for m in missing.iter().filter(|m| !m.quiet) {
+            let alg = algorithm_of(m);
+            if !alg_names.contains(&alg) {
+                alg_names.push(alg);
+            }
+        }
+    }
     let algs = Patterns::new("algorithm", &a.algorithms, &alg_names)?;
     let asked: Vec<&&sources::Missing> = unreadable
         .iter()
@@ -227,6 +237,15 @@ pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
     if picked.is_empty() {
         if !asked.is_empty() {
             return Err(cannot_read());
+        }
+        // What a tree has that kembench does not build from it, asked for by name.
+        let not_offered: Vec<String> = missing
+            .iter()
+            .filter(|m| !m.quiet && algs.matches(&algorithm_of(m)))
+            .map(|m| format!("{}: {}", m.label, m.reason))
+            .collect();
+        if !trees.is_empty() && !not_offered.is_empty() {
+            crate::bail_usage!("nothing to build: {}", not_offered.join("; "));
         }
         crate::bail_usage!(
             "the filters together select no source (try `kembench builds --alg ML-KEM-768`)"

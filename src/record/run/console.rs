@@ -73,7 +73,29 @@ pub fn matrix_tables(rec: &RunRecord) -> Vec<Table> {
             out.push(matrix(&m, targets));
         }
     }
+    if let Some(lines) = tree_sources(rec).filter(|_| !out.is_empty()) {
+        out.push(Table::block("matrix-sources", CONSOLE, lines));
+    }
     out
+}
+
+/// The source trees (`builds --source`) the run's builds were compiled from, one line each:
+/// which version of which tree, at which commit or content digest.
+fn tree_sources(rec: &RunRecord) -> Option<String> {
+    let mut seen: Vec<(&str, &str)> = Vec::new();
+    for b in &rec.environment.builds {
+        let source = b.source.split('/').next().unwrap_or_default();
+        if source.contains('+') && !seen.iter().any(|(s, _)| *s == source) {
+            seen.push((source, &b.source_version));
+        }
+    }
+    (!seen.is_empty()).then(|| {
+        let said: Vec<String> = seen
+            .iter()
+            .map(|(s, v)| format!("{s}: {}", crate::output::clean(v)))
+            .collect();
+        crate::output::wrap(&format!("Source trees: {}.", said.join("; ")), 2)
+    })
 }
 
 /// One algorithm's matrix for `targets`.
@@ -525,6 +547,23 @@ mod tests {
         // One blank line between two matrices, none before the first.
         assert_eq!(count(&wide, "\n\nBuilds of "), 4 * algorithms - 1, "{wide}");
         assert!(!fit.contains("Instructions of one call"), "no counts, no table");
+        assert!(!fit.contains("Source trees"), "builds of carried sources only");
+    }
+
+    /// Builds from a source tree (`builds --source`): the tree each came from is said.
+    #[test]
+    fn builds_from_source_trees_name_their_trees() {
+        let mut r = fixture::run_with_builds();
+        let b = &mut r.environment.builds[0];
+        b.source = "liboqs-0.16.0+g1a2b3c4/generic".into();
+        b.source_version = "liboqs 0.16.0 tree /src/liboqs (git 1a2b3c4d)".into();
+        let fit = crate::output::tables(&r, Width::Fit, &[]);
+        assert!(
+            fit.contains(
+                "Source trees: liboqs-0.16.0+g1a2b3c4: liboqs 0.16.0 tree /src/liboqs (git 1a2b3c4d)."
+            ),
+            "{fit}"
+        );
     }
 
     #[test]

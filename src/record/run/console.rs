@@ -73,8 +73,9 @@ pub fn matrix_tables(rec: &RunRecord) -> Vec<Table> {
             out.push(matrix(&m, targets));
         }
     }
-    if let Some(lines) = tree_sources(rec).filter(|_| !out.is_empty()) {
-        out.push(Table::block("matrix-sources", CONSOLE, lines));
+    // Under the first matrix, the exchange's, which both views show.
+    if let (Some(said), Some(first)) = (tree_sources(rec), out.first_mut()) {
+        first.note(CONSOLE, said);
     }
     out
 }
@@ -92,9 +93,9 @@ fn tree_sources(rec: &RunRecord) -> Option<String> {
     (!seen.is_empty()).then(|| {
         let said: Vec<String> = seen
             .iter()
-            .map(|(s, v)| format!("{s}: {}", crate::output::clean(v)))
+            .map(|(s, v)| format!("{s}: {}", units::visible(v)))
             .collect();
-        crate::output::wrap(&format!("Source trees: {}.", said.join("; ")), 2)
+        format!("Source trees: {}.", said.join("; "))
     })
 }
 

@@ -32,7 +32,11 @@ fn code(path: &Path) -> String {
     while let Some(i) = text[from..].find("#[cfg(test)]\n") {
         let at = from + i;
         let next = text[at..].lines().nth(1).unwrap_or_default();
-        let module = next.trim_start().trim_start_matches("pub(super) ");
+        let module = next
+            .trim_start()
+            .trim_start_matches("pub(super) ")
+            .trim_start_matches("pub(crate) ")
+            .trim_start_matches("pub ");
         // An inline `mod tests { ... }` runs to the end of the file; `mod tests;` (a file of
         // its own) is one line, and the code after it is the module's.
         if module.starts_with("mod tests") && !module.trim_end().ends_with(';') {
@@ -539,4 +543,262 @@ fn a_new_kinds_engine_is_held_to_the_kind_row() {
         "a ceiling: {wrong}"
     );
     assert!(kind_modules().contains("tls"), "{:?}", kind_modules());
+}
+
+/// The top-level modules that exist only with the `app` feature: those `lib.rs` declares
+/// under `#[cfg(feature = "app")]`, and the engines whose `mod.rs` opens with
+/// `#![cfg(feature = "app")]`.
+fn app_modules() -> BTreeSet<String> {
+    const GATE: &str = "#[cfg(feature = \"app\")]";
+    let lib = std::fs::read_to_string(src().join("lib.rs")).unwrap();
+    let lines: Vec<&str> = lib.lines().map(str::trim).collect();
+    let mut out = BTreeSet::new();
+    for w in lines.windows(2) {
+        if let (true, Some(m)) = (w[0] == GATE, w[1].strip_prefix("pub mod ")) {
+            out.insert(m.trim_end_matches(';').to_string());
+        }
+    }
+    for m in kind_modules() {
+        let text = std::fs::read_to_string(src().join(&m).join("mod.rs")).unwrap_or_default();
+        if text
+            .lines()
+            .any(|l| l.trim() == "#![cfg(feature = \"app\")]")
+        {
+            out.insert(m);
+        }
+    }
+    out
+}
+
+/// The imports by which a module of the measuring core (any module not in `app`) reaches a
+/// module that exists only with the `app` feature.
+fn core_departures(g: &BTreeMap<String, BTreeSet<String>>, app: &BTreeSet<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for (m, deps) in g {
+        if app.contains(m) || m == "lib" || m == "main" {
+            continue;
+        }
+        for d in deps.iter().filter(|d| app.contains(*d)) {
+            out.push(format!(
+                "src/{m} is in the measuring core (built without the `app` feature) but imports \
+                 `{d}`, which exists only with it"
+            ));
+        }
+    }
+    out
+}
+
+/// The backquoted module names of ARCHITECTURE.md's line that starts with `label`.
+fn named_in_features(doc: &str, label: &str) -> BTreeSet<String> {
+    let at = doc
+        .find(label)
+        .unwrap_or_else(|| panic!("ARCHITECTURE.md has no line starting {label:?}"));
+    // The bullet runs to the next blank line.
+    let item = &doc[at + label.len()..];
+    let item = &item[..item.find("\n\n").unwrap_or(item.len())];
+    quoted(&item.replace('\n', " ")).into_iter().collect()
+}
+
+#[test]
+fn the_measuring_core_builds_without_the_app_feature() {
+    let app = app_modules();
+    assert!(
+        app.contains("commands") && app.contains("run") && !app.contains("tls"),
+        "{app:?}"
+    );
+    let wrong = core_departures(&graph(), &app);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // ARCHITECTURE.md names the modules that need the feature, and no others.
+    let doc = architecture_md();
+    assert_eq!(
+        named_in_features(&doc, "- **Only with `app`:**"),
+        app,
+        "ARCHITECTURE.md's \"Features\" section and lib.rs disagree on what needs `app`"
+    );
+}
+
+#[test]
+fn the_checker_finds_a_core_module_that_imports_the_app() {
+    let set = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    let g = BTreeMap::from([
+        ("tls".to_string(), set(&["record", "store"])),
+        ("record".to_string(), set(&["kem"])),
+        ("store".to_string(), set(&["record"])),
+    ]);
+    let wrong = core_departures(&g, &set(&["store"]));
+    assert_eq!(wrong.len(), 1, "{wrong:?}");
+    assert!(
+        wrong[0].starts_with("src/tls is in the measuring core"),
+        "{wrong:?}"
+    );
+    assert!(core_departures(&g, &set(&["store", "tls"])).is_empty());
+}
+
+/// A file's module path under `src/` (`record::profile::tables` for
+/// `record/profile/tables.rs`, `providers::built` for `providers/built/mod.rs`).
+fn module_of(rel: &str) -> String {
+    let rel = rel.trim_end_matches(".rs").trim_end_matches("/mod");
+    rel.replace('/', "::")
+}
+
+/// The module paths a file's code names through `crate::` and `super::` (`super::arches::x`
+/// in `record/profile/tables.rs` names `record::profile::arches::x`; a group
+/// `super::{a, b::c}` names each of its paths).
+fn named_paths(module: &str, text: &str) -> Vec<String> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':';
+    // `super` of a file's module is the module above it (a `mod.rs` is its folder's module).
+    let above = module.rsplit_once("::").map_or("", |(p, _)| p).to_string();
+    let mut out = Vec::new();
+    for (prefix, base) in [("crate::", String::new()), ("super::", above)] {
+        for (i, _) in text.match_indices(prefix) {
+            let before = text[..i].chars().next_back();
+            if before.is_some_and(|c| c == '$' || word(c)) {
+                continue;
+            }
+            let after = &text[i + prefix.len()..];
+            let paths: Vec<String> = if let Some(group) = after.strip_prefix('{') {
+                let inner = &group[..group.find('}').unwrap_or(group.len())];
+                inner.split(',').map(|p| p.trim().to_string()).collect()
+            } else {
+                let p: String = after.chars().take_while(|c| word(*c)).collect();
+                // `super::analyse()` or `super::name!`: an item of the module above (a function
+                // or macro it declares or re-exports), not a module of that name.
+                let next = after[p.len()..].chars().next();
+                if !p.contains("::") && matches!(next, Some('(') | Some('!')) {
+                    continue;
+                }
+                vec![p]
+            };
+            for p in paths {
+                let p = p.trim_end_matches(':');
+                if p.is_empty() || p.starts_with(|c: char| !c.is_ascii_lowercase()) {
+                    continue; // an item of the module itself (`super::Type`)
+                }
+                out.push(if base.is_empty() {
+                    p.to_string()
+                } else {
+                    format!("{base}::{p}")
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Edges between sibling modules (two files or folders of one folder): `from` → `to` when
+/// `from`'s code names `to` or anything inside it.
+fn sibling_edges(files: &[(String, String)]) -> BTreeSet<(String, String)> {
+    let modules: BTreeSet<String> = files.iter().map(|(rel, _)| module_of(rel)).collect();
+    let mut out = BTreeSet::new();
+    for (rel, text) in files {
+        // Code only: a doc comment that points at a sibling ("built once by [`super::x`]")
+        // says who uses this module, not what it depends on.
+        let text: String = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        let text = &text;
+        let from = module_of(rel);
+        let parent = from.rsplit_once("::").map_or("", |(p, _)| p).to_string();
+        for path in named_paths(&from, text) {
+            // The sibling of `from` that `path` lies in: `parent::NAME...`.
+            let Some(rest) = path
+                .strip_prefix(&format!("{parent}::"))
+                .or(if parent.is_empty() {
+                    Some(path.as_str())
+                } else {
+                    None
+                })
+            else {
+                continue;
+            };
+            let name = rest.split("::").next().unwrap_or_default();
+            let to = if parent.is_empty() {
+                name.to_string()
+            } else {
+                format!("{parent}::{name}")
+            };
+            if to != from && modules.contains(&to) {
+                out.insert((from.clone(), to));
+            }
+        }
+    }
+    out
+}
+
+/// The import circles between sibling modules inside a folder (by their code, not their doc
+/// comments), each said once.
+fn sibling_circles(files: &[(String, String)]) -> Vec<String> {
+    let edges = sibling_edges(files);
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (a, b) in &edges {
+        g.entry(a.clone()).or_default().insert(b.clone());
+    }
+    let mut said = BTreeSet::new();
+    let mut out = Vec::new();
+    for (a, b) in &edges {
+        let pair = if a < b { (a, b) } else { (b, a) };
+        if reaches(&g, b, a) && said.insert(pair) {
+            out.push(format!("{a} imports {b}, and {b} leads back to {a}"));
+        }
+    }
+    out
+}
+
+#[test]
+fn no_import_circle_inside_a_folder() {
+    let files: Vec<(String, String)> = sources(&src())
+        .into_iter()
+        .filter(|f| {
+            let n = f.file_name().unwrap().to_string_lossy();
+            n != "fixture.rs" && n != "tests.rs" && n != "lib.rs" && n != "main.rs"
+        })
+        .map(|f| (rel(&f), code(&f)))
+        .collect();
+    let circles = sibling_circles(&files);
+    assert!(circles.is_empty(), "{}", circles.join("\n"));
+}
+
+#[test]
+fn the_checker_finds_a_circle_inside_a_folder() {
+    let file = |rel: &str, text: &str| (rel.to_string(), text.to_string());
+    let files = vec![
+        file("record/profile/mod.rs", "pub struct P;"),
+        file(
+            "record/profile/tables.rs",
+            "use super::{arches, P}; super::arches::placed();",
+        ),
+        file(
+            "record/profile/arches.rs",
+            "fn f() { super::tables::hottest(); }",
+        ),
+        file(
+            "providers/built/mod.rs",
+            "crate::providers::foreign::Foreign::new()",
+        ),
+        file(
+            "providers/foreign/mod.rs",
+            "use crate::providers::built::Entry;",
+        ),
+        file(
+            "providers/registry.rs",
+            "crate::providers::built::x(); crate::providers::foreign::y()",
+        ),
+    ];
+    let circles = sibling_circles(&files).join("\n");
+    assert!(
+        circles.contains("record::profile::arches imports record::profile::tables"),
+        "{circles}"
+    );
+    assert!(
+        circles.contains("providers::built imports providers::foreign"),
+        "{circles}"
+    );
+    assert!(!circles.contains("registry"), "{circles}");
+    // Without the way back, no circle.
+    let mut fixed = files.clone();
+    fixed[2].1 = "fn f() { super::hottest(); }".into();
+    fixed[3].1 = "crate::providers::built::native()".into();
+    assert_eq!(sibling_circles(&fixed), Vec::<String>::new());
 }

@@ -23,8 +23,11 @@ mod inline;
 pub(crate) mod parse;
 
 pub use analyse::{analyse, analyse_with, AnalysisOptions, DEEPER, LINES_PER_FUNCTION};
+// Used by the engines of the `app` feature (profile's QEMU counts).
+#[cfg_attr(not(feature = "app"), allow(unused_imports))]
 pub(crate) use analyse::{chain_primitive, folded_frame, hot_tree};
 pub use classify::primitive_of;
+#[cfg_attr(not(feature = "app"), allow(unused_imports))]
 pub(crate) use classify::Classifier;
 pub use flame::{differential, flamegraph};
 pub use inline::{DebugInfo, InlineFrame, Inlines, NoInlines};

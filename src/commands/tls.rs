@@ -506,6 +506,12 @@ fn outside_results(
     if plans.is_empty() || crate::interrupt::requested() {
         return Vec::new();
     }
+    let mut chains: Vec<worker::JobChain> = Vec::new();
+    for p in plans {
+        if !chains.iter().any(|c| c.cert == p.chain.kind.as_str()) {
+            chains.push(worker::JobChain::of(p.chain));
+        }
+    }
     let job = worker::Job {
         config: config.clone(),
         plans: plans
@@ -516,6 +522,7 @@ fn outside_results(
                 hello: p.hello.as_str().to_string(),
             })
             .collect(),
+        chains,
         cpus,
     };
     let target = crate::providers::built::manifest::dir().join("tls-boring");

@@ -5,6 +5,7 @@
 //!
 //! `worker.rs` is the process every valgrind screen runs: one screened call per operation,
 //! each inside its own marker.
+#![cfg(feature = "app")]
 
 pub mod exceptions;
 pub mod latency;

@@ -757,6 +757,7 @@ mod tests {
             None,
         );
         crate::providers::seeded::uninstall();
+        crate::providers::os_random::capture(false);
         r
     }
 

@@ -3,6 +3,7 @@
 //! ([`worker`]); its dumps are read into exact instruction counts and where they go
 //! ([`crate::callgrind`]). Implementations are profiled side by side (`jobs` at a time):
 //! instruction counts do not depend on what else the machine is doing.
+#![cfg(feature = "app")]
 
 pub mod emulated;
 pub mod mix;

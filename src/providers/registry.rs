@@ -165,10 +165,7 @@ impl Registry {
         }
         Registry {
             impls,
-            builds: super::built::registered()
-                .into_iter()
-                .map(Arc::from)
-                .collect(),
+            builds: registered_builds().into_iter().map(Arc::from).collect(),
             unavailable: real.unavailable,
         }
     }
@@ -321,6 +318,23 @@ impl Registry {
             Ok(picked)
         }
     }
+}
+
+/// Every compiled build recorded in the build cache, as implementations (libraries unopened,
+/// foreign builds' emulators not started): native builds through `built`, builds for another
+/// architecture through `foreign` (which reads the same cache records).
+fn registered_builds() -> Vec<Box<dyn Kem>> {
+    let root = super::built::manifest::dir();
+    super::built::manifest::all(&root)
+        .into_iter()
+        .filter_map(|e| {
+            if e.facts.arch.is_some() {
+                super::foreign::Foreign::new(&root, e).map(|f| Box::new(f) as Box<dyn Kem>)
+            } else {
+                super::built::native(&root, e)
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

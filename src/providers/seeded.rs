@@ -43,12 +43,12 @@ pub fn install(seed: &[u8; 32]) {
     GENERATION.store(generation, Ordering::Release);
 }
 
-/// Removes the seed: hooks draw from the operating system again.
+/// Removes the seed: hooks draw from the operating system again (and so does kembench's
+/// `getrandom`, whatever `os_random::capture` was left at).
 #[cfg(test)]
 pub(crate) fn uninstall() {
     let _s = SEED.lock().unwrap_or_else(|e| e.into_inner());
     GENERATION.store(0, Ordering::Release);
-    super::os_random::capture(false);
 }
 
 /// Whether a seed is installed.

@@ -1,5 +1,6 @@
 //! `run`: measure every selected implementation after a quick correctness check, each in its
 //! own worker process (a crash or hang there ends only that benchmark), in interleaved rounds.
+#![cfg(feature = "app")]
 
 pub mod protocol;
 pub mod supervisor;

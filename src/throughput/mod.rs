@@ -7,6 +7,7 @@
 //! together after a barrier and stop when the coordinator raises a flag after a fixed window.
 //! With `--processes`, N copies of kembench run the same loop as independent processes: the
 //! ceiling that threads should reach.
+#![cfg(feature = "app")]
 
 pub mod measure;
 

@@ -2,9 +2,13 @@
 //! `localhost`, with the key algorithms the [`CertKind`] names (one for the two CAs, one for
 //! the leaf). rcgen signs ML-DSA through aws-lc-rs (`PKCS_ML_DSA_*`), so no kind needs
 //! OpenSSL to be made. The server sends the leaf and the intermediate (as most public servers
-//! do); the client trusts the root only.
+//! do); the client trusts the root only. A worker executable (built without the `app`
+//! feature, so without rcgen) is handed the chains kembench made (`worker::JobChain`).
 
-use super::groups::{CertKind, KeyAlg};
+use super::groups::CertKind;
+#[cfg(feature = "app")]
+use super::groups::KeyAlg;
+#[cfg(feature = "app")]
 use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair, KeyUsagePurpose};
 
 /// The name the leaf is issued for and the client checks.
@@ -25,6 +29,7 @@ pub struct Chain {
     pub leaf_key_pkcs8: Vec<u8>,
 }
 
+#[cfg(feature = "app")]
 fn key(alg: KeyAlg) -> Result<KeyPair, rcgen::Error> {
     KeyPair::generate_for(match alg {
         KeyAlg::EcdsaP256 => &rcgen::PKCS_ECDSA_P256_SHA256,
@@ -36,6 +41,7 @@ fn key(alg: KeyAlg) -> Result<KeyPair, rcgen::Error> {
     })
 }
 
+#[cfg(feature = "app")]
 fn ca_params(name: &str, path_len: u8) -> Result<CertificateParams, rcgen::Error> {
     let mut p = CertificateParams::new(Vec::<String>::new())?;
     p.distinguished_name
@@ -45,6 +51,7 @@ fn ca_params(name: &str, path_len: u8) -> Result<CertificateParams, rcgen::Error
     Ok(p)
 }
 
+#[cfg(feature = "app")]
 impl Chain {
     /// A fresh chain of `kind`: root and intermediate keys of `kind.ca()`, the leaf's of
     /// `kind.leaf()`; each certificate is signed with its issuer's key.
@@ -68,7 +75,9 @@ impl Chain {
             leaf_key_pkcs8: leaf_key.serialize_der(),
         })
     }
+}
 
+impl Chain {
     /// What the client verifies: the key kind and the chain's certificates, for the record.
     pub fn describe(&self) -> String {
         format!(

@@ -64,6 +64,10 @@ impl Plan<'_> {
 }
 
 /// The stack of `kind` for `group`, `chain` and the hello shape `hello`, or why there is none.
+#[cfg_attr(
+    not(any(feature = "rustls", feature = "openssl")),
+    allow(unused_variables, unreachable_code)
+)]
 pub fn stack(
     kind: StackKind,
     group: &Group,

@@ -6,6 +6,7 @@
 
 use super::certs::{Chain, SERVER_NAME};
 use super::groups::{Group, HelloShape, StackKind};
+use super::piped::{Connection, Pipe, PipedSide};
 use super::side::{Session, Side, Stack, EXPORT_LABEL};
 use crate::record::tls::Mode;
 use foreign_types::ForeignTypeRef;
@@ -17,37 +18,6 @@ use openssl::ssl::{
 };
 use openssl::x509::store::X509StoreBuilder;
 use openssl::x509::{X509VerifyResult, X509};
-use std::io::{self, Read, Write};
-
-/// Bytes received but not yet read by OpenSSL, and bytes it wrote.
-#[derive(Default)]
-struct Pipe {
-    rx: Vec<u8>,
-    pos: usize,
-    tx: Vec<u8>,
-}
-
-impl Read for Pipe {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.pos >= self.rx.len() {
-            return Err(io::ErrorKind::WouldBlock.into());
-        }
-        let n = buf.len().min(self.rx.len() - self.pos);
-        buf[..n].copy_from_slice(&self.rx[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
-    }
-}
-
-impl Write for Pipe {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.tx.extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 /// Where a client SSL keeps the newest session its tickets gave it.
 fn ticket_index() -> Result<Index<Ssl, SslSession>, String> {
@@ -165,68 +135,27 @@ impl Stack for Openssl {
             // SAFETY: the session comes from a connection of this same client context.
             unsafe { ssl.set_session(&s) }.map_err(err)?;
         }
-        let mut side = Conn::new(ssl, true)?;
-        side.drive()?;
-        Ok(Box::new(side))
+        Ok(Box::new(PipedSide::client(Conn::new(ssl)?)?))
     }
 
     fn server(&self) -> Result<Box<dyn Side>, String> {
         let ssl = Ssl::new(&self.server).map_err(err)?;
-        Ok(Box::new(Conn::new(ssl, false)?))
+        Ok(Box::new(PipedSide::server(Conn::new(ssl)?)))
     }
 }
 
 /// An OpenSSL connection of either side over a [`Pipe`].
-struct Conn {
-    s: SslStream<Pipe>,
-    client: bool,
-    done: bool,
-    app: Vec<u8>,
-}
+struct Conn(SslStream<Pipe>);
 
 impl Conn {
-    fn new(ssl: Ssl, client: bool) -> Result<Conn, String> {
-        Ok(Conn {
-            s: SslStream::new(ssl, Pipe::default()).map_err(err)?,
-            client,
-            done: false,
-            app: Vec::new(),
-        })
+    fn new(ssl: Ssl) -> Result<Conn, String> {
+        Ok(Conn(SslStream::new(ssl, Pipe::default()).map_err(err)?))
     }
+}
 
-    /// Advances the handshake, then reads whatever follows it (tickets, application data).
-    fn drive(&mut self) -> Result<(), String> {
-        let blocked = |e: &openssl::ssl::Error| {
-            e.code() == ErrorCode::WANT_READ || e.code() == ErrorCode::WANT_WRITE
-        };
-        if !self.done {
-            let r = if self.client {
-                self.s.connect()
-            } else {
-                self.s.accept()
-            };
-            match r {
-                Ok(()) => self.done = true,
-                Err(e) if blocked(&e) => return Ok(()),
-                Err(e) => return Err(err(e)),
-            }
-            if self.client && self.s.ssl().verify_result() != X509VerifyResult::OK {
-                return Err(format!(
-                    "OpenSSL: the certificate did not verify: {}",
-                    self.s.ssl().verify_result()
-                ));
-            }
-        }
-        let mut buf = [0u8; 4096];
-        loop {
-            match self.s.ssl_read(&mut buf) {
-                Ok(0) => return Ok(()),
-                Ok(n) => self.app.extend_from_slice(&buf[..n]),
-                Err(e) if blocked(&e) || e.code() == ErrorCode::ZERO_RETURN => return Ok(()),
-                Err(e) => return Err(err(e)),
-            }
-        }
-    }
+/// Whether OpenSSL waits for the peer.
+fn blocked(e: &openssl::ssl::Error) -> bool {
+    e.code() == ErrorCode::WANT_READ || e.code() == ErrorCode::WANT_WRITE
 }
 
 impl Drop for Conn {
@@ -235,32 +164,54 @@ impl Drop for Conn {
         // the connection ends here as if close_notify had been exchanged.
         let state = (ShutdownState::SENT | ShutdownState::RECEIVED).bits();
         // SAFETY: the SSL pointer is valid until the stream drops, after this.
-        unsafe { openssl_sys::SSL_set_shutdown(self.s.ssl().as_ptr(), state) };
+        unsafe { openssl_sys::SSL_set_shutdown(self.0.ssl().as_ptr(), state) };
     }
 }
 
-impl Side for Conn {
-    fn receive(&mut self, data: &[u8]) -> Result<(), String> {
-        let p = self.s.get_mut();
-        p.rx.drain(..p.pos);
-        p.pos = 0;
-        p.rx.extend_from_slice(data);
-        self.drive()
+impl Connection for Conn {
+    fn handshake(&mut self, client: bool) -> Result<bool, String> {
+        let r = if client {
+            self.0.connect()
+        } else {
+            self.0.accept()
+        };
+        match r {
+            Ok(()) => Ok(true),
+            Err(e) if blocked(&e) => Ok(false),
+            Err(e) => Err(err(e)),
+        }
     }
 
-    fn send(&mut self, out: &mut Vec<u8>) -> Result<(), String> {
-        out.append(&mut self.s.get_mut().tx);
+    fn completed(&mut self, client: bool) -> Result<(), String> {
+        if client && self.0.ssl().verify_result() != X509VerifyResult::OK {
+            return Err(format!(
+                "OpenSSL: the certificate did not verify: {}",
+                self.0.ssl().verify_result()
+            ));
+        }
         Ok(())
     }
 
-    fn handshaking(&self) -> bool {
-        !self.done
+    fn read(&mut self, buf: &mut [u8]) -> Result<Option<usize>, String> {
+        match self.0.ssl_read(buf) {
+            Ok(n) => Ok(Some(n)),
+            Err(e) if blocked(&e) || e.code() == ErrorCode::ZERO_RETURN => Ok(None),
+            Err(e) => Err(err(e)),
+        }
+    }
+
+    fn write(&mut self, data: &[u8]) -> Result<(), String> {
+        self.0.ssl_write(data).map(|_| ()).map_err(err)
+    }
+
+    fn pipe(&mut self) -> &mut Pipe {
+        self.0.get_mut()
     }
 
     fn group(&self) -> Option<String> {
         // SAFETY: the SSL pointer is valid for the connection's life; OpenSSL returns a static
         // string or null.
-        let name = unsafe { openssl_sys::SSL_get0_group_name(self.s.ssl().as_ptr()) };
+        let name = unsafe { openssl_sys::SSL_get0_group_name(self.0.ssl().as_ptr()) };
         if name.is_null() {
             return None;
         }
@@ -275,7 +226,7 @@ impl Side for Conn {
 
     fn export(&mut self) -> Result<Vec<u8>, String> {
         let mut out = vec![0u8; 32];
-        self.s
+        self.0
             .ssl()
             .export_keying_material(&mut out, std::str::from_utf8(EXPORT_LABEL).unwrap(), None)
             .map_err(err)?;
@@ -283,20 +234,12 @@ impl Side for Conn {
     }
 
     fn resumed(&self) -> bool {
-        self.s.ssl().session_reused()
-    }
-
-    fn write_app(&mut self, data: &[u8]) -> Result<(), String> {
-        self.s.ssl_write(data).map(|_| ()).map_err(err)
-    }
-
-    fn read_app(&mut self) -> Result<Vec<u8>, String> {
-        Ok(std::mem::take(&mut self.app))
+        self.0.ssl().session_reused()
     }
 
     fn session(&mut self) -> Option<Session> {
         let index = ticket_index().ok()?;
-        self.s
+        self.0
             .ssl()
             .ex_data(index)
             .map(|s| Box::new(s.clone()) as Session)

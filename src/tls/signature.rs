@@ -38,6 +38,10 @@ pub trait Signatures {
 
 /// The signatures of `kind`'s stack for `chain`, checked once (a signature made, the three
 /// verifications passing, a flipped signature refused), or why there are none.
+#[cfg_attr(
+    not(any(feature = "rustls", feature = "openssl")),
+    allow(unused_variables, unreachable_code)
+)]
 pub fn for_stack(kind: StackKind, chain: &Chain) -> Result<Box<dyn Signatures>, String> {
     let s: Box<dyn Signatures> = match kind {
         #[cfg(feature = "rustls")]

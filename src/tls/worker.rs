@@ -30,6 +30,52 @@ pub struct JobPlan {
     pub hello: String,
 }
 
+/// A certificate chain as a job carries it: the very chain kembench's own stacks are measured
+/// with in the same run, DER and PKCS #8 in hex, so that the worker needs no certificate
+/// library of its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobChain {
+    /// The certificate key (`ecdsa-p256`).
+    pub cert: String,
+    /// The leaf certificate.
+    pub leaf: String,
+    /// The intermediate certificate.
+    pub intermediate: String,
+    /// The root certificate.
+    pub root: String,
+    /// The leaf's private key.
+    pub leaf_key: String,
+}
+
+impl JobChain {
+    /// `chain` as a job carries it.
+    pub fn of(chain: &Chain) -> JobChain {
+        JobChain {
+            cert: chain.kind.as_str().to_string(),
+            leaf: hex::encode(&chain.leaf_der),
+            intermediate: hex::encode(&chain.intermediate_der),
+            root: hex::encode(&chain.root_der),
+            leaf_key: hex::encode(&chain.leaf_key_pkcs8),
+        }
+    }
+
+    /// The chain back, or what is wrong with it.
+    pub fn chain(&self) -> Result<Chain, String> {
+        let kind = CertKind::parse(&self.cert)
+            .ok_or_else(|| format!("unknown certificate {}", self.cert))?;
+        let bytes = |what: &str, h: &str| {
+            hex::decode(h).map_err(|e| format!("the {} chain's {what} is not hex: {e}", self.cert))
+        };
+        Ok(Chain {
+            kind,
+            leaf_der: bytes("leaf", &self.leaf)?,
+            intermediate_der: bytes("intermediate", &self.intermediate)?,
+            root_der: bytes("root", &self.root)?,
+            leaf_key_pkcs8: bytes("leaf key", &self.leaf_key)?,
+        })
+    }
+}
+
 /// What a worker is asked to measure.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Job {
@@ -37,6 +83,8 @@ pub struct Job {
     pub config: TlsConfig,
     /// The benchmarks, in order.
     pub plans: Vec<JobPlan>,
+    /// The chains the plans name, one per certificate key.
+    pub chains: Vec<JobChain>,
     /// Logical CPUs (for the capacity figures).
     pub cpus: usize,
 }
@@ -54,13 +102,11 @@ pub fn serve(
     make: &MakeStack,
     stop: &dyn Fn() -> bool,
 ) -> Result<Vec<TlsResult>, String> {
-    let mut chains: Vec<Chain> = Vec::new();
-    for p in &job.plans {
-        let c = CertKind::parse(&p.cert).ok_or_else(|| format!("unknown certificate {}", p.cert))?;
-        if !chains.iter().any(|x| x.kind == c) {
-            chains.push(Chain::generate(c).map_err(|e| format!("making a {} chain: {e}", p.cert))?);
-        }
-    }
+    let chains = job
+        .chains
+        .iter()
+        .map(JobChain::chain)
+        .collect::<Result<Vec<Chain>, String>>()?;
     let plans = job
         .plans
         .iter()
@@ -71,7 +117,7 @@ pub fn serve(
                 chain: chains
                     .iter()
                     .find(|c| c.kind.as_str() == p.cert)
-                    .expect("made above"),
+                    .ok_or_else(|| format!("the job carries no {} chain", p.cert))?,
                 hello: HelloShape::parse(&p.hello)
                     .ok_or_else(|| format!("unknown hello shape {}", p.hello))?,
             })
@@ -516,9 +562,8 @@ mod tests {
         assert_eq!(minutes(s(725)), "12 min 05 s");
     }
 
-    #[test]
-    fn a_job_with_an_unknown_group_is_refused() {
-        let job = Job {
+    fn job(group: &str, chains: Vec<JobChain>) -> Job {
+        Job {
             config: serde_json::from_value(serde_json::json!({
                 "stacks": [], "groups": [], "certs": [], "modes": ["full"], "duration_s": 0.1,
                 "threads": [], "scaling_duration_s": 0.1, "target_rate": 1.0, "network": [],
@@ -526,14 +571,49 @@ mod tests {
             }))
             .unwrap(),
             plans: vec![JobPlan {
-                group: "X99".into(),
+                group: group.into(),
                 cert: "ecdsa-p256".into(),
                 hello: "browser".into(),
             }],
+            chains,
             cpus: 1,
-        };
-        let e = serve(&job, StackKind::Boringssl, &|_, _, _| Err("none".into()), &|| false)
-            .unwrap_err();
+        }
+    }
+
+    fn serve_none(job: &Job) -> String {
+        serve(job, StackKind::Boringssl, &|_, _, _| Err("none".into()), &|| false).unwrap_err()
+    }
+
+    #[test]
+    fn a_job_with_an_unknown_group_is_refused() {
+        let chain = Chain::generate(CertKind::EcdsaP256).unwrap();
+        let e = serve_none(&job("X99", vec![JobChain::of(&chain)]));
         assert_eq!(e, "unknown group X99");
+    }
+
+    #[test]
+    fn a_job_carries_kembench_s_own_chain_byte_for_byte() {
+        let chain = Chain::generate(CertKind::EcdsaP256).unwrap();
+        let carried = JobChain::of(&chain);
+        let json = serde_json::to_string(&carried).unwrap();
+        let back: JobChain = serde_json::from_str(&json).unwrap();
+        let again = back.chain().unwrap();
+        assert_eq!(again.kind, chain.kind);
+        assert_eq!(again.leaf_der, chain.leaf_der);
+        assert_eq!(again.intermediate_der, chain.intermediate_der);
+        assert_eq!(again.root_der, chain.root_der);
+        assert_eq!(again.leaf_key_pkcs8, chain.leaf_key_pkcs8);
+    }
+
+    #[test]
+    fn a_job_without_its_plans_chain_or_with_a_broken_one_is_refused() {
+        let e = serve_none(&job("x25519", Vec::new()));
+        assert_eq!(e, "the job carries no ecdsa-p256 chain");
+        let mut bad = JobChain::of(&Chain::generate(CertKind::EcdsaP256).unwrap());
+        bad.root = "zz".into();
+        let e = serve_none(&job("x25519", vec![bad.clone()]));
+        assert!(e.starts_with("the ecdsa-p256 chain's root is not hex"), "{e}");
+        bad.cert = "ecdsa-p999".into();
+        assert_eq!(serve_none(&job("x25519", vec![bad])), "unknown certificate ecdsa-p999");
     }
 }

@@ -287,21 +287,10 @@ pub fn read_api_sizes(path: &Path) -> Result<[usize; 4], String> {
     Ok([s[0], s[1], s[2], s[3]].map(|v| v as usize))
 }
 
-/// Every compiled build recorded in the build cache, as implementations (libraries unopened,
-/// foreign builds' emulators not started).
-pub fn registered() -> Vec<Box<dyn Kem>> {
-    let root = manifest::dir();
-    manifest::all(&root)
-        .into_iter()
-        .filter_map(|e| {
-            if e.facts.arch.is_some() {
-                crate::providers::foreign::Foreign::new(&root, e)
-                    .map(|f| Box::new(f) as Box<dyn Kem>)
-            } else {
-                Built::new(&root, e).map(|b| Box::new(b) as Box<dyn Kem>)
-            }
-        })
-        .collect()
+/// The native build recorded as `entry` in the build cache at `root`, as an implementation
+/// (its library unopened); `None` when its record is unusable.
+pub fn native(root: &Path, entry: Entry) -> Option<Box<dyn Kem>> {
+    Built::new(root, entry).map(|b| Box::new(b) as Box<dyn Kem>)
 }
 
 /// Whether a build may be timed: it passed the gate.

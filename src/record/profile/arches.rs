@@ -260,7 +260,7 @@ pub fn table(placed: &[Placed<'_>]) -> Table {
         row.set(
             hottest,
             r.op(Op::Decaps)
-                .map(|o| super::tables::hottest_cell(&o.analysis))
+                .map(|o| super::hottest_cell(&o.analysis))
                 .unwrap_or_default(),
         );
     }

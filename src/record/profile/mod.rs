@@ -475,3 +475,14 @@ impl Kind for Profile {
         Some(Box::new(compare::Compared::new(old, new, asked)))
     }
 }
+
+/// The hottest function of `a` by its own instructions and its share, as a table cell reads it
+/// (`` `name` 12.3% ``); empty when no function was counted.
+fn hottest_cell(a: &crate::callgrind::OpAnalysis) -> String {
+    a.hottest_self(1)
+        .first()
+        .map_or(String::new(), |(f, share)| {
+            format!("{} {:.1}%", crate::table::code(&f.name), 100.0 * share)
+        })
+}
+

@@ -171,7 +171,7 @@ fn counts(items: &[ProfileResult]) -> Table {
                 .set(ll, thousands_or(cache.map(|c| c.ll_misses)))
                 .set(native_instructions, Cell::right(native_i))
                 .set(native_cycles, Cell::right(native_c))
-                .set(hottest, hottest_cell(a));
+                .set(hottest, super::hottest_cell(a));
             for (c, p) in shares.into_iter().zip(Primitive::ALL) {
                 let v = a.share(p);
                 let text = if v == 0.0 {
@@ -189,12 +189,3 @@ fn counts(items: &[ProfileResult]) -> Table {
     t
 }
 
-/// The hottest function of `a` by its own instructions and its share, as a table cell reads it
-/// (`` `name` 12.3% ``); empty when no function was counted.
-pub(super) fn hottest_cell(a: &crate::callgrind::OpAnalysis) -> String {
-    a.hottest_self(1)
-        .first()
-        .map_or(String::new(), |(f, share)| {
-            format!("{} {:.1}%", crate::table::code(&f.name), 100.0 * share)
-        })
-}

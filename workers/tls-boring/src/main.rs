@@ -21,6 +21,7 @@ use boring::x509::X509;
 use kembench::record::tls::Mode;
 use kembench::tls::certs::{Chain, SERVER_NAME};
 use kembench::tls::groups::{Group, HelloShape, StackKind};
+use kembench::tls::piped::{Connection, Pipe, PipedSide};
 use kembench::tls::side::{Session, Side, Stack, EXPORT_LABEL};
 use std::io::{self, Read, Write};
 
@@ -32,36 +33,6 @@ const BROWSER_GROUPS: &str = "X25519MLKEM768:X25519:P-256:P-384";
 
 /// ALPN as Chrome sends it: h2, then http/1.1 (length-prefixed).
 const BROWSER_ALPN: &[u8] = b"\x02h2\x08http/1.1";
-
-/// Bytes received but not yet read by BoringSSL, and bytes it wrote.
-#[derive(Default)]
-struct Pipe {
-    rx: Vec<u8>,
-    pos: usize,
-    tx: Vec<u8>,
-}
-
-impl Read for Pipe {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.pos >= self.rx.len() {
-            return Err(io::ErrorKind::WouldBlock.into());
-        }
-        let n = buf.len().min(self.rx.len() - self.pos);
-        buf[..n].copy_from_slice(&self.rx[self.pos..self.pos + n]);
-        self.pos += n;
-        Ok(n)
-    }
-}
-
-impl Write for Pipe {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.tx.extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 fn err(e: impl std::fmt::Display) -> String {
     format!("BoringSSL: {e}")
@@ -196,105 +167,85 @@ impl Stack for Boring {
             // SAFETY: the session comes from a connection of this same client context.
             unsafe { ssl.set_session(&s) }.map_err(err)?;
         }
-        let mut side = Conn::new(ssl, true)?;
-        side.drive()?;
-        Ok(Box::new(side))
+        Ok(Box::new(PipedSide::client(Conn::new(ssl)?)?))
     }
 
     fn server(&self) -> Result<Box<dyn Side>, String> {
         let ssl = Ssl::new(&self.server).map_err(err)?;
-        Ok(Box::new(Conn::new(ssl, false)?))
+        Ok(Box::new(PipedSide::server(Conn::new(ssl)?)))
     }
 }
 
-/// A BoringSSL connection of either side over a [`Pipe`].
-struct Conn {
-    s: SslStream<Pipe>,
-    client: bool,
-    done: bool,
-    app: Vec<u8>,
-}
+/// A BoringSSL connection of either side over kembench's [`Pipe`].
+struct Conn(SslStream<Pipe>);
 
 impl Conn {
-    fn new(ssl: Ssl, client: bool) -> Result<Conn, String> {
-        Ok(Conn {
-            s: SslStream::new(ssl, Pipe::default()).map_err(err)?,
-            client,
-            done: false,
-            app: Vec::new(),
-        })
-    }
-
-    /// Advances the handshake, then reads whatever follows it (tickets, application data).
-    fn drive(&mut self) -> Result<(), String> {
-        let blocked = |e: &boring::ssl::Error| {
-            e.code() == ErrorCode::WANT_READ || e.code() == ErrorCode::WANT_WRITE
-        };
-        if !self.done {
-            let r = if self.client {
-                self.s.connect()
-            } else {
-                self.s.accept()
-            };
-            match r {
-                Ok(()) => self.done = true,
-                Err(e) if blocked(&e) => return Ok(()),
-                Err(e) => return Err(err(e)),
-            }
-            if !self.client {
-                // BoringSSL's server defers its NewSessionTicket messages over TCP-like
-                // transports "until the server performs a write" (tls13_server.cc,
-                // do_send_new_session_ticket): a zero-byte write sends them now, as a server
-                // does with its first response. (The crate's `ssl_write` returns early on an
-                // empty buffer, hence the call itself.)
-                use foreign_types::ForeignTypeRef;
-                // SAFETY: the SSL is this stream's, alive; a zero-length write reads no buffer.
-                let ret =
-                    unsafe { boring_sys::SSL_write(self.s.ssl().as_ptr(), std::ptr::null(), 0) };
-                if ret < 0 {
-                    return Err(format!(
-                        "BoringSSL: flushing the session tickets failed ({ret})"
-                    ));
-                }
-            }
-            if self.client {
-                if let Err(e) = self.s.ssl().verify_result() {
-                    return Err(format!("BoringSSL: the certificate did not verify: {e}"));
-                }
-            }
-        }
-        let mut buf = [0u8; 4096];
-        loop {
-            match self.s.ssl_read(&mut buf) {
-                Ok(0) => return Ok(()),
-                Ok(n) => self.app.extend_from_slice(&buf[..n]),
-                Err(e) if blocked(&e) || e.code() == ErrorCode::ZERO_RETURN => return Ok(()),
-                Err(e) => return Err(err(e)),
-            }
-        }
+    fn new(ssl: Ssl) -> Result<Conn, String> {
+        Ok(Conn(SslStream::new(ssl, Pipe::default()).map_err(err)?))
     }
 }
 
-impl Side for Conn {
-    fn receive(&mut self, data: &[u8]) -> Result<(), String> {
-        let p = self.s.get_mut();
-        p.rx.drain(..p.pos);
-        p.pos = 0;
-        p.rx.extend_from_slice(data);
-        self.drive()
+/// Whether BoringSSL waits for the peer.
+fn blocked(e: &boring::ssl::Error) -> bool {
+    e.code() == ErrorCode::WANT_READ || e.code() == ErrorCode::WANT_WRITE
+}
+
+impl Connection for Conn {
+    fn handshake(&mut self, client: bool) -> Result<bool, String> {
+        let r = if client {
+            self.0.connect()
+        } else {
+            self.0.accept()
+        };
+        match r {
+            Ok(()) => Ok(true),
+            Err(e) if blocked(&e) => Ok(false),
+            Err(e) => Err(err(e)),
+        }
     }
 
-    fn send(&mut self, out: &mut Vec<u8>) -> Result<(), String> {
-        out.append(&mut self.s.get_mut().tx);
+    fn completed(&mut self, client: bool) -> Result<(), String> {
+        if !client {
+            // BoringSSL's server defers its NewSessionTicket messages over TCP-like
+            // transports "until the server performs a write" (tls13_server.cc,
+            // do_send_new_session_ticket): a zero-byte write sends them now, as a server
+            // does with its first response. (The crate's `ssl_write` returns early on an
+            // empty buffer, hence the call itself.)
+            use foreign_types::ForeignTypeRef;
+            // SAFETY: the SSL is this stream's, alive; a zero-length write reads no buffer.
+            let ret = unsafe { boring_sys::SSL_write(self.0.ssl().as_ptr(), std::ptr::null(), 0) };
+            if ret < 0 {
+                return Err(format!(
+                    "BoringSSL: flushing the session tickets failed ({ret})"
+                ));
+            }
+        }
+        if client {
+            if let Err(e) = self.0.ssl().verify_result() {
+                return Err(format!("BoringSSL: the certificate did not verify: {e}"));
+            }
+        }
         Ok(())
     }
 
-    fn handshaking(&self) -> bool {
-        !self.done
+    fn read(&mut self, buf: &mut [u8]) -> Result<Option<usize>, String> {
+        match self.0.ssl_read(buf) {
+            Ok(n) => Ok(Some(n)),
+            Err(e) if blocked(&e) || e.code() == ErrorCode::ZERO_RETURN => Ok(None),
+            Err(e) => Err(err(e)),
+        }
+    }
+
+    fn write(&mut self, data: &[u8]) -> Result<(), String> {
+        self.0.ssl_write(data).map(|_| ()).map_err(err)
+    }
+
+    fn pipe(&mut self) -> &mut Pipe {
+        self.0.get_mut()
     }
 
     fn group(&self) -> Option<String> {
-        let code = self.s.ssl().curve()?;
+        let code = self.0.ssl().curve()?;
         Some(
             Group::by_codepoint(code)
                 .map(|g| g.tls_name.to_string())
@@ -304,7 +255,7 @@ impl Side for Conn {
 
     fn export(&mut self) -> Result<Vec<u8>, String> {
         let mut out = vec![0u8; 32];
-        self.s
+        self.0
             .ssl()
             .export_keying_material(&mut out, std::str::from_utf8(EXPORT_LABEL).unwrap(), None)
             .map_err(err)?;
@@ -312,20 +263,12 @@ impl Side for Conn {
     }
 
     fn resumed(&self) -> bool {
-        self.s.ssl().session_reused()
-    }
-
-    fn write_app(&mut self, data: &[u8]) -> Result<(), String> {
-        self.s.ssl_write(data).map(|_| ()).map_err(err)
-    }
-
-    fn read_app(&mut self) -> Result<Vec<u8>, String> {
-        Ok(std::mem::take(&mut self.app))
+        self.0.ssl().session_reused()
     }
 
     fn session(&mut self) -> Option<Session> {
         let index = ticket_index().ok()?;
-        self.s
+        self.0
             .ssl()
             .ex_data(index)
             .map(|s| Box::new(s.clone()) as Session)

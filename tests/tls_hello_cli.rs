@@ -202,3 +202,54 @@ fn boringssl_sends_a_browser_hello_with_grease_in_two_segments() {
         "hrr is the minimal hello's: {x}"
     );
 }
+
+#[test]
+fn openssl_3_and_4_run_the_same_handshakes_side_by_side_in_one_run() {
+    let r = tls_record(
+        "openssl4",
+        &[
+            "--groups",
+            "X25519MLKEM768",
+            "--stack",
+            "openssl,openssl4",
+            "--hello",
+            "minimal,browser",
+            "--modes",
+            "full,resumed,hrr",
+        ],
+    );
+    let three = result(&r, "X25519MLKEM768@openssl/ecdsa-p256");
+    let four = result(&r, "X25519MLKEM768@openssl4/ecdsa-p256");
+    for (x, version) in [(three, "OpenSSL 3.6"), (four, "OpenSSL 4.0.3")] {
+        assert!(x["error"].is_null() && x["unavailable"].is_null(), "{x}");
+        assert!(x["version"].as_str().unwrap().starts_with(version), "{x}");
+        assert_eq!(x["checks"]["negotiated_group"], "X25519MLKEM768", "{x}");
+        assert_eq!(x["client_shares"], "X25519MLKEM768 1216 B", "{x}");
+        let modes: Vec<&str> = x["modes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["mode"].as_str().unwrap())
+            .collect();
+        assert_eq!(modes, ["full", "resumed", "hrr"], "{x}");
+    }
+    // The same chain on both (the job carries kembench's own): the same sizes said.
+    assert_eq!(
+        three["checks"]["certificate"],
+        four["checks"]["certificate"]
+    );
+    // OpenSSL 4 has no browser hello either: refused by the same code, with its version.
+    let b = result(&r, "X25519MLKEM768@openssl4/ecdsa-p256/browser");
+    let why = b["unavailable"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("OpenSSL 4.0.3") && why.contains("GREASE"),
+        "{b}"
+    );
+    assert!(
+        four["kem_unavailable"]
+            .as_str()
+            .unwrap()
+            .contains("no openssl4"),
+        "{four}"
+    );
+}

@@ -1,6 +1,6 @@
-//! `tls --stack boringssl` on first use, with a fake cargo in place of the real build of
-//! BoringSSL (12 minutes): the build's progress is shown, a build that fails says why (never
-//! an empty reason), and one that is interrupted says so.
+//! `tls --stack boringssl` and `--stack openssl4` on first use, with a fake cargo in place of
+//! the real build of BoringSSL or OpenSSL 4 (minutes): the build's progress is shown, a build
+//! that fails says why (never an empty reason), and one that is interrupted says so.
 
 mod common;
 
@@ -27,15 +27,21 @@ fn fake_cargo(dir: &Path, body: &str) -> PathBuf {
 /// `kembench tls` of BoringSSL alone, building its worker with `cargo` into a build cache of
 /// its own, the results written to `dir/tls.json`.
 fn tls(dir: &Path, cargo: &Path) -> Command {
+    tls_of(dir, cargo, "boringssl")
+}
+
+/// `kembench tls` of the stack `stack` alone, as [`tls`].
+fn tls_of(dir: &Path, cargo: &Path, stack: &str) -> Command {
     let mut c = Command::new(assert_cmd::cargo::cargo_bin("kembench"));
     c.env("KEMBENCH_BUILD_DIR", dir.join("builds"))
         .env("KEMBENCH_STORE", dir.join("s.sqlite"))
         .env("CARGO", cargo)
         .env_remove(kembench::tls::worker::BORING_VAR)
+        .env_remove(kembench::tls::worker::OPENSSL4_VAR)
         .args([
             "tls",
             "--stack",
-            "boringssl",
+            stack,
             "--groups",
             "X25519",
             "--modes",
@@ -67,8 +73,10 @@ fn a_first_build_that_fails_silently_says_how_cargo_ended() {
     let cargo = fake_cargo(&d, "exit 1");
     let out = tls(&d, &cargo).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
+    let boring =
+        kembench::tls::worker::Worker::of(kembench::tls::groups::StackKind::Boringssl).unwrap();
     assert!(
-        err.contains("first use of BoringSSL") && err.contains("about 12 minutes"),
+        err.contains("first use of BoringSSL") && err.contains(boring.first_build),
         "{err}"
     );
     let why = unavailable(&d);
@@ -131,4 +139,46 @@ fn an_interrupted_first_build_says_interrupted() {
         "{status}: {why}\n{said}"
     );
     assert!(!why.contains("failed"), "{why}");
+}
+
+#[test]
+fn openssl4s_worker_is_built_the_same_way_and_says_why_when_it_cannot_be() {
+    let d = dir("openssl4");
+    let cargo = fake_cargo(
+        &d,
+        "echo '   Compiling openssl-src v400.0.2+4.0.3' >&2; echo 'error: make failed' >&2; exit 101",
+    );
+    let out = tls_of(&d, &cargo, "openssl4").output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "first use of OpenSSL 4: building OpenSSL 4.0.3 from source (openssl-src 400.0.2) \
+             and its worker (workers/tls-openssl4)"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("tls: building OpenSSL 4's worker, 0 s so far: compiling openssl-src"),
+        "{err}"
+    );
+    let why = unavailable(&d);
+    assert!(
+        why.starts_with("building OpenSSL 4's worker (workers/tls-openssl4) failed after"),
+        "{why}"
+    );
+    assert!(why.ends_with("error: make failed"), "{why}");
+    // A worker named by its variable that is not there: said, nothing built.
+    let out = tls_of(&d, &fake_cargo(&d, "exit 99"), "openssl4")
+        .env(kembench::tls::worker::OPENSSL4_VAR, d.join("none"))
+        .output()
+        .unwrap();
+    assert!(out.status.code().is_some());
+    let why = unavailable(&d);
+    assert_eq!(
+        why,
+        format!(
+            "KEMBENCH_TLS_OPENSSL4={} is not a file",
+            d.join("none").display()
+        )
+    );
 }

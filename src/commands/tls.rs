@@ -26,9 +26,10 @@ pub struct Args {
     /// secp521r1, ffdhe2048).
     #[arg(long, value_delimiter = ',')]
     pub groups: Vec<String>,
-    /// TLS stacks: rustls, openssl, boringssl (default: rustls and openssl). BoringSSL runs
-    /// in its own worker executable, built from workers/tls-boring on first use (minutes) or
-    /// named by $KEMBENCH_TLS_BORING.
+    /// TLS stacks: rustls, openssl (3.6, vendored), boringssl, openssl4 (4.0.3) (default:
+    /// rustls and openssl). BoringSSL and OpenSSL 4 run in worker executables of their own,
+    /// built from workers/tls-boring and workers/tls-openssl4 on first use (minutes) or named
+    /// by $KEMBENCH_TLS_BORING and $KEMBENCH_TLS_OPENSSL4.
     #[arg(long = "stack", value_delimiter = ',')]
     pub stacks: Vec<String>,
     /// Shapes of the client's hello: minimal (one key share, for the group), defaults (the
@@ -460,8 +461,16 @@ fn execute(
             end.put(r);
         }
     }
-    for r in outside_results(&outside, &config, cpus) {
-        end.put(r);
+    // Each worker's plans in one job, the workers one after another (BoringSSL's, OpenSSL 4's).
+    for w in &crate::tls::worker::WORKERS {
+        let mine: Vec<&Plan> = outside
+            .iter()
+            .copied()
+            .filter(|p| p.stack == w.kind)
+            .collect();
+        for r in outside_results(w, &mine, &config, cpus) {
+            end.put(r);
+        }
     }
     // Network conditions: several benchmarks at once, each in testbeds of its own, so one
     // condition's slowest handshakes (the retransmission tails) overlap another's.
@@ -494,10 +503,11 @@ fn execute(
     end.finish(crate::interrupt::requested(), o.layout, |_, _| Ok(()))
 }
 
-/// The results of the plans whose stack runs in a worker of its own (BoringSSL): measured
-/// there by kembench's own code, or each plan unavailable with the reason when the worker
-/// cannot be built or run.
+/// The results of the plans whose stack runs in the worker `w` (BoringSSL's, OpenSSL 4's):
+/// measured there by kembench's own code, or each plan unavailable with the reason when the
+/// worker cannot be built or run.
 fn outside_results(
+    w: &crate::tls::worker::Worker,
     plans: &[&Plan],
     config: &crate::record::tls::TlsConfig,
     cpus: usize,
@@ -525,8 +535,8 @@ fn outside_results(
         chains,
         cpus,
     };
-    let target = crate::providers::built::manifest::dir().join("tls-boring");
-    let got = worker::boring_worker(&target, &crate::interrupt::requested)
+    let target = crate::providers::built::manifest::dir().join(w.dir);
+    let got = worker::stack_worker(w, &target, &crate::interrupt::requested)
         .and_then(|exe| worker::run(&exe, &job));
     match got {
         Ok(rs) if rs.len() == plans.len() => rs,
@@ -534,7 +544,8 @@ fn outside_results(
             plans,
             config,
             &format!(
-                "BoringSSL's worker gave {} results for {} benchmarks",
+                "{}'s worker gave {} results for {} benchmarks",
+                w.name,
                 rs.len(),
                 plans.len()
             ),

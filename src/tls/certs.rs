@@ -107,7 +107,7 @@ mod tests {
 
     /// OpenSSL's verifier (not rcgen's or aws-lc's code) checks the chain: the leaf, the
     /// intermediate as untrusted, the root as the only anchor, the host name.
-    #[cfg(feature = "openssl")]
+    #[cfg(feature = "openssl-stack")]
     fn openssl_verifies(c: &Chain) -> Result<(), String> {
         use openssl::stack::Stack;
         use openssl::x509::store::X509StoreBuilder;
@@ -141,7 +141,7 @@ mod tests {
     }
 
     /// The algorithm OID of a certificate's public key, as OpenSSL reads it.
-    #[cfg(feature = "openssl")]
+    #[cfg(feature = "openssl-stack")]
     fn key_name(der: &[u8]) -> String {
         let pk = openssl::x509::X509::from_der(der)
             .unwrap()
@@ -160,7 +160,7 @@ mod tests {
         }
     }
 
-    #[cfg(feature = "openssl")]
+    #[cfg(feature = "openssl-stack")]
     #[test]
     fn openssl_verifies_every_chain_and_its_key_algorithms() {
         for kind in CertKind::ALL {
@@ -181,7 +181,7 @@ mod tests {
         }
     }
 
-    #[cfg(feature = "openssl")]
+    #[cfg(feature = "openssl-stack")]
     #[test]
     fn openssl_rejects_broken_chains() {
         for kind in [CertKind::MlDsa65, CertKind::MlDsa65UnderP256, CertKind::P256UnderMlDsa65] {

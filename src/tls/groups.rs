@@ -230,11 +230,19 @@ pub enum StackKind {
     /// BoringSSL through the `boring` crate, in its own worker executable
     /// (`workers/tls-boring`): it cannot be linked beside the vendored OpenSSL.
     Boringssl,
+    /// OpenSSL 4.0.3 (openssl-src 400.0.2) through the same `openssl` crate and kembench's
+    /// same OpenSSL stack, in its own worker executable (`workers/tls-openssl4`).
+    Openssl4,
 }
 
 impl StackKind {
     /// Every stack.
-    pub const ALL: [StackKind; 3] = [StackKind::Rustls, StackKind::Openssl, StackKind::Boringssl];
+    pub const ALL: [StackKind; 4] = [
+        StackKind::Rustls,
+        StackKind::Openssl,
+        StackKind::Boringssl,
+        StackKind::Openssl4,
+    ];
 
     /// The spelling of the command line and the results.
     pub fn as_str(self) -> &'static str {
@@ -242,12 +250,14 @@ impl StackKind {
             StackKind::Rustls => "rustls",
             StackKind::Openssl => "openssl",
             StackKind::Boringssl => "boringssl",
+            StackKind::Openssl4 => "openssl4",
         }
     }
 
-    /// Whether this stack runs in kembench's own process (BoringSSL runs in its worker).
+    /// Whether this stack runs in kembench's own process (BoringSSL and OpenSSL 4 run in
+    /// workers of their own).
     pub fn in_process(self) -> bool {
-        self != StackKind::Boringssl
+        matches!(self, StackKind::Rustls | StackKind::Openssl)
     }
 
     /// The stack spelt `s`.
@@ -257,13 +267,69 @@ impl StackKind {
 
     /// The implementation in kembench's registry whose bare key exchange is this stack's
     /// (`X25519MLKEM768@rustls/aws-lc-rs`).
-    /// BoringSSL has none: kembench's registry has no BoringSSL implementation.
+    /// BoringSSL and OpenSSL 4 have none: kembench's registry has no implementation of theirs.
     pub fn kem_label(self, g: &Group) -> Option<String> {
         match self {
             StackKind::Rustls => Some(format!("{}@rustls/aws-lc-rs", g.algorithm)),
             StackKind::Openssl => Some(format!("{}@openssl", g.algorithm)),
-            StackKind::Boringssl => None,
+            StackKind::Boringssl | StackKind::Openssl4 => None,
         }
+    }
+}
+
+/// The environment variable naming a built BoringSSL worker to use instead of building
+/// `workers/tls-boring`.
+pub const BORING_VAR: &str = "KEMBENCH_TLS_BORING";
+
+/// The environment variable naming a built OpenSSL 4 worker to use instead of building
+/// `workers/tls-openssl4`.
+pub const OPENSSL4_VAR: &str = "KEMBENCH_TLS_OPENSSL4";
+
+/// A stack that runs in a worker executable of its own, and how that worker is made.
+#[derive(Debug, Clone, Copy)]
+pub struct Worker {
+    /// The stack.
+    pub kind: StackKind,
+    /// The library's name in messages (`BoringSSL`).
+    pub name: &'static str,
+    /// The worker's crate under `workers/` (`tls-boring`), also its folder in the build cache.
+    pub dir: &'static str,
+    /// The executable cargo makes (`kembench-tls-boring`).
+    pub exe: &'static str,
+    /// The environment variable naming a built worker to use instead.
+    pub var: &'static str,
+    /// What its first build compiles, said before it starts.
+    pub builds: &'static str,
+    /// What its first build takes, as measured: said before it starts.
+    pub first_build: &'static str,
+}
+
+/// The stacks that run in workers of their own.
+pub const WORKERS: [Worker; 2] = [
+    Worker {
+        kind: StackKind::Boringssl,
+        name: "BoringSSL",
+        dir: "tls-boring",
+        exe: "kembench-tls-boring",
+        var: BORING_VAR,
+        builds: "BoringSSL from source (cmake)",
+        first_build: "about 3 minutes on a quiet 2-core machine, less with more cores",
+    },
+    Worker {
+        kind: StackKind::Openssl4,
+        name: "OpenSSL 4",
+        dir: "tls-openssl4",
+        exe: "kembench-tls-openssl4",
+        var: OPENSSL4_VAR,
+        builds: "OpenSSL 4.0.3 from source (openssl-src 400.0.2)",
+        first_build: "about 3 minutes on a quiet 2-core machine, less with more cores",
+    },
+];
+
+impl Worker {
+    /// The worker of the stack `kind`, if it runs in one.
+    pub fn of(kind: StackKind) -> Option<&'static Worker> {
+        WORKERS.iter().find(|w| w.kind == kind)
     }
 }
 

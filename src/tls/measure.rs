@@ -65,7 +65,7 @@ impl Plan<'_> {
 
 /// The stack of `kind` for `group`, `chain` and the hello shape `hello`, or why there is none.
 #[cfg_attr(
-    not(any(feature = "rustls", feature = "openssl")),
+    not(any(feature = "rustls", feature = "openssl-stack")),
     allow(unused_variables, unreachable_code)
 )]
 pub fn stack(
@@ -79,15 +79,17 @@ pub fn stack(
         StackKind::Rustls => Ok(Box::new(super::rustls_stack::Rustls::new(
             group, chain, hello,
         )?)),
-        #[cfg(feature = "openssl")]
+        #[cfg(feature = "openssl-stack")]
         StackKind::Openssl => Ok(Box::new(super::openssl_stack::Openssl::new(
             group, chain, hello,
         )?)),
-        StackKind::Boringssl => Err(
-            "BoringSSL runs in its own worker executable (workers/tls-boring), not in kembench's \
-             process"
-                .into(),
-        ),
+        StackKind::Boringssl | StackKind::Openssl4 => Err(match super::groups::Worker::of(kind) {
+            Some(w) => format!(
+                "{} runs in its own worker executable (workers/{}), not in kembench's process",
+                w.name, w.dir
+            ),
+            None => format!("{} has no worker", kind.as_str()),
+        }),
         #[allow(unreachable_patterns)]
         other => Err(format!(
             "this build has no {} (cargo feature `{}`)",
@@ -102,7 +104,7 @@ pub fn version(kind: StackKind) -> String {
     match kind {
         #[cfg(feature = "rustls")]
         StackKind::Rustls => super::rustls_stack::version(),
-        #[cfg(feature = "openssl")]
+        #[cfg(feature = "openssl-stack")]
         StackKind::Openssl => super::openssl_stack::version(),
         #[allow(unreachable_patterns)]
         _ => "absent".into(),

@@ -12,8 +12,8 @@ pub mod measure;
 mod memory;
 pub mod net;
 pub mod network;
-#[cfg(feature = "openssl")]
-mod openssl_stack;
+#[cfg(feature = "openssl-stack")]
+pub mod openssl_stack;
 pub mod piped;
 #[cfg(feature = "rustls")]
 mod rustls_stack;

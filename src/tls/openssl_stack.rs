@@ -1,4 +1,5 @@
-//! OpenSSL 3.6 (the vendored build kembench links) as a server and a client: TLS 1.3 only,
+//! OpenSSL 3.6 (the vendored build kembench links), or 4.0.3 in `workers/tls-openssl4`, as a
+//! server and a client: TLS 1.3 only,
 //! OpenSSL's default cipher suites, the group list narrowed to the one measured, the client
 //! verifying the chain and the host name against the root, the server issuing OpenSSL's
 //! default two stateless tickets per handshake. Bytes go through an in-memory pipe under the
@@ -113,9 +114,20 @@ pub fn version() -> String {
     openssl::version::version().to_string()
 }
 
+/// Which stack this is: OpenSSL 3 in kembench's process (the vendored 3.6), OpenSSL 4 in
+/// `workers/tls-openssl4`, by the major version of the library linked.
+pub fn kind() -> StackKind {
+    // OPENSSL_VERSION_NUMBER: 0xMNN00PP0L.
+    if openssl::version::number() >> 28 >= 4 {
+        StackKind::Openssl4
+    } else {
+        StackKind::Openssl
+    }
+}
+
 impl Stack for Openssl {
     fn kind(&self) -> StackKind {
-        StackKind::Openssl
+        kind()
     }
 
     fn version(&self) -> String {

@@ -8,7 +8,7 @@
 //! certificates) with the same keys. Certificate parsing is not timed: only the signatures.
 
 use super::certs::Chain;
-#[cfg(any(feature = "rustls", feature = "openssl"))]
+#[cfg(any(feature = "rustls", feature = "openssl-stack"))]
 use super::groups::KeyAlg;
 use super::groups::StackKind;
 
@@ -39,21 +39,21 @@ pub trait Signatures {
 /// The signatures of `kind`'s stack for `chain`, checked once (a signature made, the three
 /// verifications passing, a flipped signature refused), or why there are none.
 #[cfg_attr(
-    not(any(feature = "rustls", feature = "openssl")),
+    not(any(feature = "rustls", feature = "openssl-stack")),
     allow(unused_variables, unreachable_code)
 )]
 pub fn for_stack(kind: StackKind, chain: &Chain) -> Result<Box<dyn Signatures>, String> {
     let s: Box<dyn Signatures> = match kind {
         #[cfg(feature = "rustls")]
         StackKind::Rustls => Box::new(rustls_sigs::RustlsSigs::new(chain)?),
-        #[cfg(feature = "openssl")]
+        #[cfg(feature = "openssl-stack")]
         StackKind::Openssl => Box::new(openssl_sigs::OpensslSigs::new(chain)?),
-        StackKind::Boringssl => {
-            return Err(
-                "BoringSSL runs in its own worker: its signatures are not timed bare (no other \
-                 library's figure is borrowed)"
-                    .into(),
-            )
+        StackKind::Boringssl | StackKind::Openssl4 => {
+            return Err(format!(
+                "{} runs in its own worker: its signatures are not timed bare (no other \
+                 library's figure is borrowed)",
+                super::groups::Worker::of(kind).map_or(kind.as_str(), |w| w.name)
+            ))
         }
         #[allow(unreachable_patterns)]
         other => return Err(format!("this build has no {}", other.as_str())),
@@ -280,7 +280,7 @@ mod rustls_sigs {
     }
 }
 
-#[cfg(feature = "openssl")]
+#[cfg(feature = "openssl-stack")]
 mod openssl_sigs {
     use super::{Chain, KeyAlg, Signatures};
     use openssl::hash::MessageDigest;
@@ -398,7 +398,7 @@ mod tests {
         assert!(parse(&c.leaf_der[..c.leaf_der.len() / 2]).is_err());
     }
 
-    #[cfg(all(feature = "rustls", feature = "openssl"))]
+    #[cfg(all(feature = "rustls", feature = "openssl-stack"))]
     #[test]
     fn every_kind_signs_and_verifies_on_both_stacks() {
         for kind in CertKind::ALL {
@@ -412,7 +412,7 @@ mod tests {
     }
 
     /// A chain whose root is another chain's: the intermediate's signature is refused by both.
-    #[cfg(all(feature = "rustls", feature = "openssl"))]
+    #[cfg(all(feature = "rustls", feature = "openssl-stack"))]
     #[test]
     fn a_wrong_root_fails_the_chain_verification() {
         for kind in [CertKind::EcdsaP256, CertKind::MlDsa65] {

@@ -1,7 +1,7 @@
-//! Stacks that live outside kembench's binary: BoringSSL cannot be linked beside the vendored
-//! OpenSSL (the two export the same C symbols), so it runs in its own executable,
-//! `workers/tls-boring`, which links kembench as a library without OpenSSL and measures its
-//! plans with kembench's own code ([`serve`]: the same checks, rounds, scaling and network
+//! Stacks that live outside kembench's binary ([`WORKERS`]): BoringSSL and OpenSSL 4.0.3 cannot
+//! be linked beside the vendored OpenSSL 3.6 (they export the same C symbols), so each runs in
+//! an executable of its own, `workers/tls-boring` and `workers/tls-openssl4`, which links
+//! kembench's measuring core (no `app` feature) and measures its plans with kembench's own code ([`serve`]: the same checks, rounds, scaling and network
 //! conditions as the stacks in kembench's process). kembench hands it a [`Job`] as JSON on
 //! standard input and reads the results as JSON from its standard output ([`run`]).
 
@@ -15,9 +15,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// The environment variable naming a built BoringSSL worker to use instead of building
-/// `workers/tls-boring`.
-pub const BORING_VAR: &str = "KEMBENCH_TLS_BORING";
+pub use super::groups::{Worker, BORING_VAR, OPENSSL4_VAR, WORKERS};
 
 /// One benchmark of a job: a group, a certificate key and a hello shape, by name.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -151,11 +149,11 @@ pub fn serve(
             "kembench's registry has no {} key exchange to time bare",
             kind.as_str()
         ));
-        r.signature_unavailable = Some(
-            "BoringSSL runs in its own worker: its signatures are not timed bare there (no other \
-             library's figure is borrowed)"
-                .into(),
-        );
+        r.signature_unavailable = Some(format!(
+            "{} runs in its own worker: its signatures are not timed bare there (no other \
+             library's figure is borrowed)",
+            Worker::of(kind).map_or(kind.as_str(), |w| w.name)
+        ));
         if !cfg.network.is_empty() && r.error.is_none() && r.unavailable.is_none() && !r.interrupted
         {
             eprintln!("tls: {} under network conditions ...", p.label());
@@ -166,41 +164,77 @@ pub fn serve(
     Ok(out)
 }
 
-/// The worker's sources, beside kembench's own.
-fn sources() -> PathBuf {
+/// The sources of the worker `w`, beside kembench's own.
+fn sources(w: &Worker) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("workers")
-        .join("tls-boring")
+        .join(w.dir)
 }
 
-/// BoringSSL's worker: `$KEMBENCH_TLS_BORING`, else built from `workers/tls-boring` into
-/// `target` (cargo, `--locked`) on first use and reused; or why there is none. The build's
+/// A worker executable's `main`: the [`Job`] read as JSON from standard input, [`serve`]d on
+/// the stack `kind` made by `make`, the results written as JSON to standard output; an error
+/// goes to standard error (named by the executable `exe`) with exit code 1.
+pub fn serve_stdio(exe: &str, kind: StackKind, make: &MakeStack) -> std::process::ExitCode {
+    use std::io::Read;
+    let mut input = Vec::new();
+    let job = std::io::stdin()
+        .read_to_end(&mut input)
+        .map_err(|e| e.to_string())
+        .and_then(|_| serde_json::from_slice::<Job>(&input).map_err(|e| e.to_string()));
+    let results = job.and_then(|job| serve(&job, kind, make, &|| false));
+    match results.and_then(|r| serde_json::to_vec(&r).map_err(|e| e.to_string())) {
+        Ok(bytes) => {
+            if std::io::stdout().write_all(&bytes).is_err() {
+                return std::process::ExitCode::from(1);
+            }
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{exe}: {e}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}
+
+/// The worker `w` (BoringSSL's, OpenSSL 4's): the executable its variable names
+/// (`$KEMBENCH_TLS_BORING`), else built from `workers/DIR` into `target` (cargo, `--locked`) on first use and reused; or why there is none. The build's
 /// progress goes to standard error; when `stop` turns true (Ctrl-C, SIGTERM) cargo is ended
 /// and the build said interrupted.
-pub fn boring_worker(target: &Path, stop: &dyn Fn() -> bool) -> Result<PathBuf, String> {
-    if let Some(p) = std::env::var_os(BORING_VAR).filter(|p| !p.is_empty()) {
+pub fn stack_worker(
+    w: &Worker,
+    target: &Path,
+    stop: &dyn Fn() -> bool,
+) -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os(w.var).filter(|p| !p.is_empty()) {
         let p = PathBuf::from(p);
         return if p.is_file() {
             Ok(p)
         } else {
-            Err(format!("{BORING_VAR}={} is not a file", p.display()))
+            Err(format!("{}={} is not a file", w.var, p.display()))
         };
     }
-    let src = sources();
+    let src = sources(w);
     if !src.join("Cargo.toml").is_file() {
         return Err(format!(
-            "BoringSSL's worker's sources are not at {} (a kembench installed without its \
-             source tree): build workers/tls-boring and name the executable with {BORING_VAR}",
-            src.display()
+            "{}'s worker's sources are not at {} (a kembench installed without its source \
+             tree): build workers/{} and name the executable with {}",
+            w.name,
+            src.display(),
+            w.dir,
+            w.var
         ));
     }
-    let exe = target.join("release").join("kembench-tls-boring");
+    let exe = target.join("release").join(w.exe);
     let first = !exe.is_file();
     if first {
         eprintln!(
-            "tls: first use of BoringSSL: building BoringSSL from source (cmake) and its worker \
-             (workers/tls-boring)\n  into {}: {FIRST_BUILD}; reused afterwards.",
-            target.display()
+            "tls: first use of {}: building {} and its worker (workers/{})\n  into {}: {}; \
+             reused afterwards.",
+            w.name,
+            w.builds,
+            w.dir,
+            target.display(),
+            w.first_build
         );
     }
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
@@ -216,7 +250,7 @@ pub fn boring_worker(target: &Path, stop: &dyn Fn() -> bool) -> Result<PathBuf, 
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| format!("cannot run cargo to build BoringSSL's worker: {e}"))?;
+        .map_err(|e| format!("cannot run cargo to build {}'s worker: {e}", w.name))?;
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     let stderr = child.stderr.take().expect("piped");
     std::thread::spawn(move || {
@@ -228,7 +262,7 @@ pub fn boring_worker(target: &Path, stop: &dyn Fn() -> bool) -> Result<PathBuf, 
         }
     });
     let started = std::time::Instant::now();
-    let mut progress = Progress::new(first);
+    let mut progress = Progress::new(w.name, first);
     let mut tail: Vec<String> = Vec::new();
     let mut take = |line: String, progress: &mut Progress| {
         if let Some(c) = compiling(&line) {
@@ -249,12 +283,17 @@ pub fn boring_worker(target: &Path, stop: &dyn Fn() -> bool) -> Result<PathBuf, 
             let _ = child.kill();
             let _ = child.wait();
             progress.finish();
-            return Err(ended(None, true, &[], started.elapsed()));
+            return Err(ended(w, None, true, &[], started.elapsed()));
         }
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) => {}
-            Err(e) => return Err(format!("waiting for cargo to build BoringSSL's worker: {e}")),
+            Err(e) => {
+                return Err(format!(
+                    "waiting for cargo to build {}'s worker: {e}",
+                    w.name
+                ))
+            }
         }
         progress.tick(started.elapsed());
         std::thread::sleep(std::time::Duration::from_millis(100));
@@ -267,19 +306,17 @@ pub fn boring_worker(target: &Path, stop: &dyn Fn() -> bool) -> Result<PathBuf, 
     progress.finish();
     let interrupted = stop() || by_interrupt(&status);
     if interrupted || !status.success() || !exe.is_file() {
-        return Err(ended(Some(&status), interrupted, &tail, started.elapsed()));
+        return Err(ended(w, Some(&status), interrupted, &tail, started.elapsed()));
     }
     if progress.shown() {
         eprintln!(
-            "tls: built BoringSSL's worker in {}",
+            "tls: built {}'s worker in {}",
+            w.name,
             minutes(started.elapsed())
         );
     }
     Ok(exe)
 }
-
-/// What the first build of BoringSSL's worker takes, as measured: said before it starts.
-const FIRST_BUILD: &str = "about 12 minutes on a quiet 2-core machine, less with more cores";
 
 /// How many of cargo's last lines a failure quotes.
 const TAIL_LINES: usize = 6;
@@ -317,9 +354,10 @@ fn minutes(d: std::time::Duration) -> String {
     }
 }
 
-/// Why building BoringSSL's worker gave no worker: `interrupted` (Ctrl-C, SIGTERM), or
+/// Why building `w` gave no worker: `interrupted` (Ctrl-C, SIGTERM), or
 /// cargo's `status` with its last lines (`tail`), never an empty reason.
 fn ended(
+    w: &Worker,
     status: Option<&std::process::ExitStatus>,
     interrupted: bool,
     tail: &[String],
@@ -327,10 +365,12 @@ fn ended(
 ) -> String {
     if interrupted {
         return format!(
-            "building BoringSSL's worker (workers/tls-boring) was interrupted after {} (Ctrl-C \
-             or SIGTERM); the next `kembench tls --stack boringssl` continues it where cargo \
-             left off",
-            minutes(elapsed)
+            "building {}'s worker (workers/{}) was interrupted after {} (Ctrl-C or SIGTERM); \
+             the next `kembench tls --stack {}` continues it where cargo left off",
+            w.name,
+            w.dir,
+            minutes(elapsed),
+            w.kind.as_str()
         );
     }
     let how = match status {
@@ -342,25 +382,30 @@ fn ended(
     let said = tail;
     if said.is_empty() {
         format!(
-            "building BoringSSL's worker (workers/tls-boring) failed after {}: {how}, and it \
-             printed nothing",
+            "building {}'s worker (workers/{}) failed after {}: {how}, and it printed nothing",
+            w.name,
+            w.dir,
             minutes(elapsed)
         )
     } else {
         format!(
-            "building BoringSSL's worker (workers/tls-boring) failed after {}: {how}: {}",
+            "building {}'s worker (workers/{}) failed after {}: {how}: {}",
+            w.name,
+            w.dir,
             minutes(elapsed),
             said.join("\n")
         )
     }
 }
 
-/// The progress of a build of BoringSSL's worker on standard error: on a terminal, one line
+/// The progress of a build of a stack's worker on standard error: on a terminal, one line
 /// redrawn in place (the crate being compiled, the time elapsed); otherwise, a plain line
 /// when a crate starts at most every [`QUIET`], and one every [`QUIET`] while nothing starts
-/// (BoringSSL's cmake build runs inside one crate's build script for minutes). Nothing is
+/// (BoringSSL's cmake build, OpenSSL's make, run inside one crate's build script for minutes). Nothing is
 /// shown while cargo only checks that the worker is up to date.
 struct Progress {
+    /// Whose worker (`BoringSSL`).
+    name: &'static str,
     bar: Option<indicatif::ProgressBar>,
     tty: bool,
     shown: bool,
@@ -374,9 +419,10 @@ const QUIET: std::time::Duration = std::time::Duration::from_secs(30);
 impl Progress {
     /// Progress for a build that is the first (`first`: shown from the start) or a check that
     /// may rebuild (shown once a crate is compiled).
-    fn new(first: bool) -> Progress {
+    fn new(name: &'static str, first: bool) -> Progress {
         use std::io::IsTerminal;
         let mut p = Progress {
+            name,
             bar: None,
             tty: std::io::stderr().is_terminal(),
             shown: false,
@@ -396,11 +442,12 @@ impl Progress {
         self.shown = true;
         if self.tty {
             let bar = indicatif::ProgressBar::new_spinner();
+            let template = format!(
+                "{{spinner}} tls: building {}'s worker, {{elapsed}} so far: {{msg}}",
+                self.name
+            );
             bar.set_style(
-                indicatif::ProgressStyle::with_template(
-                    "{spinner} tls: building BoringSSL's worker, {elapsed} so far: {msg}",
-                )
-                .expect("a valid template"),
+                indicatif::ProgressStyle::with_template(&template).expect("a valid template"),
             );
             bar.set_message("starting cargo");
             bar.enable_steady_tick(std::time::Duration::from_millis(250));
@@ -442,7 +489,8 @@ impl Progress {
             format!("compiling {}", self.current)
         };
         eprintln!(
-            "tls: building BoringSSL's worker, {} so far: {what}",
+            "tls: building {}'s worker, {} so far: {what}",
+            self.name,
             minutes(at)
         );
     }
@@ -501,7 +549,8 @@ mod tests {
     fn a_missing_prebuilt_worker_is_refused_with_its_name() {
         // Only this test sets the variable, in this process.
         std::env::set_var(BORING_VAR, "/nonexistent/kembench-tls-boring");
-        let e = boring_worker(Path::new("/nonexistent"), &|| false).unwrap_err();
+        let boring = Worker::of(StackKind::Boringssl).unwrap();
+        let e = stack_worker(boring, Path::new("/nonexistent"), &|| false).unwrap_err();
         std::env::remove_var(BORING_VAR);
         assert!(e.contains("KEMBENCH_TLS_BORING=/nonexistent"), "{e}");
     }
@@ -523,15 +572,17 @@ mod tests {
     fn an_ended_build_says_interrupted_or_why_it_failed_never_nothing() {
         use std::os::unix::process::ExitStatusExt;
         let t = std::time::Duration::from_secs(192);
-        let e = ended(None, true, &["   Compiling boring-sys v4".into()], t);
+        let boring = Worker::of(StackKind::Boringssl).unwrap();
+        let e = ended(boring, None, true, &["   Compiling boring-sys v4".into()], t);
         assert!(e.contains("was interrupted after 3 min 12 s"), "{e}");
         assert!(!e.contains("failed"), "{e}");
         // Exit status 1 (as a wait status), with nothing said.
         let one = std::process::ExitStatus::from_raw(1 << 8);
-        let e = ended(Some(&one), false, &[], t);
+        let e = ended(boring, Some(&one), false, &[], t);
         assert!(e.contains("failed after 3 min 12 s: cargo exit status: 1"), "{e}");
         assert!(e.ends_with("and it printed nothing"), "{e}");
         let e = ended(
+            boring,
             Some(&one),
             false,
             &["error: failed to run custom build command for `boring-sys`".into()],

@@ -23,7 +23,6 @@ use kembench::tls::certs::{Chain, SERVER_NAME};
 use kembench::tls::groups::{Group, HelloShape, StackKind};
 use kembench::tls::piped::{Connection, Pipe, PipedSide};
 use kembench::tls::side::{Session, Side, Stack, EXPORT_LABEL};
-use std::io::{self, Read, Write};
 
 /// The `boring` crate's version (pinned in Cargo.toml).
 const BORING_CRATE: &str = "5.4.0";
@@ -280,25 +279,5 @@ fn make(g: &Group, chain: &Chain, shape: HelloShape) -> Result<Box<dyn Stack>, S
 }
 
 fn main() -> std::process::ExitCode {
-    let mut input = Vec::new();
-    let job = io::stdin()
-        .read_to_end(&mut input)
-        .map_err(|e| e.to_string())
-        .and_then(|_| {
-            serde_json::from_slice::<kembench::tls::worker::Job>(&input).map_err(|e| e.to_string())
-        });
-    let results = job
-        .and_then(|job| kembench::tls::worker::serve(&job, StackKind::Boringssl, &make, &|| false));
-    match results.and_then(|r| serde_json::to_vec(&r).map_err(|e| e.to_string())) {
-        Ok(bytes) => {
-            if io::stdout().write_all(&bytes).is_err() {
-                return std::process::ExitCode::from(1);
-            }
-            std::process::ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("kembench-tls-boring: {e}");
-            std::process::ExitCode::from(1)
-        }
-    }
+    kembench::tls::worker::serve_stdio("kembench-tls-boring", StackKind::Boringssl, &make)
 }

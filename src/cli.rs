@@ -3,7 +3,7 @@
 //! names. Each command declares its own arguments and their one conversion into validated
 //! options in its module (`commands/NAME.rs`); no engine is handed a clap type. Below the
 //! commands, clap appears only as the `ValueEnum` derive of the two enums that are argument
-//! values themselves (`measure::sampler::Op`, `report::ReportFormat`), so that their names are
+//! values themselves (`kem::Op`, `report::ReportFormat`), so that their names are
 //! declared once, on the type.
 
 use crate::export::{Format, Outputs, FORMATS};
@@ -152,6 +152,34 @@ fn parse_family(s: &str) -> Result<crate::kem::Family, String> {
         };
         format!("unknown family '{s}'{hint}; known: {}", names.join(", "))
     })
+}
+
+/// `--no-store` and `--resume RUN`: what every measuring command (`run`, `throughput`,
+/// `profile`, `ct`, `tls`) says about its session, declared once.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SessionArgs {
+    /// Do not record the run in the results store.
+    #[arg(long)]
+    pub no_store: bool,
+    /// Complete an interrupted run of this command from the results store (its id, `latest`,
+    /// ...): measure the benchmarks it planned and has no final result for, with that run's
+    /// own configuration, into the same run.
+    #[arg(long, value_name = "RUN")]
+    pub resume: Option<String>,
+}
+
+impl SessionArgs {
+    /// Refuses `--resume` with `--no-store`; `what` names what `--resume` continues (`a run`,
+    /// `a profile`).
+    pub fn check(&self, what: &str) -> anyhow::Result<()> {
+        if self.resume.is_some() && self.no_store {
+            crate::bail_usage!(
+                "--resume continues {what} from the results store; it cannot be used with \
+                 --no-store"
+            );
+        }
+        Ok(())
+    }
 }
 
 /// `--shard K/N` and `--sweep ID`: this command is one job of a sweep.

@@ -7,7 +7,8 @@
 //!   implementation passes before it is timed;
 //! - [`record`]: the typed records every measuring command produces; its list of kinds
 //!   (`record::with_kinds!`) declares each kind's engine here, the top-level modules named
-//!   after their kinds (`run`, `throughput`, `profile`, `tls`, `ct`);
+//!   after their kinds (`latency`, the engine of `kembench run`, `throughput`, `profile`, `tls`,
+//!   `ct`);
 //! - with the `app` feature (on by default): `providers` (one adapter per library, each
 //!   behind its own feature), `builds`, the stores, exports, reports, the console and the
 //!   command line (`cli`, `commands`). Without it the library is the measuring core a TLS

@@ -438,7 +438,7 @@ fn no_command_module_imports_another() {
 
 #[test]
 fn the_checker_sees_imports() {
-    let p = crate_paths("use crate::record::run; x = $crate::export::Format; crate::kem::Kem");
+    let p = crate_paths("use crate::record::latency; x = $crate::export::Format; crate::kem::Kem");
     assert_eq!(
         p,
         ["kem", "record"]
@@ -603,7 +603,7 @@ fn named_in_features(doc: &str, label: &str) -> BTreeSet<String> {
 fn the_measuring_core_builds_without_the_app_feature() {
     let app = app_modules();
     assert!(
-        app.contains("commands") && app.contains("run") && !app.contains("tls"),
+        app.contains("commands") && app.contains("latency") && !app.contains("tls"),
         "{app:?}"
     );
     let wrong = core_departures(&graph(), &app);

@@ -6,7 +6,7 @@
 
 use kembench::ct::latency;
 use kembench::ct::Context;
-use kembench::measure::sampler::Op;
+use kembench::kem::Op;
 use kembench::providers::registry::Registry;
 use kembench::record::ct::{Finding, Ran, ScreenResult, SecretOperands};
 use std::path::{Path, PathBuf};

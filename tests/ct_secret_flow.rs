@@ -6,7 +6,7 @@ use kembench::ct::exceptions::Exceptions;
 use kembench::ct::secret_flow::screen;
 use kembench::ct::Context;
 use kembench::kem::Kem;
-use kembench::measure::sampler::Op;
+use kembench::kem::Op;
 use kembench::providers::registry::Registry;
 use kembench::record::ct::{FindingKind, Ran, Screen, ScreenResult};
 use std::path::PathBuf;

@@ -9,7 +9,7 @@
 //! between a fixed and random inputs could push over 10 on a loaded machine.
 
 use kembench::ct::{timing, Context};
-use kembench::measure::sampler::Op;
+use kembench::kem::Op;
 use kembench::providers::Registry;
 use kembench::record::ct::{FindingKind, Ran, Screen, MIN_MEASUREMENTS, T_DEFINITELY};
 use std::path::PathBuf;

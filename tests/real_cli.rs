@@ -42,7 +42,7 @@ fn run(imp: &str, ops: &str, json: &Path) -> Value {
     let bytes = std::fs::read(json).unwrap();
     let record = kembench::record::parse(&json.display().to_string(), &bytes)
         .unwrap_or_else(|e| panic!("{imp}: not a valid run record: {e}"));
-    assert_eq!(record.kind(), kembench::record::RecordKind::Run);
+    assert_eq!(record.kind(), kembench::record::RecordKind::Latency);
     serde_json::from_slice(&bytes).unwrap()
 }
 

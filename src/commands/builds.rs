@@ -2,6 +2,7 @@
 
 use crate::builds::compile::FlagSet;
 use crate::builds::{self, sources};
+use crate::cli::CompileArgs;
 use crate::output::builds as out;
 use crate::providers::built::manifest;
 use crate::providers::registry::{matcher, Pattern};
@@ -10,9 +11,154 @@ use crate::suggest::hint;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
+/// `kembench builds`'s command line (see [`Options`] for what it is validated into).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Algorithm names or globs (`ML-KEM-768`, `ntru*`); repeat or separate by commas.
+    #[arg(long = "alg", value_delimiter = ',')]
+    algorithms: Vec<String>,
+    /// Sources, by id or glob: `pqclean/clean`, `pqclean/avx2`, `pqclean/opt`.
+    #[arg(long = "impl", value_delimiter = ',')]
+    sources: Vec<String>,
+    /// A source tree to build (repeatable): `liboqs=PATH` (a liboqs checkout or release,
+    /// built with its CMake) or `pqclean=PATH` (a PQClean checkout's `crypto_kem/*`). Its
+    /// builds are named with the tree's declared version and its git commit or content
+    /// digest (`ML-KEM-768@liboqs-0.13.0+g1a2b3c4/auto@gcc-12:O3`), gated with the
+    /// tree's own known answers. Without --impl, only the trees' sources are built.
+    #[arg(long = "source", value_name = "KIND=PATH")]
+    trees: Vec<String>,
+    /// Compilers, flag sets (default: gcc and clang, -O2;-O3;-O3 -march=native), the
+    /// gate's limit, JSON.
+    #[command(flatten)]
+    compile: CompileArgs,
+    /// Compilers run at once (default: the logical CPUs).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs: Option<u16>,
+    /// Run the gate again on builds this kembench already verified.
+    #[arg(long)]
+    reverify: bool,
+    /// Build only shard K of N (K from 1) of the (source, compiler, flag set)
+    /// combinations, split deterministically and balanced by expected cost: N jobs
+    /// sharing one build cache (KEMBENCH_BUILD_DIR) build the whole matrix once.
+    #[arg(long, value_name = "K/N", value_parser = crate::shard::Shard::from_str_arg)]
+    shard: Option<crate::shard::Shard>,
+    /// Architectures to build for (default: this machine's): `s390x`, `aarch64`,
+    /// `ppc64le`, `riscv64` are cross-compiled into static programs run under QEMU's
+    /// user-mode emulation, gated there (known answers, interoperability with this
+    /// machine's implementations), and counted by `profile`, never timed. With a foreign
+    /// architecture the default flag sets are -O2;-O3;-O3 -march=vector, where
+    /// `-march=vector` stands for each architecture's vector unit: -march=z13 on s390x,
+    /// -march=armv8.2-a+sve on aarch64, -mcpu=power9 on ppc64le, -march=x86-64-v3 on
+    /// x86-64 (none on riscv64: said, not built).
+    #[arg(long, value_delimiter = ',')]
+    arch: Vec<String>,
+}
+
+impl Args {
+    /// Runs `builds`.
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        let archs = parse_archs(&self.arch)?;
+        let flags: &[&str] = if archs.iter().any(|a| a.foreign()) {
+            &["-O2", "-O3", "-O3 -march=vector"]
+        } else {
+            &["-O2", "-O3", "-O3 -march=native"]
+        };
+        build(&Options {
+            algorithms: self.algorithms,
+            sources: self.sources,
+            trees: self.trees,
+            compile: Compile::from(self.compile.or(&["gcc", "clang"], flags)),
+            jobs: self.jobs.map(usize::from),
+            reverify: self.reverify,
+            shard: self.shard,
+            archs,
+        })
+    }
+}
+
+/// `kembench add`'s command line (see [`AddOptions`]).
+#[derive(Debug, clap::Args)]
+pub struct AddArgs {
+    /// The package directory (the one holding api.h), or a prebuilt shared library that
+    /// exports crypto_kem_keypair/enc/dec.
+    path: std::path::PathBuf,
+    /// For a prebuilt library: its public-key, secret-key, ciphertext and shared-secret
+    /// bytes (api.h's CRYPTO_PUBLICKEYBYTES, ...), unless --implements gives them.
+    #[arg(long, value_delimiter = ',', num_args = 1..)]
+    sizes: Vec<usize>,
+    /// Its name (default: CRYPTO_ALGNAME from api.h, else the directory's name).
+    #[arg(long)]
+    name: Option<String>,
+    /// The catalog algorithm it implements (e.g. ML-KEM-768): its sizes must match, and the
+    /// gate then checks interoperability with every implementation of it.
+    #[arg(long)]
+    implements: Option<String>,
+    /// Compilers, flag sets (default: gcc, -O3), the gate's limit, JSON.
+    #[command(flatten)]
+    compile: CompileArgs,
+    /// Its claimed NIST level (a scheme of its own).
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
+    level: Option<u8>,
+    /// It claims IND-CCA with implicit rejection: the gate's tamper check then demands a
+    /// pseudo-random secret for a tampered ciphertext (a scheme of its own).
+    #[arg(long)]
+    implicit_rejection: bool,
+    /// Replace the builds another package or library registered under the same name
+    /// (without it, a name that holds a verified build of another package is refused).
+    #[arg(long)]
+    replace: bool,
+    /// Architectures to build the package for (default: this machine's), as `builds
+    /// --arch`: a foreign one is cross-compiled into a static program with kembench's
+    /// driver and gated under QEMU (needs --implements or a catalog name: the driver
+    /// takes the catalog's sizes).
+    #[arg(long, value_delimiter = ',')]
+    arch: Vec<String>,
+}
+
+impl AddArgs {
+    /// Runs `add`.
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        add(&AddOptions {
+            archs: parse_archs(&self.arch)?,
+            path: self.path,
+            sizes: self.sizes,
+            name: self.name,
+            implements: self.implements,
+            compile: Compile::from(self.compile.or(&["gcc"], &["-O3"])),
+            level: self.level,
+            implicit_rejection: self.implicit_rejection,
+            replace: self.replace,
+        })
+    }
+}
+
+/// `--arch` values as architectures; an unknown one is refused, suggesting the nearest.
+fn parse_archs(arch: &[String]) -> anyhow::Result<Vec<crate::arch::Arch>> {
+    let names = crate::arch::Arch::names();
+    Ok(crate::arch::Arch::parse_list(arch).map_err(|bad| {
+        crate::usage::Usage(format!(
+            "unknown architecture '{bad}'{} (kembench builds for {})",
+            hint(&bad, &names),
+            names.join(", ")
+        ))
+    })?)
+}
+
+impl From<CompileArgs> for Compile {
+    /// The compile arguments of `builds` and `add` as those commands take them.
+    fn from(c: CompileArgs) -> Compile {
+        Compile {
+            cc: c.cc,
+            flags: c.flags,
+            gate_timeout: std::time::Duration::from_secs(c.gate_timeout),
+            json: c.json,
+        }
+    }
+}
+
 /// The validated command line of `builds`.
 #[derive(Debug, Clone)]
-pub struct Args {
+pub struct Options {
     /// Algorithm names or globs.
     pub algorithms: Vec<String>,
     /// Source ids or globs.
@@ -110,7 +256,7 @@ fn finish(
 }
 
 /// Runs `builds`.
-pub fn run(a: &Args) -> anyhow::Result<ExitCode> {
+fn build(a: &Options) -> anyhow::Result<ExitCode> {
     let archs = if a.archs.is_empty() {
         vec![crate::arch::Arch::host()]
     } else {
@@ -333,7 +479,7 @@ fn emulated_cpus(summary: &builds::Summary) -> Option<String> {
 
 /// The validated command line of `add`.
 #[derive(Debug, Clone)]
-pub struct AddArgs {
+pub struct AddOptions {
     /// The package directory, or a prebuilt shared library.
     pub path: std::path::PathBuf,
     /// A prebuilt library's sizes: pk, sk, ct, ss.
@@ -399,7 +545,7 @@ fn check_sizes(sizes: &[usize]) -> anyhow::Result<()> {
 /// The catalog algorithm a package claims: `--implements`, else `--name` when it is a
 /// catalog algorithm (a claim like `--implements`, its sizes checked), else `api.h`'s
 /// `CRYPTO_ALGNAME` when it is one.
-fn claimed(a: &AddArgs, declared: Option<&str>) -> anyhow::Result<Option<&'static str>> {
+fn claimed(a: &AddOptions, declared: Option<&str>) -> anyhow::Result<Option<&'static str>> {
     let named = a.name.as_deref().and_then(crate::kem::catalog::find);
     Ok(match (&a.implements, named) {
         (Some(i), Some(n)) if !i.eq_ignore_ascii_case(n.name) => crate::bail_usage!(
@@ -492,7 +638,7 @@ fn id_part(name: &str) -> String {
 }
 
 /// Runs `add`: one package, compiled with every compiler and flag set, gated, registered.
-pub fn add(a: &AddArgs) -> anyhow::Result<ExitCode> {
+fn add(a: &AddOptions) -> anyhow::Result<ExitCode> {
     let dir = &a.path;
     // `exists` is false for any error: a loop of symbolic links or a folder that cannot be
     // searched is said with the system's reason, not as a missing path.
@@ -631,7 +777,7 @@ fn catalog_algorithm(name: &str) -> anyhow::Result<&'static crate::kem::Algorith
 }
 
 /// `add` of a prebuilt shared library: its exported NIST API, the sizes given, the gate.
-fn add_library(a: &AddArgs) -> anyhow::Result<ExitCode> {
+fn add_library(a: &AddOptions) -> anyhow::Result<ExitCode> {
     if let Some(arch) = a.archs.iter().find(|x| x.foreign()) {
         crate::bail_usage!(
             "--arch {arch}: a prebuilt library is built for this machine; give the package's \

@@ -120,10 +120,48 @@ impl VisitKind for Compare<'_> {
     }
 }
 
+/// `kembench compare`'s command line.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The older run.
+    old: String,
+    /// The newer run.
+    new: String,
+    /// Changes smaller than this percentage are called noise.
+    #[arg(long, default_value_t = 2.0)]
+    noise: f64,
+    /// Exit 1 when any operation is slower by more than this percentage, significantly
+    /// (zero or more).
+    #[arg(long, value_name = "PCT", value_parser = crate::cli::non_negative_pct)]
+    fail_on_regression: Option<f64>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// With two profiles: write a differential flame graph per (implementation,
+    /// operation) into this directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    flamegraphs: Option<std::path::PathBuf>,
+}
+
+impl Args {
+    /// Runs `compare` on the store `spec`.
+    pub fn run(self, spec: &str) -> anyhow::Result<ExitCode> {
+        compare(
+            spec,
+            &self.old,
+            &self.new,
+            crate::cli::noise_fraction(self.noise)?,
+            self.fail_on_regression,
+            self.json,
+            self.flamegraphs.as_deref(),
+        )
+    }
+}
+
 /// Runs `compare`: both records are read as the kind of `new` (a kind `compare` does not
 /// compare, or a record that cannot be read, as the first kind of the list, whose errors say
 /// what is wrong).
-pub fn run(
+fn compare(
     spec: &str,
     old: &str,
     new: &str,

@@ -3,12 +3,12 @@
 //! or a finding listed as a known issue that the user did not accept by its id (`--accept`,
 //! or an `[[accept]]` entry of an exception list).
 
-use crate::cli::{positive_seconds, FilterArgs, OutputArgs};
+use crate::cli::{positive_seconds, FilterArgs, OutputArgs, SessionArgs};
 use crate::ct::{exceptions::Exceptions, Context};
 use crate::ending::Ending;
 use crate::env::Environment;
 use crate::export::Outputs;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::output::Width;
 use crate::providers::{Filter, Registry};
 use crate::record::ct::{CtConfig, CtMeasured, CtRecord, CtResult, Screen};
@@ -22,6 +22,9 @@ use std::time::Duration;
 /// Options of `ct`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
+    /// Which implementations.
+    #[command(flatten)]
+    pub filter: FilterArgs,
     /// The screens (default: all three): secret-flow (memcheck), latency (division and other
     /// variable-latency instructions), timing (dudect).
     #[arg(long, value_delimiter = ',', value_parser = parse_screen)]
@@ -48,14 +51,9 @@ pub struct Args {
     /// Screen every implementation of this build (default: the default suite, or the filters).
     #[arg(long)]
     pub all: bool,
-    /// Do not record the run in the results store.
-    #[arg(long)]
-    pub no_store: bool,
-    /// Continue an interrupted ct run from the results store (`latest` or a run id): screens
-    /// the planned implementations it has no final result for, with the run's own screens,
-    /// operations, budget, seed and exception lists.
-    #[arg(long, value_name = "RUN")]
-    pub resume: Option<String>,
+    /// Whether the run is stored, and the interrupted run it completes.
+    #[command(flatten)]
+    pub session: SessionArgs,
     /// Every finding and reason in its row, instead of tables that fit 120 columns.
     #[arg(long)]
     pub wide: bool,
@@ -87,8 +85,13 @@ fn parse_screen(s: &str) -> Result<Screen, String> {
 }
 
 impl Args {
+    /// Runs the command on the store `spec`.
+    pub fn run(self, spec: &str) -> anyhow::Result<ExitCode> {
+        command(&self.to_options()?, spec)
+    }
+
     /// The validated options of `ct`.
-    pub fn to_options(&self, filter: &FilterArgs) -> anyhow::Result<Options> {
+    fn to_options(&self) -> anyhow::Result<Options> {
         positive_seconds("--timing-budget", self.timing_budget)?;
         positive_seconds("--worker-timeout", self.worker_timeout)?;
         let ops = if self.ops.is_empty() {
@@ -114,17 +117,12 @@ impl Args {
         }
         exceptions.accept(&self.accept, "--accept");
         exceptions.check_accepted()?;
-        if self.resume.is_some() && self.no_store {
-            crate::bail_usage!(
-                "--resume continues a ct run from the results store; it cannot be used with \
-                 --no-store"
-            );
-        }
+        self.session.check("a ct run")?;
         self.output.check_dirs()?;
         Ok(Options {
-            resume: self.resume.clone(),
-            filter: filter.to_filter(),
-            include_mock: filter.include_mock,
+            resume: self.session.resume.clone(),
+            filter: self.filter.to_filter(),
+            include_mock: self.filter.include_mock,
             all: self.all,
             screens: if self.screens.is_empty() {
                 Screen::ALL.to_vec()
@@ -138,7 +136,7 @@ impl Args {
             exception_sources: sources,
             accepted: self.accept.iter().map(|a| a.trim().to_string()).collect(),
             worker_timeout: Duration::from_secs_f64(self.worker_timeout),
-            store: !self.no_store,
+            store: !self.session.no_store,
             outputs: self.output.files(),
             layout: Width::wide_if(self.wide),
         })
@@ -181,7 +179,7 @@ pub struct Options {
 }
 
 /// Runs `ct`.
-pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
+fn command(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
     if let Some(sel) = &o.resume {
         return resume(sel, o, store_spec);
@@ -400,4 +398,70 @@ fn execute(
         end.put(r);
     }
     end.finish(crate::interrupt::requested(), o.layout, |_, _| Ok(()))
+}
+
+/// `kembench ct-worker`'s command line: one worker process of `ct`, run under memcheck or
+/// callgrind (internal).
+#[derive(Debug, clap::Args)]
+pub struct WorkerArgs {
+    /// `algorithm@implementation`.
+    #[arg(long)]
+    label: String,
+    /// The operations, in order.
+    #[arg(long, value_delimiter = ',', value_enum)]
+    ops: Vec<Op>,
+    /// The seed of the draws.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Offer the mock provider.
+    #[arg(long)]
+    include_mock: bool,
+}
+
+impl WorkerArgs {
+    /// Serves the screened operations.
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        crate::ct::worker::serve(crate::ct::worker::WorkerArgs {
+            label: self.label,
+            ops: self.ops,
+            seed: self.seed,
+            include_mock: self.include_mock,
+        })
+        .map(|()| ExitCode::SUCCESS)
+    }
+}
+
+/// `kembench ct-timing-worker`'s command line: one timing worker of `ct`, dudect's test
+/// natively, pinned to one CPU (internal).
+#[derive(Debug, clap::Args)]
+pub struct TimingWorkerArgs {
+    /// `algorithm@implementation`.
+    #[arg(long)]
+    label: String,
+    /// The operations, in order.
+    #[arg(long, value_delimiter = ',', value_enum)]
+    ops: Vec<Op>,
+    /// The time budget per operation, in milliseconds.
+    #[arg(long)]
+    budget_ms: u64,
+    /// The seed of the classes' draws and the inputs.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Offer the mock provider.
+    #[arg(long)]
+    include_mock: bool,
+}
+
+impl TimingWorkerArgs {
+    /// Serves the timing test.
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        crate::ct::timing::serve_worker(
+            &self.label,
+            &self.ops,
+            Duration::from_millis(self.budget_ms),
+            self.seed,
+            self.include_mock,
+        )
+        .map(|()| ExitCode::SUCCESS)
+    }
 }

@@ -1,11 +1,43 @@
 //! `kembench list`: the catalog joined with the registry.
 
+use crate::cli::FilterArgs;
 use crate::output::list;
 use crate::providers::{Filter, Registry};
 use std::process::ExitCode;
 
-/// Runs `list`.
-pub fn run(
+/// `kembench list`'s command line.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Which implementations.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// List the builds `kembench builds` registered (and those that failed) instead.
+    #[arg(long)]
+    pub builds: bool,
+    /// Every column (standard, classical bits, IND-CCA) and every line unwrapped (default:
+    /// the headline columns within 120 columns).
+    #[arg(long)]
+    pub wide: bool,
+}
+
+impl Args {
+    /// Runs `list` (`list --builds` is the builds module's, see [`Args::builds`]).
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        let layout = crate::output::Width::wide_if(self.wide);
+        catalog(
+            &self.filter.to_filter(),
+            self.filter.include_mock,
+            self.json,
+            layout,
+        )
+    }
+}
+
+/// The catalog joined with the registry, as a table or JSON.
+fn catalog(
     filter: &Filter,
     include_mock: bool,
     json: bool,

@@ -16,8 +16,6 @@ mod throughput;
 mod tls;
 mod verify;
 
-use crate::cli::{self, noise_fraction, CompileArgs, FilterArgs};
-use crate::export::Format;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
@@ -173,594 +171,115 @@ fn nearest_subcommands(typed: &str, names: &[String]) -> Vec<String> {
         .collect()
 }
 
-/// The subcommands.
+/// The subcommands: each variant holds its command's own arguments, declared in the command's
+/// module, which also runs it.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List algorithms, their sizes and their implementations.
-    List {
-        /// Which implementations.
-        #[command(flatten)]
-        filter: FilterArgs,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
-        /// List the builds `kembench builds` registered (and those that failed) instead.
-        #[arg(long)]
-        builds: bool,
-        /// Every column (standard, classical bits, IND-CCA) and every line unwrapped (default:
-        /// the headline columns within 120 columns).
-        #[arg(long)]
-        wide: bool,
-    },
+    List(list::Args),
     /// Add your own KEM: a directory of C sources implementing the NIST KEM API (api.h with
     /// CRYPTO_* sizes and crypto_kem_keypair/enc/dec, as in NIST submission packages and PQClean),
     /// compiled like `builds`, checked against the package's own KAT file, and registered as
     /// `local/<name>@<compiler>:<flags>` for every later command.
-    Add {
-        /// The package directory (the one holding api.h), or a prebuilt shared library that
-        /// exports crypto_kem_keypair/enc/dec.
-        path: std::path::PathBuf,
-        /// For a prebuilt library: its public-key, secret-key, ciphertext and shared-secret
-        /// bytes (api.h's CRYPTO_PUBLICKEYBYTES, ...), unless --implements gives them.
-        #[arg(long, value_delimiter = ',', num_args = 1..)]
-        sizes: Vec<usize>,
-        /// Its name (default: CRYPTO_ALGNAME from api.h, else the directory's name).
-        #[arg(long)]
-        name: Option<String>,
-        /// The catalog algorithm it implements (e.g. ML-KEM-768): its sizes must match, and the
-        /// gate then checks interoperability with every implementation of it.
-        #[arg(long)]
-        implements: Option<String>,
-        /// Compilers, flag sets (default: gcc, -O3), the gate's limit, JSON.
-        #[command(flatten)]
-        compile: CompileArgs,
-        /// Its claimed NIST level (a scheme of its own).
-        #[arg(long, value_parser = clap::value_parser!(u8).range(1..=5))]
-        level: Option<u8>,
-        /// It claims IND-CCA with implicit rejection: the gate's tamper check then demands a
-        /// pseudo-random secret for a tampered ciphertext (a scheme of its own).
-        #[arg(long)]
-        implicit_rejection: bool,
-        /// Replace the builds another package or library registered under the same name
-        /// (without it, a name that holds a verified build of another package is refused).
-        #[arg(long)]
-        replace: bool,
-        /// Architectures to build the package for (default: this machine's), as `builds
-        /// --arch`: a foreign one is cross-compiled into a static program with kembench's
-        /// driver and gated under QEMU (needs --implements or a catalog name: the driver
-        /// takes the catalog's sizes).
-        #[arg(long, value_delimiter = ',')]
-        arch: Vec<String>,
-    },
+    Add(builds::AddArgs),
     /// Compile the C sources kembench carries (PQClean clean, AVX2, opt) with every compiler and
     /// flag set into separate shared objects, check each with the correctness gate, and register
     /// them as implementations (`pqclean/clean@gcc-12:O3`); cached, so a second call compiles
     /// nothing. Exits 1 if a build failed to compile or failed the gate.
-    Builds {
-        /// Algorithm names or globs (`ML-KEM-768`, `ntru*`); repeat or separate by commas.
-        #[arg(long = "alg", value_delimiter = ',')]
-        algorithms: Vec<String>,
-        /// Sources, by id or glob: `pqclean/clean`, `pqclean/avx2`, `pqclean/opt`.
-        #[arg(long = "impl", value_delimiter = ',')]
-        sources: Vec<String>,
-        /// A source tree to build (repeatable): `liboqs=PATH` (a liboqs checkout or release,
-        /// built with its CMake) or `pqclean=PATH` (a PQClean checkout's `crypto_kem/*`). Its
-        /// builds are named with the tree's declared version and its git commit or content
-        /// digest (`ML-KEM-768@liboqs-0.13.0+g1a2b3c4/auto@gcc-12:O3`), gated with the
-        /// tree's own known answers. Without --impl, only the trees' sources are built.
-        #[arg(long = "source", value_name = "KIND=PATH")]
-        trees: Vec<String>,
-        /// Compilers, flag sets (default: gcc and clang, -O2;-O3;-O3 -march=native), the
-        /// gate's limit, JSON.
-        #[command(flatten)]
-        compile: CompileArgs,
-        /// Compilers run at once (default: the logical CPUs).
-        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
-        jobs: Option<u16>,
-        /// Run the gate again on builds this kembench already verified.
-        #[arg(long)]
-        reverify: bool,
-        /// Build only shard K of N (K from 1) of the (source, compiler, flag set)
-        /// combinations, split deterministically and balanced by expected cost: N jobs
-        /// sharing one build cache (KEMBENCH_BUILD_DIR) build the whole matrix once.
-        #[arg(long, value_name = "K/N", value_parser = crate::shard::Shard::from_str_arg)]
-        shard: Option<crate::shard::Shard>,
-        /// Architectures to build for (default: this machine's): `s390x`, `aarch64`,
-        /// `ppc64le`, `riscv64` are cross-compiled into static programs run under QEMU's
-        /// user-mode emulation, gated there (known answers, interoperability with this
-        /// machine's implementations), and counted by `profile`, never timed. With a foreign
-        /// architecture the default flag sets are -O2;-O3;-O3 -march=vector, where
-        /// `-march=vector` stands for each architecture's vector unit: -march=z13 on s390x,
-        /// -march=armv8.2-a+sve on aarch64, -mcpu=power9 on ppc64le, -march=x86-64-v3 on
-        /// x86-64 (none on riscv64: said, not built).
-        #[arg(long, value_delimiter = ',')]
-        arch: Vec<String>,
-    },
+    Builds(builds::Args),
     /// Measure latency, TSC ticks, hardware counters, heap and stack of keygen, encaps, decaps
     /// and the full exchange (default suite unless filters or --all are given).
-    Run {
-        /// Which implementations.
-        #[command(flatten)]
-        filter: FilterArgs,
-        /// Measurement options and output files.
-        #[command(flatten)]
-        args: run::Args,
-    },
+    Run(run::Args),
     /// Sustained operations per second at several thread counts, scaling efficiency, and TLS 1.3
     /// server capacity (default: ML-KEM-768, X25519MLKEM768 and the classical baselines).
-    Throughput {
-        /// Which implementations.
-        #[command(flatten)]
-        filter: FilterArgs,
-        /// Measurement options and output files.
-        #[command(flatten)]
-        args: throughput::Args,
-    },
+    Throughput(throughput::Args),
     /// Real TLS 1.3 handshakes between a client and a server (rustls and OpenSSL 3.6, run-time
     /// certificates): each checked (negotiated group, exported keys, certificate), CPU per
     /// handshake on each side (full, resumed, HelloRetryRequest), bytes and TCP segments per
     /// flight, scaling over threads, the cores for a target rate beside the bare-KEM model,
     /// and with `--network` handshake times under RTT and loss in private network namespaces.
-    Tls {
-        /// Measurement options and output files.
-        #[command(flatten)]
-        args: tls::Args,
-    },
+    Tls(tls::Args),
     /// Compare two runs: ratio of medians with a bootstrap interval and a verdict per
     /// operation, and the environment differences above the table. Each side is a run in the
     /// store (an id or a unique part of one, `latest`, `latest~N`, `host:NAME` or `cpu:TEXT`
     /// for the latest complete run on that host or CPU) or a `run --json` file.
-    Compare {
-        /// The older run.
-        old: String,
-        /// The newer run.
-        new: String,
-        /// Changes smaller than this percentage are called noise.
-        #[arg(long, default_value_t = 2.0)]
-        noise: f64,
-        /// Exit 1 when any operation is slower by more than this percentage, significantly
-        /// (zero or more).
-        #[arg(long, value_name = "PCT", value_parser = cli::non_negative_pct)]
-        fail_on_regression: Option<f64>,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
-        /// With two profiles: write a differential flame graph per (implementation,
-        /// operation) into this directory (created if missing).
-        #[arg(long, value_name = "DIR")]
-        flamegraphs: Option<std::path::PathBuf>,
-    },
+    Compare(compare::Args),
     /// List the runs in the store, newest first: id, status, time, host, CPU, selection and
     /// how many benchmarks are stored (and how many of them did not end well).
-    Runs {
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
-        /// Show at most this many runs (1 or more).
-        #[arg(long, default_value_t = 50, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
-        limit: usize,
-        /// Every column (the CPU, the start to the second) and no wrapping (default: a table
-        /// within 120 columns).
-        #[arg(long)]
-        wide: bool,
-    },
+    Runs(store::RunsArgs),
     /// Show one stored run: its environment, configuration and table.
-    Show {
-        /// Run id (or a unique part), `latest`, `latest~N`, `host:NAME`, `cpu:TEXT`.
-        run: String,
-        /// Every column (TSC ticks, cycles, quartiles, allocations, share, samples) and every
-        /// note in full, instead of a table that fits 120 columns.
-        #[arg(long)]
-        wide: bool,
-    },
+    Show(store::ShowArgs),
     /// Write one stored run as JSON (the `run --json` layout, raw samples included), CSV or
     /// Markdown.
-    Export {
-        /// Run id (or a unique part), `latest`, `latest~N`, `host:NAME`, `cpu:TEXT`.
-        run: String,
-        /// Output format.
-        #[arg(long, default_value = "json", value_parser = cli::export_format())]
-        format: Format,
-        /// Write here instead of standard output.
-        #[arg(short, long, value_name = "FILE")]
-        output: Option<std::path::PathBuf>,
-    },
+    Export(store::ExportArgs),
     /// Load a results file written elsewhere (the `--json` file of `run`, `throughput`,
     /// `profile` or `tls`) into the store, after validating it.
-    Import {
-        /// The JSON file.
-        file: std::path::PathBuf,
-    },
+    Import(store::ImportArgs),
     /// Build a report from runs and profiles: one self-contained HTML page (inline CSS, JS and
     /// SVG charts, nothing fetched) or Markdown with one SVG file per chart. With several
     /// latency runs, the first is the baseline of a comparison and the last is the one
     /// charted; of several profiles, the last is shown.
-    Report {
-        /// Runs and profiles in the store (id or a unique part, `latest`, `latest~N`,
-        /// `host:NAME`, `cpu:TEXT`) or result files (the `--json` file of `run`, `throughput`,
-        /// `profile` or `tls`), in any mix; runs are compared in the order given. Default: the
-        /// latest run in the store.
-        #[arg(value_name = "RUN|FILE")]
-        files: Vec<String>,
-        /// Where to write: the HTML file (default report.html), or with `--format markdown` a
-        /// directory for report.md and the SVG charts (default report/; created if missing).
-        #[arg(short, long, value_name = "PATH")]
-        output: Option<std::path::PathBuf>,
-        /// html: one self-contained page; markdown: report.md plus one SVG file per chart.
-        #[arg(long, value_enum, default_value_t = crate::report::ReportFormat::Html)]
-        format: crate::report::ReportFormat,
-        /// In the comparison of runs, changes smaller than this percentage are called noise.
-        #[arg(long, default_value_t = 2.0, value_name = "PCT")]
-        noise: f64,
-    },
+    Report(report::Args),
     /// Exact instruction counts and where they go, under valgrind's callgrind: per operation
     /// the count over several seeds, shares in Keccak, SHA-2, AES, the RNG and bignum
     /// arithmetic, the hot-path tree, the hottest functions and lines, simulated cache misses,
     /// and flame graphs (default suite unless filters or --all are given).
-    Profile {
-        /// Which implementations.
-        #[command(flatten)]
-        filter: FilterArgs,
-        /// Profiling options and output files.
-        #[command(flatten)]
-        args: profile::Args,
-    },
+    Profile(profile::Args),
     /// One worker process of `profile`, run under callgrind (internal).
     #[command(hide = true)]
-    ProfileWorker {
-        /// `algorithm@implementation`.
-        #[arg(long, default_value = "")]
-        label: String,
-        /// The seed.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Operations.
-        #[arg(long, value_delimiter = ',', value_enum)]
-        ops: Vec<crate::measure::sampler::Op>,
-        /// Offer the mock provider.
-        #[arg(long)]
-        include_mock: bool,
-        /// Route liboqs's SHA-3 through the counting wrappers.
-        #[arg(long)]
-        sha3_probe: bool,
-        /// Only print the CPU features this process sees.
-        #[arg(long)]
-        cpu_features: bool,
-        /// Run natively: the correctness check and the hardware counters.
-        #[arg(long)]
-        native: bool,
-    },
+    ProfileWorker(profile::WorkerArgs),
     /// Constant-time screening per secret-handling operation: secret-dependent branches and
     /// memory indexes under memcheck (every random byte marked secret), division and other
     /// variable-latency instructions from instruction counts and the disassembly, and dudect's
     /// timing test; findings an exception list explains are marked with its reason. Exits 1
     /// while a finding no list explains remains, or a known issue not accepted by its id
     /// (`--accept`) (default suite unless filters or --all).
-    Ct {
-        /// Which implementations.
-        #[command(flatten)]
-        filter: FilterArgs,
-        /// Screening options and output files.
-        #[command(flatten)]
-        args: ct::Args,
-    },
+    Ct(ct::Args),
     /// One worker process of `ct`, run under memcheck or callgrind (internal).
     #[command(hide = true)]
-    CtWorker {
-        /// `algorithm@implementation`.
-        #[arg(long)]
-        label: String,
-        /// The operations, in order.
-        #[arg(long, value_delimiter = ',', value_enum)]
-        ops: Vec<crate::measure::sampler::Op>,
-        /// The seed of the draws.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Offer the mock provider.
-        #[arg(long)]
-        include_mock: bool,
-    },
+    CtWorker(ct::WorkerArgs),
     /// One timing worker of `ct`: dudect's test natively, pinned to one CPU (internal).
     #[command(hide = true)]
-    CtTimingWorker {
-        /// `algorithm@implementation`.
-        #[arg(long)]
-        label: String,
-        /// The operations, in order.
-        #[arg(long, value_delimiter = ',', value_enum)]
-        ops: Vec<crate::measure::sampler::Op>,
-        /// The time budget per operation, in milliseconds.
-        #[arg(long)]
-        budget_ms: u64,
-        /// The seed of the classes' draws and the inputs.
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-        /// Offer the mock provider.
-        #[arg(long)]
-        include_mock: bool,
-    },
+    CtTimingWorker(ct::TimingWorkerArgs),
     /// One benchmark's worker process of `run` (internal).
     #[command(hide = true)]
     RunWorker,
     /// One process of `throughput --processes` (internal).
     #[command(hide = true)]
-    ThroughputWorker {
-        /// `algorithm@implementation`.
-        #[arg(long)]
-        label: String,
-        /// The operation.
-        #[arg(long, value_enum)]
-        op: crate::measure::sampler::Op,
-        /// Seconds to run.
-        #[arg(long)]
-        duration: f64,
-        /// Pin to this CPU.
-        #[arg(long)]
-        pin_cpu: Option<usize>,
-        /// Offer the mock provider.
-        #[arg(long)]
-        include_mock: bool,
-    },
+    ThroughputWorker(throughput::WorkerArgs),
     /// Run the correctness gate: round trips, sizes, canaries, tampering, bad lengths,
     /// interoperability and known answers. Exits 1 if any check fails.
-    Verify {
-        /// Which implementations.
-        #[command(flatten)]
-        filter: FilterArgs,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
-        /// Every check's detail in its cell, and every line unwrapped (default: verdicts in the
-        /// table, within 120 columns, and the details below it).
-        #[arg(long)]
-        wide: bool,
-        /// Worker threads (default: the logical CPUs).
-        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1024))]
-        threads: Option<u16>,
-        /// Fewest round trips per implementation, however slow it is.
-        #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
-        min_round_trips: u32,
-        /// Check liboqs's known answers over every count of its KAT files (100, 10 for Classic
-        /// McEliece: minutes of key generation for the larger sets) instead of the first.
-        #[arg(long)]
-        all_counts: bool,
-        /// An algorithm name taken whole (never cut at commas): the gate of `builds` and
-        /// `add` names its builds' algorithm with it.
-        #[arg(long, hide = true)]
-        exact_alg: Vec<String>,
-        /// An implementation id taken whole (never cut at commas, a build made with
-        /// `-Wl,-O1`): the gate of `builds` and `add` names its builds with it.
-        #[arg(long, hide = true)]
-        exact_impl: Vec<String>,
-    },
+    Verify(verify::Args),
 }
 
-/// Runs the parsed command line.
+/// Runs the parsed command line: each command runs from its own module, on the store the
+/// command line names where it reads or writes one.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let spec = cli.store_spec();
     crate::resume::refuse_settings(&cli.beside_resume)?;
     match cli.command {
-        Command::List {
-            filter,
-            json,
-            builds,
-            wide,
-        } => {
-            if builds {
-                builds::list(&filter.to_filter(), json)
-            } else {
-                let layout = crate::output::Width::wide_if(wide);
-                list::run(&filter.to_filter(), filter.include_mock, json, layout)
-            }
-        }
-        Command::Add {
-            path,
-            sizes,
-            name,
-            implements,
-            compile,
-            level,
-            implicit_rejection,
-            replace,
-            arch,
-        } => builds::add(&builds::AddArgs {
-            path,
-            sizes,
-            name,
-            implements,
-            compile: compiling(compile.or(&["gcc"], &["-O3"])),
-            level,
-            implicit_rejection,
-            replace,
-            archs: parse_archs(&arch)?,
-        }),
-        Command::Builds {
-            algorithms,
-            sources,
-            trees,
-            compile,
-            jobs,
-            reverify,
-            shard,
-            arch,
-        } => {
-            let archs = parse_archs(&arch)?;
-            let flags: &[&str] = if archs.iter().any(|a| a.foreign()) {
-                &["-O2", "-O3", "-O3 -march=vector"]
-            } else {
-                &["-O2", "-O3", "-O3 -march=native"]
-            };
-            builds::run(&builds::Args {
-                algorithms,
-                sources,
-                trees,
-                compile: compiling(compile.or(&["gcc", "clang"], flags)),
-                jobs: jobs.map(usize::from),
-                reverify,
-                shard,
-                archs,
-            })
-        }
-        Command::Run { filter, args } => run::run(&args.to_options(&filter)?, &spec),
-        Command::RunWorker => crate::run::worker::serve().map(|()| ExitCode::SUCCESS),
-        Command::Ct { filter, args } => ct::run(&args.to_options(&filter)?, &spec),
-        Command::CtWorker {
-            label,
-            ops,
-            seed,
-            include_mock,
-        } => crate::ct::worker::serve(crate::ct::worker::WorkerArgs {
-            label,
-            ops,
-            seed,
-            include_mock,
-        })
-        .map(|()| ExitCode::SUCCESS),
-        Command::CtTimingWorker {
-            label,
-            ops,
-            budget_ms,
-            seed,
-            include_mock,
-        } => crate::ct::timing::serve_worker(
-            &label,
-            &ops,
-            std::time::Duration::from_millis(budget_ms),
-            seed,
-            include_mock,
-        )
-        .map(|()| ExitCode::SUCCESS),
-        Command::Profile { filter, args } => {
-            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-            profile::run(&args.to_options(&filter, cpus)?, &spec)
-        }
-        Command::ProfileWorker {
-            label,
-            seed,
-            ops,
-            include_mock,
-            sha3_probe,
-            cpu_features,
-            native,
-        } => if cpu_features {
-            crate::profile::worker::features()
-        } else {
-            crate::profile::worker::serve(crate::profile::worker::WorkerArgs {
-                label,
-                seed,
-                ops,
-                include_mock,
-                sha3_probe,
-                native,
-            })
-        }
-        .map(|()| ExitCode::SUCCESS),
-        Command::Compare {
-            old,
-            new,
-            noise,
-            fail_on_regression,
-            json,
-            flamegraphs,
-        } => compare::run(
-            &spec,
-            &old,
-            &new,
-            noise_fraction(noise)?,
-            fail_on_regression,
-            json,
-            flamegraphs.as_deref(),
-        ),
-        Command::Runs { json, limit, wide } => {
-            store::runs(&spec, json, limit, crate::output::Width::wide_if(wide))
-        }
-        Command::Show { run, wide } => {
-            store::show(&spec, &run, crate::output::Width::wide_if(wide))
-        }
-        Command::Export {
-            run,
-            format,
-            output,
-        } => store::export(&spec, &run, format, output.as_deref()),
-        Command::Import { file } => store::import(&spec, &file),
-        Command::Report {
-            files,
-            output,
-            format,
-            noise,
-        } => report::run(
-            &spec,
-            &files,
-            output.as_deref(),
-            format,
-            noise_fraction(noise)?,
-        ),
-        Command::Throughput { filter, args } => {
-            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-            throughput::run(&args.to_options(&filter, cpus)?, cpus, &spec)
-        }
-        Command::Tls { args } => {
-            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-            tls::run(&args.to_options(cpus)?, cpus, &spec)
-        }
-        Command::ThroughputWorker {
-            label,
-            op,
-            duration,
-            pin_cpu,
-            include_mock,
-        } => crate::throughput::serve_worker(&label, op, duration, pin_cpu, include_mock)
-            .map(|()| ExitCode::SUCCESS),
-        Command::Verify {
-            filter,
-            json,
-            wide,
-            threads,
-            min_round_trips,
-            all_counts,
-            exact_alg,
-            exact_impl,
-        } => {
-            let mut opts = crate::verify::Options {
-                min_round_trips: min_round_trips as usize,
-                all_counts,
-                ..crate::verify::Options::default()
-            };
-            if let Some(t) = threads {
-                opts.threads = t as usize;
-            }
-            let output = if json {
-                verify::Output::Json
-            } else {
-                verify::Output::Table(crate::output::Width::wide_if(wide))
-            };
-            let mut selected = filter.to_filter();
-            selected.algorithms.extend(exact_alg);
-            selected.implementations.extend(exact_impl);
-            verify::run(&selected, filter.include_mock, &opts, output)
-        }
-    }
-}
-
-/// The compile arguments of `builds` and `add` as those commands take them.
-/// `--arch` values as architectures; an unknown one is refused, suggesting the nearest.
-fn parse_archs(arch: &[String]) -> anyhow::Result<Vec<crate::arch::Arch>> {
-    let names = crate::arch::Arch::names();
-    Ok(crate::arch::Arch::parse_list(arch).map_err(|bad| {
-        crate::usage::Usage(format!(
-            "unknown architecture '{bad}'{} (kembench builds for {})",
-            crate::suggest::hint(&bad, &names),
-            names.join(", ")
-        ))
-    })?)
-}
-
-fn compiling(c: CompileArgs) -> builds::Compile {
-    builds::Compile {
-        cc: c.cc,
-        flags: c.flags,
-        gate_timeout: std::time::Duration::from_secs(c.gate_timeout),
-        json: c.json,
+        // `list --builds` lists what the builds module registered.
+        Command::List(a) if a.builds => builds::list(&a.filter.to_filter(), a.json),
+        Command::List(a) => a.run(),
+        Command::Add(a) => a.run(),
+        Command::Builds(a) => a.run(),
+        Command::Run(a) => a.run(&spec),
+        Command::RunWorker => crate::latency::worker::serve().map(|()| ExitCode::SUCCESS),
+        Command::Throughput(a) => a.run(&spec),
+        Command::ThroughputWorker(a) => a.run(),
+        Command::Tls(a) => a.run(&spec),
+        Command::Profile(a) => a.run(&spec),
+        Command::ProfileWorker(a) => a.run(),
+        Command::Ct(a) => a.run(&spec),
+        Command::CtWorker(a) => a.run(),
+        Command::CtTimingWorker(a) => a.run(),
+        Command::Verify(a) => a.run(),
+        Command::Compare(a) => a.run(&spec),
+        Command::Runs(a) => a.run(&spec),
+        Command::Show(a) => a.run(&spec),
+        Command::Export(a) => a.run(&spec),
+        Command::Import(a) => a.run(&spec),
+        Command::Report(a) => a.run(&spec),
     }
 }
 

@@ -1,12 +1,14 @@
 //! `kembench profile`: profile under callgrind, record, write the result files and flame
 //! graphs, print the tables.
 
-use crate::cli::{non_negative_pct, positive_seconds, FilterArgs, OutputArgs, ShardArgs};
+use crate::cli::{
+    non_negative_pct, positive_seconds, FilterArgs, OutputArgs, SessionArgs, ShardArgs,
+};
 use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
 use crate::export::Outputs;
 use crate::files::Protected;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::output::Width;
 use crate::profile::{self, valgrind, Plan};
 use crate::providers::Filter;
@@ -22,13 +24,16 @@ use std::time::Duration;
 /// Options of `profile`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
+    /// Which implementations.
+    #[command(flatten)]
+    pub filter: FilterArgs,
     /// Every implementation instead of the default suite (ignored when filters are given).
     #[arg(long)]
     pub all: bool,
     /// Operations to profile (default: keygen, encaps, decaps; sk-import and pk-import only
     /// where the library has that step).
     #[arg(long, value_delimiter = ',', value_enum)]
-    pub ops: Vec<crate::measure::sampler::Op>,
+    pub ops: Vec<crate::kem::Op>,
     /// Seeds per implementation: counts that depend on the key (rejection sampling, retries)
     /// are reported as min / median / max over them.
     #[arg(long, default_value_t = 3, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100))]
@@ -60,14 +65,9 @@ pub struct Args {
     /// instructions per hash call, so the counts are not those of a plain profile).
     #[arg(long)]
     pub sha3_probe: bool,
-    /// Do not record the profile in the results store.
-    #[arg(long)]
-    pub no_store: bool,
-    /// Complete an interrupted profile from the store: profile, with the run's own
-    /// configuration (operations, seeds, tree), the planned implementations it has no final
-    /// result for. Filters and profile options given with it are ignored.
-    #[arg(long, value_name = "RUN")]
-    pub resume: Option<String>,
+    /// Whether the run is stored, and the interrupted run it completes.
+    #[command(flatten)]
+    pub session: SessionArgs,
     /// Every column, and every operation's hot-path tree, hottest functions and lines.
     #[arg(long)]
     pub wide: bool,
@@ -104,8 +104,14 @@ pub struct Args {
 }
 
 impl Args {
+    /// Runs the command on the store `spec`.
+    pub fn run(self, spec: &str) -> anyhow::Result<ExitCode> {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        command(&self.to_options(cpus)?, spec)
+    }
+
     /// The validated options of `profile`.
-    pub fn to_options(&self, filter: &FilterArgs, cpus: usize) -> anyhow::Result<Options> {
+    fn to_options(&self, cpus: usize) -> anyhow::Result<Options> {
         positive_seconds("--timeout", self.timeout)?;
         if self.tree_threshold >= 100.0 {
             crate::bail_usage!(
@@ -120,19 +126,14 @@ impl Args {
                 self.threshold
             );
         }
-        if self.baseline.is_some() && self.resume.is_some() {
+        if self.baseline.is_some() && self.session.resume.is_some() {
             crate::bail_usage!("--baseline gates a new profile; it cannot be used with --resume");
         }
         if let Some(p) = &self.summary {
             crate::files::target(p)?;
         }
-        if self.resume.is_some() && self.no_store {
-            crate::bail_usage!(
-                "--resume continues a profile from the results store; it cannot be used with \
-                 --no-store"
-            );
-        }
-        let shard = self.shard.job(self.resume.is_some())?;
+        self.session.check("a profile")?;
+        let shard = self.shard.job(self.session.resume.is_some())?;
         for (flag, dir) in [
             ("--flamegraphs", &self.flamegraphs),
             ("--callgrind-out", &self.callgrind_out),
@@ -144,8 +145,8 @@ impl Args {
             }
         }
         Ok(Options {
-            filter: filter.to_filter(),
-            include_mock: filter.include_mock,
+            filter: self.filter.to_filter(),
+            include_mock: self.filter.include_mock,
             all: self.all,
             ops: if self.ops.is_empty() {
                 vec![Op::Keygen, Op::Encaps, Op::Decaps]
@@ -160,8 +161,8 @@ impl Args {
             flamegraphs: self.flamegraphs.clone(),
             callgrind_out: self.callgrind_out.clone(),
             sha3_probe: self.sha3_probe,
-            store: !self.no_store,
-            resume: self.resume.clone(),
+            store: !self.session.no_store,
+            resume: self.session.resume.clone(),
             outputs: self.output.files(),
             layout: Width::wide_if(self.wide),
             shard,
@@ -266,7 +267,7 @@ struct Baseline {
 }
 
 /// Runs `profile`.
-pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
+fn command(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     let summary = o.gate.as_ref().and_then(|g| g.summary.as_deref());
     let outputs = || o.outputs.iter().map(|(_, p)| p.as_path()).chain(summary);
     store::refuse_over_store(outputs(), store_spec)?;
@@ -547,4 +548,50 @@ fn execute(s: Started, o: &Options, store_spec: &str) -> anyhow::Result<ExitCode
     } else {
         ExitCode::from(crate::exit::FAILED)
     })
+}
+
+/// `kembench profile-worker`'s command line: one worker process of `profile`, run under
+/// callgrind (internal).
+#[derive(Debug, clap::Args)]
+pub struct WorkerArgs {
+    /// `algorithm@implementation`.
+    #[arg(long, default_value = "")]
+    label: String,
+    /// The seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Operations.
+    #[arg(long, value_delimiter = ',', value_enum)]
+    ops: Vec<Op>,
+    /// Offer the mock provider.
+    #[arg(long)]
+    include_mock: bool,
+    /// Route liboqs's SHA-3 through the counting wrappers.
+    #[arg(long)]
+    sha3_probe: bool,
+    /// Only print the CPU features this process sees.
+    #[arg(long)]
+    cpu_features: bool,
+    /// Run natively: the correctness check and the hardware counters.
+    #[arg(long)]
+    native: bool,
+}
+
+impl WorkerArgs {
+    /// Serves the profiled run (or prints the CPU features).
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        if self.cpu_features {
+            profile::worker::features()
+        } else {
+            profile::worker::serve(profile::worker::WorkerArgs {
+                label: self.label,
+                seed: self.seed,
+                ops: self.ops,
+                include_mock: self.include_mock,
+                sha3_probe: self.sha3_probe,
+                native: self.native,
+            })
+        }
+        .map(|()| ExitCode::SUCCESS)
+    }
 }

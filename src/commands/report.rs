@@ -9,8 +9,42 @@ use anyhow::Context;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Runs `report`.
-pub fn run(
+/// `kembench report`'s command line.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Runs and profiles in the store (id or a unique part, `latest`, `latest~N`,
+    /// `host:NAME`, `cpu:TEXT`) or result files (the `--json` file of `run`, `throughput`,
+    /// `profile` or `tls`), in any mix; runs are compared in the order given. Default: the
+    /// latest run in the store.
+    #[arg(value_name = "RUN|FILE")]
+    files: Vec<String>,
+    /// Where to write: the HTML file (default report.html), or with `--format markdown` a
+    /// directory for report.md and the SVG charts (default report/; created if missing).
+    #[arg(short, long, value_name = "PATH")]
+    output: Option<PathBuf>,
+    /// html: one self-contained page; markdown: report.md plus one SVG file per chart.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
+    format: ReportFormat,
+    /// In the comparison of runs, changes smaller than this percentage are called noise.
+    #[arg(long, default_value_t = 2.0, value_name = "PCT")]
+    noise: f64,
+}
+
+impl Args {
+    /// Runs `report` on the store `spec`.
+    pub fn run(self, spec: &str) -> anyhow::Result<ExitCode> {
+        report(
+            spec,
+            &self.files,
+            self.output.as_deref(),
+            self.format,
+            crate::cli::noise_fraction(self.noise)?,
+        )
+    }
+}
+
+/// Writes the report.
+fn report(
     spec: &str,
     inputs: &[String],
     output: Option<&Path>,

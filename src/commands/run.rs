@@ -1,23 +1,24 @@
 //! `kembench run`: measure in worker processes, store and write each benchmark as it
 //! finishes, print the table; `run --resume` completes an interrupted run.
 
-use crate::cli::{positive_seconds, FilterArgs, OutputArgs, ShardArgs};
+use crate::cli::{positive_seconds, FilterArgs, OutputArgs, SessionArgs, ShardArgs};
 use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
 use crate::export::Outputs;
+use crate::kem::Op;
+use crate::latency::{self, Event};
 use crate::measure::counters::Pmu;
 use crate::measure::heap;
-use crate::measure::sampler::{Op, SamplerConfig};
+use crate::measure::sampler::SamplerConfig;
 use crate::measure::timer::Timers;
 use crate::output;
 use crate::output::Width;
 use crate::providers::suite;
 use crate::providers::Filter;
 use crate::providers::Registry;
-use crate::record::run::RunRecord;
-use crate::record::run::{Run, RunConfig, RunMeasured, SecretKeys};
+use crate::record::latency::LatencyRecord;
+use crate::record::latency::{Latency, LatencyConfig, LatencyMeasured, SecretKeys};
 use crate::record::{now_rfc3339, AnyRecord, Benchmark, RecordKind, ResultStatus};
-use crate::run::{self, Event};
 use crate::store::records;
 use crate::store::{self, Recorder, Store};
 use anyhow::Context;
@@ -28,13 +29,16 @@ use std::time::Duration;
 /// Options of `run`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
+    /// Which implementations.
+    #[command(flatten)]
+    pub filter: FilterArgs,
     /// Every implementation instead of the default suite (ignored when filters are given).
     #[arg(long)]
     pub all: bool,
     /// Operations to measure (default: all; sk-import and pk-import only where the library has
     /// that step).
     #[arg(long, value_delimiter = ',', value_enum)]
-    pub ops: Vec<crate::measure::sampler::Op>,
+    pub ops: Vec<crate::kem::Op>,
     /// Time budget per operation, in seconds, warm-up excluded.
     #[arg(long, default_value_t = 1.0)]
     pub time_budget: f64,
@@ -58,13 +62,9 @@ pub struct Args {
     /// before its worker process is killed and the benchmark recorded as timed out.
     #[arg(long, default_value_t = 120.0, value_name = "SECS")]
     pub step_timeout: f64,
-    /// Complete an interrupted run from the store: measure the benchmarks it did not finish,
-    /// with its original configuration (other measurement options are ignored).
-    #[arg(long, value_name = "RUN")]
-    pub resume: Option<String>,
-    /// Do not record the run in the results store.
-    #[arg(long)]
-    pub no_store: bool,
+    /// Whether the run is stored, and the interrupted run it completes.
+    #[command(flatten)]
+    pub session: SessionArgs,
     /// Target half-width of the median's 95% confidence interval, in percent.
     #[arg(long, default_value_t = 1.0)]
     pub precision: f64,
@@ -86,8 +86,13 @@ pub struct Args {
 }
 
 impl Args {
+    /// Runs the command on the store `spec`.
+    pub fn run(self, spec: &str) -> anyhow::Result<ExitCode> {
+        command(&self.to_options()?, spec)
+    }
+
     /// The validated options of `run`.
-    pub fn to_options(&self, filter: &FilterArgs) -> anyhow::Result<Options> {
+    fn to_options(&self) -> anyhow::Result<Options> {
         positive_seconds("--step-timeout", self.step_timeout)?;
         positive_seconds("--time-budget", self.time_budget)?;
         if !(self.warmup >= 0.0 && self.warmup.is_finite()) {
@@ -109,14 +114,12 @@ impl Args {
                 self.min_samples
             );
         }
-        if self.resume.is_some() && self.no_store {
-            crate::bail_usage!("--resume continues a run from the results store; it cannot be used with --no-store");
-        }
-        let shard = self.shard.job(self.resume.is_some())?;
+        self.session.check("a run")?;
+        let shard = self.shard.job(self.session.resume.is_some())?;
         self.output.check_dirs()?;
         Ok(Options {
-            filter: filter.to_filter(),
-            include_mock: filter.include_mock,
+            filter: self.filter.to_filter(),
+            include_mock: self.filter.include_mock,
             all: self.all,
             ops: if self.ops.is_empty() {
                 Op::ALL.to_vec()
@@ -135,8 +138,8 @@ impl Args {
             pin: !self.no_pin,
             instructions: self.instructions,
             step_timeout_s: self.step_timeout,
-            resume: self.resume.clone(),
-            store: !self.no_store,
+            resume: self.session.resume.clone(),
+            store: !self.session.no_store,
             outputs: self.output.files(),
             layout: Width::wide_if(self.wide),
             shard,
@@ -220,7 +223,7 @@ fn native_only(
 }
 
 /// Runs `run`.
-pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
+fn command(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
     if let Some(sel) = &o.resume {
         return resume(sel, o, store_spec);
@@ -246,10 +249,10 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     };
     let timers = Timers::calibrate();
     let counters_unavailable = Pmu::open().err();
-    let mut record = RunRecord::new(
+    let mut record = LatencyRecord::new(
         Some(run_id.clone()),
         store::recorded_command_line(),
-        RunConfig {
+        LatencyConfig {
             selection: selection.to_string(),
             algorithms: o.filter.algorithms.clone(),
             implementations: o.filter.implementations.clone(),
@@ -263,7 +266,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
             step_timeout_s: Some(o.step_timeout_s),
         },
         environment,
-        RunMeasured {
+        LatencyMeasured {
             timers,
             counters_unavailable,
             heap_includes_c_allocations: heap::interposer_active(),
@@ -273,7 +276,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     record.sweep = sweep;
     recorder.begin(records::run_row(&record));
     recorder.announce(&run_id);
-    let plan = run::Plan {
+    let plan = latency::Plan {
         impls,
         ops: o.ops.clone(),
         cfg: o.sampler.clone(),
@@ -289,7 +292,7 @@ pub fn run(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
 /// `run --instructions`: counts one call of each measured operation under callgrind (after
 /// the timed rounds, so valgrind never competes with them for the CPU) and stores the
 /// results again with the counts.
-fn add_instructions(end: &mut Ending<Run>, plan: &run::Plan) -> anyhow::Result<()> {
+fn add_instructions(end: &mut Ending<Latency>, plan: &latency::Plan) -> anyhow::Result<()> {
     let impls: Vec<_> = plan
         .impls
         .iter()
@@ -360,8 +363,8 @@ fn same_machine(run: &crate::env::Environment, here: &crate::env::Environment) -
 fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     let mut st = Store::open(store_spec)?;
     let (id, mut record) =
-        crate::resume::load(&mut st, selector, RecordKind::Run, "run", |r| match r {
-            AnyRecord::Run(r) => Some(r),
+        crate::resume::load(&mut st, selector, RecordKind::Latency, "run", |r| match r {
+            AnyRecord::Latency(r) => Some(r),
             _ => None,
         })?;
     let here = crate::env::Environment::collect();
@@ -379,7 +382,7 @@ fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitC
     );
     record.state.resumed_at.push(now_rfc3339());
     let c = &record.config;
-    let plan = run::Plan {
+    let plan = latency::Plan {
         impls,
         ops: c.operations.clone(),
         cfg: c.sampler.clone(),
@@ -395,8 +398,8 @@ fn resume(selector: &str, o: &Options, store_spec: &str) -> anyhow::Result<ExitC
 /// Measures `plan` into `record`, storing each benchmark and appending it to the result
 /// files as it finishes, then prints the table.
 fn execute(
-    record: RunRecord,
-    plan: &run::Plan,
+    record: LatencyRecord,
+    plan: &latency::Plan,
     recorder: Recorder,
     o: &Options,
     store_spec: &str,
@@ -412,25 +415,27 @@ fn execute(
         ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed_precise} {msg}")
             .context("progress bar template")?,
     );
-    let interrupted = run::measure_all(plan, &crate::interrupt::INTERRUPTS, &mut |ev| match ev {
-        Event::Step(label, what) => {
-            bar.inc(1);
-            bar.set_message(format!("{label} {what}"));
-        }
-        Event::Finished(r) => {
-            if let Some(f) = &r.failure {
-                bar.suspend(|| eprintln!("{}: {}", r.label(), f.detail));
+    let interrupted =
+        latency::measure_all(plan, &crate::interrupt::INTERRUPTS, &mut |ev| match ev {
+            Event::Step(label, what) => {
+                bar.inc(1);
+                bar.set_message(format!("{label} {what}"));
             }
-            end.put(*r);
-        }
-    });
+            Event::Finished(r) => {
+                if let Some(f) = &r.failure {
+                    bar.suspend(|| eprintln!("{}: {}", r.label(), f.detail));
+                }
+                end.put(*r);
+            }
+        });
     bar.finish_and_clear();
     if o.instructions && !interrupted {
         add_instructions(&mut end, plan)?;
     }
     let mut screening = Vec::new();
     let code = end.finish(interrupted, o.layout, |rec, _| {
-        screening = crate::record::run::console::screening(rec, &stored_verdicts(rec, store_spec));
+        screening =
+            crate::record::latency::console::screening(rec, &stored_verdicts(rec, store_spec));
         Ok(())
     })?;
     for t in &screening {
@@ -442,9 +447,9 @@ fn execute(
 /// The constant-time verdicts of the `ct` runs in the store, for a run that measured a builds
 /// matrix (none otherwise, and none when the store has no ct run or cannot be read: the speed
 /// tables are then as they always were, and a store that cannot be read is said).
-fn stored_verdicts(rec: &RunRecord, store_spec: &str) -> crate::record::ct::Verdicts {
+fn stored_verdicts(rec: &LatencyRecord, store_spec: &str) -> crate::record::ct::Verdicts {
     use crate::record::ct::{Ct, Verdicts};
-    if crate::record::run::matrix::matrices(rec, Op::Exchange).is_empty() {
+    if crate::record::latency::matrix::matrices(rec, Op::Exchange).is_empty() {
         return Verdicts::none();
     }
     let ids = match Store::open_existing(store_spec).and_then(|mut s| s.runs()) {

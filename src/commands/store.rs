@@ -9,8 +9,82 @@ use anyhow::Context;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// `kembench runs`'s command line.
+#[derive(Debug, clap::Args)]
+pub struct RunsArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Show at most this many runs (1 or more).
+    #[arg(long, default_value_t = 50, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    limit: usize,
+    /// Every column (the CPU, the start to the second) and no wrapping (default: a table
+    /// within 120 columns).
+    #[arg(long)]
+    wide: bool,
+}
+
+impl RunsArgs {
+    /// Runs `runs` on the store `spec`.
+    pub fn run(self, spec: &str) -> anyhow::Result<ExitCode> {
+        runs(spec, self.json, self.limit, Width::wide_if(self.wide))
+    }
+}
+
+/// `kembench show`'s command line.
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// Run id (or a unique part), `latest`, `latest~N`, `host:NAME`, `cpu:TEXT`.
+    run: String,
+    /// Every column (TSC ticks, cycles, quartiles, allocations, share, samples) and every
+    /// note in full, instead of a table that fits 120 columns.
+    #[arg(long)]
+    wide: bool,
+}
+
+impl ShowArgs {
+    /// Runs `show` on the store `spec`.
+    pub fn run(self, spec: &str) -> anyhow::Result<ExitCode> {
+        show(spec, &self.run, Width::wide_if(self.wide))
+    }
+}
+
+/// `kembench export`'s command line.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// Run id (or a unique part), `latest`, `latest~N`, `host:NAME`, `cpu:TEXT`.
+    run: String,
+    /// Output format.
+    #[arg(long, default_value = "json", value_parser = crate::cli::export_format())]
+    format: Format,
+    /// Write here instead of standard output.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
+}
+
+impl ExportArgs {
+    /// Runs `export` on the store `spec`.
+    pub fn run(self, spec: &str) -> anyhow::Result<ExitCode> {
+        export(spec, &self.run, self.format, self.output.as_deref())
+    }
+}
+
+/// `kembench import`'s command line.
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    /// The JSON file.
+    file: std::path::PathBuf,
+}
+
+impl ImportArgs {
+    /// Runs `import` into the store `spec`.
+    pub fn run(self, spec: &str) -> anyhow::Result<ExitCode> {
+        import(spec, &self.file)
+    }
+}
+
 /// Runs `runs`.
-pub fn runs(spec: &str, json: bool, limit: usize, layout: Width) -> anyhow::Result<ExitCode> {
+fn runs(spec: &str, json: bool, limit: usize, layout: Width) -> anyhow::Result<ExitCode> {
     let mut s = Store::open_existing(spec)?;
     let mut all = s.runs()?;
     let total = all.len();
@@ -24,7 +98,7 @@ pub fn runs(spec: &str, json: bool, limit: usize, layout: Width) -> anyhow::Resu
 }
 
 /// Runs `show`.
-pub fn show(spec: &str, selector: &str, layout: Width) -> anyhow::Result<ExitCode> {
+fn show(spec: &str, selector: &str, layout: Width) -> anyhow::Result<ExitCode> {
     let mut s = Store::open_existing(spec)?;
     let id = match s.named(selector, None)? {
         store::Named::Run(id) => id,
@@ -118,7 +192,7 @@ fn show_sweep(s: &mut Store, id: &str, layout: Width) -> anyhow::Result<ExitCode
 }
 
 /// Runs `export`.
-pub fn export(
+fn export(
     spec: &str,
     selector: &str,
     format: Format,
@@ -138,7 +212,7 @@ pub fn export(
 }
 
 /// Runs `import`.
-pub fn import(spec: &str, file: &Path) -> anyhow::Result<ExitCode> {
+fn import(spec: &str, file: &Path) -> anyhow::Result<ExitCode> {
     // Check the whole file, and build every row, before the store is opened (or created).
     let record = crate::record::load(file)?;
     if let Err(e) = record.visit(ShardPart) {

@@ -1,10 +1,12 @@
 //! `kembench throughput`: measure, record, write the result files, print the tables.
 
-use crate::cli::{positive_seconds, FilterArgs, OutputArgs, ShardArgs, MAX_THREADS_PER_CPU};
+use crate::cli::{
+    positive_seconds, FilterArgs, OutputArgs, SessionArgs, ShardArgs, MAX_THREADS_PER_CPU,
+};
 use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
 use crate::export::Outputs;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::measure::timer::Timers;
 use crate::output::Width;
 use crate::providers::Filter;
@@ -20,6 +22,9 @@ use std::process::ExitCode;
 /// Options of `throughput`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct Args {
+    /// Which implementations.
+    #[command(flatten)]
+    pub filter: FilterArgs,
     /// Thread counts (default 1, 2, 4, ... up to twice the logical CPUs); must include 1.
     #[arg(long, value_delimiter = ',', value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=4096))]
     pub threads: Vec<usize>,
@@ -41,14 +46,10 @@ pub struct Args {
     pub target_rate: f64,
     /// Operations (default: keygen, encaps, decaps, exchange).
     #[arg(long, value_delimiter = ',', value_enum)]
-    pub ops: Vec<crate::measure::sampler::Op>,
-    /// Do not record the run in the results store.
-    #[arg(long)]
-    pub no_store: bool,
-    /// Measure the implementations an interrupted throughput run (id, `latest`, ...) has no
-    /// final result for, with that run's own configuration.
-    #[arg(long, value_name = "RUN")]
-    pub resume: Option<String>,
+    pub ops: Vec<crate::kem::Op>,
+    /// Whether the run is stored, and the interrupted run it completes.
+    #[command(flatten)]
+    pub session: SessionArgs,
     /// Every figure (the per-thread range) and every flag in its row, instead of tables that
     /// fit 120 columns.
     #[arg(long)]
@@ -62,9 +63,15 @@ pub struct Args {
 }
 
 impl Args {
+    /// Runs the command on the store `spec`.
+    pub fn run(self, spec: &str) -> anyhow::Result<ExitCode> {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        command(&self.to_options(cpus)?, cpus, spec)
+    }
+
     /// The validated options of `throughput`; `cpus` (the logical CPUs) sets the default
     /// thread counts.
-    pub fn to_options(&self, filter: &FilterArgs, cpus: usize) -> anyhow::Result<Options> {
+    fn to_options(&self, cpus: usize) -> anyhow::Result<Options> {
         positive_seconds("--duration", self.duration)?;
         if !(self.target_rate > 0.0 && self.target_rate.is_finite()) {
             crate::bail_usage!("--target-rate must be positive, got {}", self.target_rate);
@@ -87,14 +94,12 @@ impl Args {
                 "--threads must include 1: efficiency is measured against one thread"
             );
         }
-        if self.resume.is_some() && self.no_store {
-            crate::bail_usage!("--resume continues a run from the results store; it cannot be used with --no-store");
-        }
-        let shard = self.shard.job(self.resume.is_some())?;
+        self.session.check("a run")?;
+        let shard = self.shard.job(self.session.resume.is_some())?;
         self.output.check_dirs()?;
         Ok(Options {
-            filter: filter.to_filter(),
-            include_mock: filter.include_mock,
+            filter: self.filter.to_filter(),
+            include_mock: self.filter.include_mock,
             shard,
             threads,
             duration_s: self.duration,
@@ -107,8 +112,8 @@ impl Args {
             } else {
                 self.ops.clone()
             },
-            resume: self.resume.clone(),
-            store: !self.no_store,
+            resume: self.session.resume.clone(),
+            store: !self.session.no_store,
             outputs: self.output.files(),
             layout: Width::wide_if(self.wide),
         })
@@ -149,7 +154,7 @@ pub struct Options {
 }
 
 /// Runs `throughput`, or with `--resume` completes an interrupted one.
-pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
+fn command(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
     store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
     if let Some(sel) = &o.resume {
         return resume(sel, o, cpus, store_spec);
@@ -250,4 +255,39 @@ fn execute(
         end.put(r);
     }
     end.finish(crate::interrupt::requested(), o.layout, |_, _| Ok(()))
+}
+
+/// `kembench throughput-worker`'s command line: one process of `throughput --processes`
+/// (internal).
+#[derive(Debug, clap::Args)]
+pub struct WorkerArgs {
+    /// `algorithm@implementation`.
+    #[arg(long)]
+    label: String,
+    /// The operation.
+    #[arg(long, value_enum)]
+    op: Op,
+    /// Seconds to run.
+    #[arg(long)]
+    duration: f64,
+    /// Pin to this CPU.
+    #[arg(long)]
+    pin_cpu: Option<usize>,
+    /// Offer the mock provider.
+    #[arg(long)]
+    include_mock: bool,
+}
+
+impl WorkerArgs {
+    /// Runs the operation for the duration and reports.
+    pub fn run(self) -> anyhow::Result<ExitCode> {
+        crate::throughput::serve_worker(
+            &self.label,
+            self.op,
+            self.duration,
+            self.pin_cpu,
+            self.include_mock,
+        )
+        .map(|()| ExitCode::SUCCESS)
+    }
 }

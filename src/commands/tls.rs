@@ -1,7 +1,7 @@
 //! `kembench tls`: make the certificates, measure each (group, stack, certificate), record,
 //! write the result files, print the tables.
 
-use crate::cli::{pick, positive_seconds, OutputArgs, ShardArgs, MAX_THREADS_PER_CPU};
+use crate::cli::{pick, positive_seconds, OutputArgs, SessionArgs, ShardArgs, MAX_THREADS_PER_CPU};
 use crate::ending::{Ending, OnInterrupt};
 use crate::env::Environment;
 use crate::export::Outputs;
@@ -76,13 +76,9 @@ pub struct Args {
     /// (1: one after another).
     #[arg(long, default_value_t = 4, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=16))]
     pub network_parallel: usize,
-    /// Do not record the run in the results store.
-    #[arg(long)]
-    pub no_store: bool,
-    /// Measure the benchmarks an interrupted tls run (id, `latest`, ...) has no final result
-    /// for, with that run's own configuration, into the same run.
-    #[arg(long, value_name = "RUN")]
-    pub resume: Option<String>,
+    /// Whether the run is stored, and the interrupted run it completes.
+    #[command(flatten)]
+    pub session: SessionArgs,
     /// Every figure in its row, instead of tables that fit 120 columns.
     #[arg(long)]
     pub wide: bool,
@@ -95,8 +91,14 @@ pub struct Args {
 }
 
 impl Args {
+    /// Runs the command on the store `spec`.
+    pub fn run(self, spec: &str) -> anyhow::Result<ExitCode> {
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        command(&self.to_options(cpus)?, cpus, spec)
+    }
+
     /// The validated options of `tls`; `cpus` sets the default thread counts.
-    pub fn to_options(&self, cpus: usize) -> anyhow::Result<Options> {
+    fn to_options(&self, cpus: usize) -> anyhow::Result<Options> {
         use crate::record::tls::Mode;
         use crate::tls::groups::{CertKind, Group, HelloShape, StackKind, GROUPS};
         positive_seconds("--duration", self.duration)?;
@@ -171,10 +173,8 @@ impl Args {
         }
         let network = crate::tls::conditions::parse_profiles(&self.network)
             .map_err(|e| crate::usage::Usage(format!("--network: {e}")))?;
-        if self.resume.is_some() && self.no_store {
-            crate::bail_usage!("--resume continues a run from the results store; it cannot be used with --no-store");
-        }
-        let shard = self.shard.job(self.resume.is_some())?;
+        self.session.check("a run")?;
+        let shard = self.shard.job(self.session.resume.is_some())?;
         self.output.check_dirs()?;
         Ok(Options {
             groups,
@@ -190,11 +190,11 @@ impl Args {
             network_handshakes: self.network_handshakes,
             network_concurrency: self.network_concurrency,
             network_parallel: self.network_parallel,
-            store: !self.no_store,
+            store: !self.session.no_store,
             outputs: self.output.files(),
             layout: Width::wide_if(self.wide),
             shard,
-            resume: self.resume.clone(),
+            resume: self.session.resume.clone(),
         })
     }
 }
@@ -275,7 +275,7 @@ fn plans<'a>(
 }
 
 /// Runs `tls`, or with `--resume` completes an interrupted one.
-pub fn run(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
+fn command(o: &Options, cpus: usize, store_spec: &str) -> anyhow::Result<ExitCode> {
     store::refuse_over_store(o.outputs.iter().map(|(_, p)| p.as_path()), store_spec)?;
     if let Some(sel) = &o.resume {
         return resume(sel, o, cpus, store_spec);

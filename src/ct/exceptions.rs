@@ -38,7 +38,7 @@
 //! kembench's own lists accept nothing. A malformed list is bad input (exit 2), named by its
 //! file and line.
 
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::ct::{ExceptionList, Explained, Finding, Screen, ScreenResult};
 use globset::{Glob, GlobBuilder, GlobMatcher};
 use serde::Deserialize;

@@ -5,7 +5,7 @@
 use super::exceptions::Exceptions;
 use super::{latency, secret_flow, timing, Context};
 use crate::kem::Kem;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::ct::{CtResult, Ran, Screen, ScreenResult};
 
 /// What `ct` screens, the same for every implementation.

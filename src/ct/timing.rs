@@ -23,7 +23,7 @@
 
 use crate::engine::cpu;
 use crate::kem::{Kem, KemError};
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::measure::timer;
 use crate::record::ct::{
     Finding, FindingKind, Ran, Screen, ScreenResult, TimingTest, MIN_MEASUREMENTS, T_DEFINITELY,
@@ -37,7 +37,7 @@ use std::time::{Duration, Instant};
 use super::Context;
 
 /// The prefix of the worker's one line of results on standard output.
-pub const PREFIX: &str = "KEMBENCH-CT-TIMING ";
+pub const WIRE: crate::engine::wire::Wire = crate::engine::wire::Wire::new("KEMBENCH-CT-TIMING ");
 
 /// Inputs in each random pool (seeds, ciphertexts).
 const POOL: usize = 1024;
@@ -129,9 +129,8 @@ fn run_worker(ctx: &Context, label: &str, ops: &[Op]) -> anyhow::Result<Vec<Scre
         out.join().unwrap_or_default(),
         err.join().unwrap_or_default(),
     );
-    let line = out.lines().find_map(|l| l.strip_prefix(PREFIX));
-    match line {
-        Some(json) if status.success() => Ok(serde_json::from_str(json)?),
+    match WIRE.first(&out) {
+        Some(results) if status.success() => Ok(results?),
         _ => anyhow::bail!(
             "the timing worker for {label} ended with {status} and no results: {}",
             err.trim()
@@ -139,8 +138,8 @@ fn run_worker(ctx: &Context, label: &str, ops: &[Op]) -> anyhow::Result<Vec<Scre
     }
 }
 
-/// The worker's side: loads `label` and prints one line, [`PREFIX`] and the JSON of the
-/// results, on standard output.
+/// The worker's side: loads `label` and sends its results as one message ([`WIRE`]) on
+/// standard output.
 pub fn serve_worker(
     label: &str,
     ops: &[Op],
@@ -162,7 +161,7 @@ pub fn serve_worker(
         })?
         .join()
         .map_err(|_| anyhow::anyhow!("the timing thread panicked"))?;
-    println!("{PREFIX}{}", serde_json::to_string(&results)?);
+    WIRE.send(&results)?;
     Ok(())
 }
 

@@ -5,7 +5,7 @@
 //! reporting on. Under memcheck the errors whose stack holds a marker are that operation's
 //! secret-flow findings; under callgrind (`--toggle-collect` and `--dump-after` of each
 //! marker) each dump holds one operation's instructions for the latency screen. It reports on
-//! stdout, behind [`PREFIX`], one message per operation, in the order asked.
+//! stdout, on the engines' line protocol ([`WIRE`]), one message per operation, in the order asked.
 //!
 //! What is secret, as liboqs's constant-time tests have it: every byte of the seeded stream
 //! (keys and everything derived from them), or where a library's draws cannot be fixed, the
@@ -13,14 +13,13 @@
 //! ciphertext once made, and every output once the screened call has returned.
 
 use crate::kem::{Kem, KemError};
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::providers::registry::Registry;
 use crate::providers::secrets;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 
 /// Marks a message line on the worker's stdout.
-pub const PREFIX: &str = "KEMBENCH-CT ";
+pub const WIRE: crate::engine::wire::Wire = crate::engine::wire::Wire::new("KEMBENCH-CT ");
 
 /// The marker of each screened operation: the one call runs inside it.
 pub const MARKERS: [(Op, &str); 3] = [
@@ -111,18 +110,12 @@ pub fn kembench_ct_decaps(f: &mut dyn FnMut() -> Result<(), KemError>) -> Result
 }
 
 fn send(m: &Message) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "{PREFIX}{}",
-        serde_json::to_string(m).expect("messages always serialise")
-    )?;
-    out.flush()
+    WIRE.send(m)
 }
 
 /// Parses one line of a worker's stdout.
 pub fn parse(line: &str) -> Option<Message> {
-    serde_json::from_str(line.strip_prefix(PREFIX)?).ok()
+    WIRE.parse(line)
 }
 
 /// The 32-byte seed of the draws: SHA-256 of a label and the seed number.

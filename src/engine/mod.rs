@@ -1,10 +1,12 @@
 //! What the measuring engines (`run`, `throughput`, `profile`, `tls`, `builds`) share, below
 //! all of them so that no engine imports another: the quick correctness check before timing
 //! ([`quick_check`]), pinning to a CPU ([`cpu`]), and how a child process that gave no answer
-//! ended and the failure recorded for it ([`ended`]).
+//! ended and the failure recorded for it ([`ended`]), and the one line protocol every worker
+//! process speaks ([`wire`]).
 
 pub mod cpu;
 pub mod ended;
+pub mod wire;
 
 use crate::kem::{Gate, Kem};
 use crate::verify::{self, Outcome};

@@ -6,16 +6,18 @@ use crate::callgrind::{
     Primitive, Share,
 };
 use crate::env::{Build, Cpu, Environment, ProviderVersion};
+use crate::kem::Op;
 use crate::measure::counters::{CounterValues, Counters};
 use crate::measure::heap::HeapUsage;
-use crate::measure::sampler::{Op, Sampled, SamplerConfig, StopReason};
+use crate::measure::sampler::{Sampled, SamplerConfig, StopReason};
 use crate::measure::stack::StackUsage;
 use crate::measure::timer::{TimerProfile, Timers};
+use crate::record::latency::{
+    BenchResult, LatencyConfig, LatencyMeasured, LatencyRecord, LatencyState, OperationResult,
+    SCHEMA_VERSION,
+};
 use crate::record::profile::{
     OpProfile, ProfileConfig, ProfileMeasured, ProfileRecord, ProfileResult, RandomnessNote, Spread,
-};
-use crate::record::run::{
-    BenchResult, OperationResult, RunConfig, RunMeasured, RunRecord, RunState, SCHEMA_VERSION,
 };
 use crate::record::throughput::{
     OpThroughput, ThroughputConfig, ThroughputRecord, ThroughputResult,
@@ -95,7 +97,7 @@ fn op(op: Op, base: f64, counters: Counters) -> OperationResult {
 }
 
 /// Two implementations: one measured (with counters on one op), one that failed its check.
-pub fn run() -> RunRecord {
+pub fn run() -> LatencyRecord {
     let measured = Counters::Measured(CounterValues {
         cycles: 30_000.0,
         instructions: 90_000.0,
@@ -133,16 +135,16 @@ pub fn run() -> RunRecord {
         operations: Vec::new(),
         ..good.clone()
     };
-    RunRecord {
+    LatencyRecord {
         schema_version: SCHEMA_VERSION,
         run_id: None,
         sweep: None,
-        state: RunState::default(),
+        state: LatencyState::default(),
         kind: "kembench-run".into(),
         started_at: "2026-11-22T12:00:00Z".into(),
         finished_at: Some("2026-11-22T12:01:00Z".into()),
         command_line: vec!["kembench".into(), "run".into()],
-        config: RunConfig {
+        config: LatencyConfig {
             selection: "filtered".into(),
             algorithms: vec![],
             implementations: vec!["mock/*".into()],
@@ -159,7 +161,7 @@ pub fn run() -> RunRecord {
             step_timeout_s: Some(120.0),
         },
         environment: environment(),
-        measured: RunMeasured {
+        measured: LatencyMeasured {
             timers: Timers {
                 clock: TimerProfile {
                     resolution: 20.0,
@@ -173,7 +175,7 @@ pub fn run() -> RunRecord {
             },
             counters_unavailable: Some("perf_event_open: No such file or directory".into()),
             heap_includes_c_allocations: true,
-            decaps_secret_key: crate::record::run::SecretKeys::Kept,
+            decaps_secret_key: crate::record::latency::SecretKeys::Kept,
         },
         results: vec![good, bad],
     }
@@ -221,7 +223,7 @@ pub fn build_id(source: &str, compiler: &str, flags: &str) -> String {
 /// [`BUILDS`], each with its [`BuildFacts`](crate::kem::BuildFacts) in the environment. Every
 /// operation's figures are those of the portable gcc `-O2` build times the build's factor, so
 /// ratios and the fastest build are known in advance.
-pub fn run_with_builds() -> RunRecord {
+pub fn run_with_builds() -> LatencyRecord {
     let mut rec = run();
     let template = rec.results[0].clone();
     let none = Counters::Unavailable("no PMU".into());

@@ -61,7 +61,7 @@ impl super::Exporter for Json {
 #[cfg(test)]
 mod tests {
     use crate::export::Format;
-    use crate::record::run::RunRecord;
+    use crate::record::latency::LatencyRecord;
 
     #[test]
     fn snapshot_and_round_trip() {
@@ -69,9 +69,9 @@ mod tests {
         let bytes = Format::JSON.serialize(&run).unwrap();
         let text = String::from_utf8(bytes.clone()).unwrap();
         insta::assert_snapshot!(text);
-        let back: RunRecord = serde_json::from_slice(&bytes).unwrap();
+        let back: LatencyRecord = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(back.results.len(), run.results.len());
-        assert_eq!(back.schema_version, crate::record::run::SCHEMA_VERSION);
+        assert_eq!(back.schema_version, crate::record::latency::SCHEMA_VERSION);
     }
 
     #[test]

@@ -10,6 +10,9 @@
 
 pub mod catalog;
 pub mod nist_kat;
+mod op;
+
+pub use op::Op;
 
 use std::any::Any;
 use std::fmt;

@@ -635,7 +635,7 @@ mod tests {
         use crate::export::fixture;
         use crate::record::AnyRecord;
         let records = [
-            ("run", AnyRecord::Run(Box::new(fixture::run()))),
+            ("run", AnyRecord::Latency(Box::new(fixture::run()))),
             (
                 "throughput",
                 AnyRecord::Throughput(Box::new(fixture::throughput())),

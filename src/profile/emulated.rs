@@ -22,7 +22,7 @@ use crate::callgrind::{
 };
 use crate::kem::Kem;
 use crate::measure::counters::Counters;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::providers::foreign::Foreign;
 use crate::record::profile::{
     DivisionSite, Emulated, FunctionCount, MixCount, OpProfile, ProfileConfig, ProfileResult,

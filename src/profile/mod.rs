@@ -16,7 +16,7 @@ use crate::callgrind::{self, AnalysisOptions, OpAnalysis};
 use crate::engine::ended::Ended;
 use crate::kem::Kem;
 use crate::measure::counters::Counters;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::profile::{OpProfile, ProfileConfig, ProfileResult, RandomnessNote, Spread};
 use crate::record::Failure;
 use crate::verify::Outcome;

@@ -1,21 +1,21 @@
 //! The profile worker: a `kembench profile-worker` process that runs under callgrind, loads one
 //! implementation, fixes its randomness from the seed, prepares each operation's inputs
 //! outside collection, warms it up, and then makes one call inside [`kembench_profiled_op`],
-//! which callgrind collects and dumps. It reports on stdout, behind [`PREFIX`], which dump
+//! which callgrind collects and dumps. It reports on stdout, on the engines' line protocol ([`WIRE`]), which dump
 //! holds which operation.
 
 use crate::kem::{Kem, KemError};
 use crate::measure::counters::{Counters, Pmu};
-use crate::measure::sampler::{Op, Workload};
+use crate::kem::Op;
+use crate::measure::sampler::Workload;
 use crate::providers::registry::Registry;
 use crate::record::profile::RandomnessNote;
 use crate::verify::Outcome;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Marks a message line on the worker's stdout.
-pub const PREFIX: &str = "KEMBENCH-PROFILE ";
+pub const WIRE: crate::engine::wire::Wire = crate::engine::wire::Wire::new("KEMBENCH-PROFILE ");
 
 /// What a worker says.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -85,19 +85,13 @@ pub fn kembench_profiled_op(f: &mut dyn FnMut() -> Result<(), KemError>) -> Resu
 }
 
 fn send(m: &Message) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "{PREFIX}{}",
-        serde_json::to_string(m).expect("messages always serialise")
-    )?;
-    out.flush()
+    WIRE.send(m)
 }
 
 /// Parses one line of a worker's stdout: the message, or `None` for anything else (a C
 /// library may print there).
 pub fn parse(line: &str) -> Option<Message> {
-    serde_json::from_str(line.strip_prefix(PREFIX)?).ok()
+    WIRE.parse(line)
 }
 
 /// The 32-byte seed the implementation's generators are fixed with: SHA-256 of a label and

@@ -240,7 +240,7 @@ impl<'a> Visit<'a> for Env {
 mod tests {
     use super::*;
     use crate::export::fixture;
-    use crate::record::{profile::Profile, run::Run, throughput::Throughput, tls::Tls};
+    use crate::record::{latency::Latency, profile::Profile, throughput::Throughput, tls::Tls};
 
     #[test]
     fn every_spelling_is_unique_and_reads_back() {
@@ -263,7 +263,7 @@ mod tests {
 
     #[test]
     fn a_marker_type_names_its_kind() {
-        assert_eq!(RecordKind::of::<Run>(), RecordKind::Run);
+        assert_eq!(RecordKind::of::<Latency>(), RecordKind::Latency);
         assert_eq!(RecordKind::of::<Throughput>(), RecordKind::Throughput);
         assert_eq!(RecordKind::of::<Profile>(), RecordKind::Profile);
         assert_eq!(RecordKind::of::<Tls>(), RecordKind::Tls);
@@ -274,8 +274,8 @@ mod tests {
         let any = AnyRecord::from(fixture::tls());
         assert_eq!(any.kind(), RecordKind::Tls);
         assert!(any.get::<Tls>().is_some());
-        assert!(any.get::<Run>().is_none());
-        let any = any.take::<Run>().unwrap_err();
+        assert!(any.get::<Latency>().is_none());
+        let any = any.take::<Latency>().unwrap_err();
         let tls = any.take::<Tls>().unwrap();
         assert_eq!(tls.results.len(), fixture::tls().results.len());
         let run = AnyRecord::from(fixture::run());

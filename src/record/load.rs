@@ -190,7 +190,7 @@ mod tests {
                 let i = at.index(b.len());
                 b[i] = byte;
             }
-            if let Ok(AnyRecord::Run(r)) = parse("fuzz.json", &b) {
+            if let Ok(AnyRecord::Latency(r)) = parse("fuzz.json", &b) {
                 let _ = r.check();
             }
             let n = cut.index(b.len());
@@ -201,7 +201,7 @@ mod tests {
     #[test]
     fn the_unmutated_file_parses_and_checks() {
         match parse("r.json", &valid()).unwrap() {
-            AnyRecord::Run(r) => r.check().unwrap(),
+            AnyRecord::Latency(r) => r.check().unwrap(),
             other => panic!("{:?}", other.kind()),
         }
     }

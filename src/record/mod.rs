@@ -28,7 +28,7 @@ macro_rules! with_kinds {
     ($then:ident) => {
         $then! {
             /// `kembench run`: latency, heap and stack per operation.
-            Run => run::Run,
+            Latency => latency::Latency,
             /// `kembench throughput`: rates across thread counts.
             Throughput => throughput::Throughput,
             /// `kembench profile`: instruction counts and where they go, under callgrind.
@@ -37,6 +37,46 @@ macro_rules! with_kinds {
             Tls => tls::Tls,
             /// `kembench ct`: constant-time screening (secret flow, latency, timing).
             Ct => ct::Ct,
+        }
+    };
+}
+
+/// A kind's configuration: the benchmarks it planned, in order.
+pub trait Plans {
+    /// The planned labels.
+    fn planned(&self) -> &[String];
+    /// The planned labels, to be replaced.
+    fn planned_mut(&mut self) -> &mut Vec<String>;
+}
+
+/// A kind's state: whether its run was stopped before every benchmark completed.
+pub trait Interrupts {
+    /// Whether it was stopped.
+    fn interrupted(&self) -> bool;
+    /// Records whether it was stopped.
+    fn set_interrupted(&mut self, interrupted: bool);
+}
+
+/// Implements [`Plans`] for a kind's configuration (its `planned` field) and [`Interrupts`] for
+/// its state (its `interrupted` field): `kind_fields!(LatencyConfig, LatencyState);` in the kind's
+/// module, the one place these fields are named for [`Kind`].
+macro_rules! kind_fields {
+    ($config:ty, $state:ty) => {
+        impl $crate::record::Plans for $config {
+            fn planned(&self) -> &[String] {
+                &self.planned
+            }
+            fn planned_mut(&mut self) -> &mut Vec<String> {
+                &mut self.planned
+            }
+        }
+        impl $crate::record::Interrupts for $state {
+            fn interrupted(&self) -> bool {
+                self.interrupted
+            }
+            fn set_interrupted(&mut self, interrupted: bool) {
+                self.interrupted = interrupted;
+            }
         }
     };
 }
@@ -197,7 +237,7 @@ pub trait Benchmark {
     }
     /// Its latency statistics per operation (the store keeps a row for each); none for kinds
     /// without them.
-    fn operations(&self) -> &[run::OperationResult] {
+    fn operations(&self) -> &[latency::OperationResult] {
         &[]
     }
     /// `algorithm@implementation`.
@@ -215,9 +255,9 @@ pub trait Kind: Debug + Clone + Copy + 'static {
     /// What the kind states about itself: its spellings and schema version.
     const FACTS: Facts;
     /// Fields between the run id and `kind` (a latency run's interruption state).
-    type State: Part + Default;
+    type State: Part + Default + Interrupts;
     /// The configuration the run was made with.
-    type Config: Part;
+    type Config: Part + Plans;
     /// Fields between the environment and the results (a latency run's timers).
     type Measured: Part;
     /// One benchmark's result.
@@ -231,19 +271,25 @@ pub trait Kind: Debug + Clone + Copy + 'static {
 
     /// Every benchmark label the run set out to measure, in the order it planned them: the
     /// order results are listed in, and what `--resume` completes.
-    fn planned(config: &Self::Config) -> &[String];
+    fn planned(config: &Self::Config) -> &[String] {
+        config.planned()
+    }
 
     /// The planned list, to be replaced (a sweep read back as one record plans the whole
     /// sweep).
-    fn planned_mut(config: &mut Self::Config) -> &mut Vec<String>;
+    fn planned_mut(config: &mut Self::Config) -> &mut Vec<String> {
+        config.planned_mut()
+    }
 
     /// Whether the run was stopped before every benchmark completed.
-    fn interrupted(_state: &Self::State) -> bool {
-        false
+    fn interrupted(state: &Self::State) -> bool {
+        state.interrupted()
     }
 
     /// Records in `state` whether the run was stopped before every benchmark completed.
-    fn set_interrupted(_state: &mut Self::State, _interrupted: bool) {}
+    fn set_interrupted(state: &mut Self::State, interrupted: bool) {
+        state.set_interrupted(interrupted);
+    }
 
     /// Every table of `record` over `items` (its results, or while the Markdown export
     /// streams, one result or the first few), with what is said around them: what the console,

@@ -389,11 +389,11 @@ fn differing_options<K: Kind>(chosen: &[(u32, String, Record<K>)]) -> Vec<String
 mod tests {
     use super::*;
     use crate::export::fixture;
-    use crate::record::run::{Run, RunRecord};
+    use crate::record::latency::{Latency, LatencyRecord};
 
     /// Shard `k` of `n` of a sweep whose plan is the fixture run's, holding the results at
     /// `holds` (indices into the fixture's results).
-    fn shard(k: u32, n: u32, holds: &[usize], id: &str) -> RunRecord {
+    fn shard(k: u32, n: u32, holds: &[usize], id: &str) -> LatencyRecord {
         let whole = fixture::run();
         let plan: Vec<String> = whole.results.iter().map(|r| r.label()).collect();
         let mut r = whole.without_results();
@@ -412,7 +412,7 @@ mod tests {
         r
     }
 
-    fn complete(r: RunRecord) -> (String, RunRecord) {
+    fn complete(r: LatencyRecord) -> (String, LatencyRecord) {
         ("complete".into(), r)
     }
 
@@ -420,7 +420,7 @@ mod tests {
     fn two_shards_read_back_as_the_run_they_split() {
         let whole = fixture::run();
         // Stored in the other order: the merged record is still in planned order.
-        let m = merge::<Run>(
+        let m = merge::<Latency>(
             "s",
             vec![
                 complete(shard(2, 2, &[1], "s")),
@@ -429,7 +429,7 @@ mod tests {
         )
         .unwrap();
         assert!(m.warnings.is_empty(), "{:?}", m.warnings);
-        let labels = |r: &RunRecord| r.results.iter().map(|x| x.label()).collect::<Vec<_>>();
+        let labels = |r: &LatencyRecord| r.results.iter().map(|x| x.label()).collect::<Vec<_>>();
         assert_eq!(labels(&m.record), labels(&whole));
         assert_eq!(m.record.config.planned, labels(&whole));
         assert_eq!(m.record.run_id, None);
@@ -446,7 +446,7 @@ mod tests {
 
     #[test]
     fn a_missing_shard_is_said_and_the_sweep_is_not_complete() {
-        let m = merge::<Run>(
+        let m = merge::<Latency>(
             "s",
             vec![
                 complete(shard(1, 3, &[0], "s")),
@@ -470,7 +470,7 @@ mod tests {
     fn a_shard_run_twice_counts_once_and_the_complete_run_is_used() {
         let mut retry = shard(1, 2, &[0], "s");
         retry.run_id = Some("20261127-130000-0000000a".into());
-        let m = merge::<Run>(
+        let m = merge::<Latency>(
             "s",
             vec![
                 complete(shard(1, 2, &[0], "s")),
@@ -498,12 +498,12 @@ mod tests {
         let sw = other.sweep.as_mut().unwrap();
         sw.plan.pop();
         sw.plan_digest = plan_digest(&sw.plan);
-        let e =
-            merge::<Run>("s", vec![complete(shard(1, 2, &[0], "s")), complete(other)]).unwrap_err();
+        let e = merge::<Latency>("s", vec![complete(shard(1, 2, &[0], "s")), complete(other)])
+            .unwrap_err();
         assert!(e.contains("did not plan the same sweep"), "{e}");
         assert!(e.contains("shard 1") && e.contains("shard 2"), "{e}");
         // Another shard count is another sweep too.
-        let e = merge::<Run>(
+        let e = merge::<Latency>(
             "s",
             vec![
                 complete(shard(1, 2, &[0], "s")),
@@ -513,7 +513,7 @@ mod tests {
         .unwrap_err();
         assert!(e.contains("in 3 shards"), "{e}");
         // A run of another sweep is not a shard of this one.
-        let e = merge::<Run>(
+        let e = merge::<Latency>(
             "s",
             vec![
                 complete(shard(1, 2, &[0], "s")),
@@ -530,7 +530,7 @@ mod tests {
         let mut renumbered = shard(2, 2, &[1], "s");
         renumbered.sweep.as_mut().unwrap().shard = Some(1);
         renumbered.run_id = Some("20261127-130000-0000000b".into());
-        let e = merge::<Run>(
+        let e = merge::<Latency>(
             "s",
             vec![
                 complete(shard(1, 2, &[0], "s")),
@@ -567,7 +567,7 @@ mod tests {
         let mut b = shard(2, 2, &[1], "s");
         b.environment.cpu.model = "Another CPU".into();
         b.config.sampler.time_budget_s *= 2.0;
-        let m = merge::<Run>("s", vec![complete(shard(1, 2, &[0], "s")), complete(b)]).unwrap();
+        let m = merge::<Latency>("s", vec![complete(shard(1, 2, &[0], "s")), complete(b)]).unwrap();
         let all = m.warnings.join("\n");
         assert!(
             all.contains("2 CPUs") && all.contains("Another CPU on shard(s) 2"),
@@ -584,7 +584,7 @@ mod tests {
     fn a_host_name_with_escape_sequences_is_shown_escaped() {
         let mut b = shard(2, 2, &[1], "s");
         b.environment.hostname = "evil\u{1b}]0;owned\u{7}".into();
-        let m = merge::<Run>("s", vec![complete(shard(1, 2, &[0], "s")), complete(b)]).unwrap();
+        let m = merge::<Latency>("s", vec![complete(shard(1, 2, &[0], "s")), complete(b)]).unwrap();
         let all = m.warnings.join("\n");
         assert!(all.contains("ran on 2 hosts"), "{all}");
         assert!(!all.chars().any(|c| c.is_control() && c != '\n'), "{all:?}");

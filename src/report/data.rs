@@ -1,7 +1,7 @@
 //! The report's input: runs, throughput runs, profiles and tls runs, from result files or the
 //! results store.
 
-use crate::record::run::{Run, RunRecord};
+use crate::record::latency::{Latency, LatencyRecord};
 pub use crate::record::{load, parse, AnyRecord, LoadError, RecordKind};
 use crate::record::{Kind, Record, VisitOwned};
 use std::any::{Any, TypeId};
@@ -94,8 +94,8 @@ impl Dataset {
     }
 
     /// The run the charts and tables describe: the last one given.
-    pub fn primary(&self) -> Option<&Input<RunRecord>> {
-        self.of::<Run>().last()
+    pub fn primary(&self) -> Option<&Input<LatencyRecord>> {
+        self.of::<Latency>().last()
     }
 }
 
@@ -137,7 +137,7 @@ mod tests {
     fn reads_a_run_record() {
         let bytes = serde_json::to_vec(&run_json()).unwrap();
         match parse("r.json", &bytes).unwrap() {
-            AnyRecord::Run(r) => assert_eq!(r.results.len(), 2),
+            AnyRecord::Latency(r) => assert_eq!(r.results.len(), 2),
             other => panic!("{other:?}"),
         }
     }
@@ -168,7 +168,7 @@ mod tests {
     #[test]
     fn a_newer_schema_is_refused_before_parsing() {
         let mut v = run_json();
-        v["schema_version"] = serde_json::json!(crate::record::run::SCHEMA_VERSION + 1);
+        v["schema_version"] = serde_json::json!(crate::record::latency::SCHEMA_VERSION + 1);
         v["results"] = serde_json::json!("changed in the future");
         let e = parse("new.json", &serde_json::to_vec(&v).unwrap()).unwrap_err();
         assert!(
@@ -184,7 +184,7 @@ mod tests {
         v["results"] = serde_json::json!(42);
         let e = parse("m.json", &serde_json::to_vec(&v).unwrap()).unwrap_err();
         assert!(
-            matches!(&e, LoadError::Malformed { kind, .. } if kind == RecordKind::Run.file_kind()),
+            matches!(&e, LoadError::Malformed { kind, .. } if kind == RecordKind::Latency.file_kind()),
             "{e:?}"
         );
         let mut v = run_json();
@@ -210,7 +210,7 @@ mod tests {
             ("b/r.json".into(), r()),
             ("c/s.json".into(), r()),
         ]);
-        let labels: Vec<&str> = d.of::<Run>().iter().map(|i| i.label.as_str()).collect();
+        let labels: Vec<&str> = d.of::<Latency>().iter().map(|i| i.label.as_str()).collect();
         assert_eq!(labels, ["a/r.json", "b/r.json", "s.json"]);
         assert_eq!(d.primary().unwrap().label, "s.json");
     }
@@ -221,7 +221,7 @@ mod tests {
             ("t.json".into(), AnyRecord::from(fixture::tls())),
             ("r.json".into(), AnyRecord::from(fixture::run())),
         ]);
-        assert_eq!((d.of::<Run>().len(), d.of::<Tls>().len()), (1, 1));
+        assert_eq!((d.of::<Latency>().len(), d.of::<Tls>().len()), (1, 1));
         assert_eq!(d.of::<Tls>()[0].label, "t.json");
     }
 

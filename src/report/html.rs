@@ -379,7 +379,7 @@ mod tests {
     use crate::export::fixture;
     use crate::report::data::{AnyRecord, Dataset};
 
-    fn hostile() -> crate::record::run::RunRecord {
+    fn hostile() -> crate::record::latency::LatencyRecord {
         let mut run = fixture::run();
         run.results[0].implementation = "<script>alert(1)</script>".into();
         run.results[0].algorithm = "Alg\"'&<b>".into();

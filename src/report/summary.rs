@@ -2,8 +2,8 @@
 //! algorithm, and the fastest algorithm at each NIST level beside the classical baselines, all
 //! by the median of the full exchange (keygen + encaps + decaps).
 
-use crate::measure::sampler::Op;
-use crate::record::run::{BenchResult, RunRecord};
+use crate::kem::Op;
+use crate::record::latency::{BenchResult, LatencyRecord};
 
 /// The classical baselines shown beside the post-quantum levels, when the run has them.
 pub const BASELINES: [&str; 3] = ["X25519", "P-256", "ffdhe2048"];
@@ -51,7 +51,7 @@ fn exchange_ns(r: &BenchResult) -> Option<f64> {
 /// For each algorithm (in the run's order), its fastest implementation by exchange median.
 /// Implementations that failed their correctness check, or have no exchange measurement, take
 /// no part; an algorithm with none left is not listed. Ties go to the first measured.
-pub fn fastest_implementations(run: &RunRecord) -> Vec<Fastest> {
+pub fn fastest_implementations(run: &LatencyRecord) -> Vec<Fastest> {
     let mut algorithms: Vec<&str> = Vec::new();
     for r in &run.results {
         if !algorithms.contains(&r.algorithm.as_str()) {
@@ -88,7 +88,7 @@ pub fn fastest_implementations(run: &RunRecord) -> Vec<Fastest> {
 
 /// For each NIST level present (ascending), the fastest algorithm claiming it, post-quantum and
 /// hybrid alike, each in its fastest implementation.
-pub fn fastest_per_level(run: &RunRecord) -> Vec<LevelBest> {
+pub fn fastest_per_level(run: &LatencyRecord) -> Vec<LevelBest> {
     let all = fastest_implementations(run);
     let mut levels: Vec<u8> = all.iter().filter_map(|f| f.nist_level).collect();
     levels.sort_unstable();
@@ -112,7 +112,7 @@ pub fn fastest_per_level(run: &RunRecord) -> Vec<LevelBest> {
 
 /// The classical baselines ([`BASELINES`]) the run measured, in that order, each in its fastest
 /// implementation.
-pub fn baselines(run: &RunRecord) -> Vec<Fastest> {
+pub fn baselines(run: &LatencyRecord) -> Vec<Fastest> {
     let all = fastest_implementations(run);
     BASELINES
         .iter()
@@ -144,8 +144,8 @@ mod tests {
         r
     }
 
-    fn run(results: Vec<BenchResult>) -> RunRecord {
-        RunRecord {
+    fn run(results: Vec<BenchResult>) -> LatencyRecord {
+        LatencyRecord {
             results,
             ..fixture::run()
         }

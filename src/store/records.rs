@@ -4,7 +4,7 @@
 //! into the record it came from.
 
 use super::{NewRun, OpRow, Store, StoredResult, StoredRun};
-use crate::record::run::OperationResult;
+use crate::record::latency::OperationResult;
 use crate::record::{AnyRecord, Benchmark, Kind, Record, RunStatus, VisitMut, VisitOwned};
 use anyhow::Context;
 

@@ -17,14 +17,14 @@ fn temp_store(name: &str) -> (PathBuf, String) {
     (path, spec)
 }
 
-fn record(id: &str, started: &str) -> crate::record::run::RunRecord {
+fn record(id: &str, started: &str) -> crate::record::latency::LatencyRecord {
     let mut r = fixture::run();
     r.run_id = Some(id.into());
     r.started_at = started.into();
     r
 }
 
-fn save(store: &mut Store, r: &crate::record::run::RunRecord) {
+fn save(store: &mut Store, r: &crate::record::latency::LatencyRecord) {
     store.begin(&records::run_row(r).unwrap()).unwrap();
     for b in &r.results {
         store
@@ -69,7 +69,7 @@ fn a_run_goes_in_and_comes_back_the_same() {
     assert_eq!(runs[0].results, 2);
     assert_eq!(runs[0].not_ok, 1, "the broken mock failed its check");
     assert_eq!(runs[0].host, r.environment.hostname);
-    let AnyRecord::Run(back) = records::record(&s.load(&runs[0].id).unwrap()).unwrap() else {
+    let AnyRecord::Latency(back) = records::record(&s.load(&runs[0].id).unwrap()).unwrap() else {
         panic!("a run comes back as a run")
     };
     assert_eq!(
@@ -205,37 +205,38 @@ fn selectors_name_runs_by_id_prefix_latest_and_environment() {
         &record("20261122-100000-cccc0003", "2026-11-22T10:00:00Z"),
     );
     assert_eq!(
-        s.resolve("latest", Some(RecordKind::Run)).unwrap(),
+        s.resolve("latest", Some(RecordKind::Latency)).unwrap(),
         "20261122-100000-cccc0003"
     );
     assert_eq!(
-        s.resolve("latest~2", Some(RecordKind::Run)).unwrap(),
+        s.resolve("latest~2", Some(RecordKind::Latency)).unwrap(),
         "20261120-100000-aaaa0001"
     );
     assert_eq!(
-        s.resolve("20261121", Some(RecordKind::Run)).unwrap(),
+        s.resolve("20261121", Some(RecordKind::Latency)).unwrap(),
         "20261121-100000-bbbb0002"
     );
     assert_eq!(
-        s.resolve("aaaa0001", Some(RecordKind::Run)).unwrap(),
+        s.resolve("aaaa0001", Some(RecordKind::Latency)).unwrap(),
         "20261120-100000-aaaa0001"
     );
     assert_eq!(
-        s.resolve("host:fleet-7", Some(RecordKind::Run)).unwrap(),
+        s.resolve("host:fleet-7", Some(RecordKind::Latency))
+            .unwrap(),
         "20261121-100000-bbbb0002"
     );
     let e = s
-        .resolve("2026112", Some(RecordKind::Run))
+        .resolve("2026112", Some(RecordKind::Latency))
         .unwrap_err()
         .to_string();
     assert!(e.contains("matches 3 runs"), "{e}");
     let e = s
-        .resolve("latest~9", Some(RecordKind::Run))
+        .resolve("latest~9", Some(RecordKind::Latency))
         .unwrap_err()
         .to_string();
     assert!(e.contains("only 3 latency runs"), "{e}");
     let e = s
-        .resolve("nope", Some(RecordKind::Run))
+        .resolve("nope", Some(RecordKind::Latency))
         .unwrap_err()
         .to_string();
     assert!(e.contains("kembench runs"), "{e}");
@@ -506,7 +507,10 @@ fn latest_passes_over_a_running_run_with_nothing_in_it() {
     e.results.clear();
     s.begin(&records::run_row(&e).unwrap()).unwrap();
     assert_eq!(s.resolve("latest", None).unwrap(), real);
-    assert_eq!(s.resolve("latest", Some(RecordKind::Run)).unwrap(), real);
+    assert_eq!(
+        s.resolve("latest", Some(RecordKind::Latency)).unwrap(),
+        real
+    );
     assert_eq!(s.resolve(empty, None).unwrap(), empty);
     let why = format!("{:#}", s.resolve("latest~1", None).unwrap_err());
     assert!(

@@ -4,7 +4,8 @@
 
 use super::{run_processes, run_threads};
 use crate::kem::Kem;
-use crate::measure::sampler::{self, Op, SamplerConfig};
+use crate::kem::Op;
+use crate::measure::sampler::{self, SamplerConfig};
 use crate::measure::timer::Timers;
 use crate::providers::{Filter, Registry, SelectError};
 use crate::record::scaling::calc;

@@ -13,7 +13,8 @@ pub mod measure;
 
 use crate::engine::cpu::pin_current_thread;
 use crate::kem::Kem;
-use crate::measure::sampler::{Op, Workload};
+use crate::kem::Op;
+use crate::measure::sampler::Workload;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
@@ -108,8 +109,28 @@ pub fn run_threads(
         .collect())
 }
 
-/// The body of one worker process (`kembench throughput-worker`): prepare, say `ready`, wait
-/// for a line on stdin, run for `duration`, print `operations nanoseconds`.
+/// `throughput --processes`' channel to its worker processes.
+const WIRE: crate::engine::wire::Wire = crate::engine::wire::Wire::new("KEMBENCH-THROUGHPUT ");
+
+/// What a worker process of `throughput --processes` and its parent say, in order.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+enum Message {
+    /// Worker: prepared and warmed up.
+    Ready,
+    /// Parent, once every worker is ready: start.
+    Go,
+    /// Worker: the calls made and the nanoseconds they took.
+    Done {
+        /// Calls.
+        calls: u64,
+        /// Nanoseconds.
+        nanos: u64,
+    },
+}
+
+/// The body of one worker process (`kembench throughput-worker`): prepare, say
+/// [`Message::Ready`], wait for [`Message::Go`] on stdin, run for `duration`, report
+/// [`Message::Done`].
 pub fn worker_process(
     k: &dyn Kem,
     op: Op,
@@ -117,7 +138,7 @@ pub fn worker_process(
     pin_cpu: Option<usize>,
     pool: usize,
 ) -> anyhow::Result<()> {
-    use std::io::{BufRead, Write};
+    use std::io::BufRead;
     if let Some(cpu) = pin_cpu {
         pin_current_thread(cpu);
     }
@@ -126,11 +147,12 @@ pub fn worker_process(
     while t.elapsed() < Duration::from_millis(20) {
         w.call()?;
     }
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "ready")?;
-    out.flush()?;
+    WIRE.send(&Message::Ready)?;
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
+    if WIRE.parse::<Message>(&line) != Some(Message::Go) {
+        anyhow::bail!("expected the parent's go, read {line:?}");
+    }
     let start = Instant::now();
     let mut n = 0u64;
     while start.elapsed() < duration {
@@ -140,7 +162,8 @@ pub fn worker_process(
             n += 1;
         }
     }
-    writeln!(out, "{n} {}", start.elapsed().as_nanos())?;
+    let nanos = u64::try_from(start.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    WIRE.send(&Message::Done { calls: n, nanos })?;
     Ok(())
 }
 
@@ -154,7 +177,7 @@ pub fn run_processes(
     duration: Duration,
     pin: bool,
 ) -> Result<Vec<(u64, f64)>, String> {
-    use std::io::{BufRead, BufReader, Write};
+    use std::io::BufReader;
     use std::process::{Command, Stdio};
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -180,25 +203,21 @@ pub fn run_processes(
     let mut readers = Vec::new();
     for ch in &mut children {
         let mut r = BufReader::new(ch.stdout.take().expect("piped stdout"));
-        let mut line = String::new();
-        r.read_line(&mut line).map_err(|e| e.to_string())?;
-        if line.trim() != "ready" {
-            return Err(format!("a worker process did not start: {line:?}"));
+        match next_message(&mut r)? {
+            Some(Message::Ready) => readers.push(r),
+            other => return Err(format!("a worker process did not start: {other:?}")),
         }
-        readers.push(r);
     }
     for ch in &mut children {
-        let _ = ch.stdin.as_mut().expect("piped stdin").write_all(b"go\n");
+        let _ = WIRE.write(ch.stdin.as_mut().expect("piped stdin"), &Message::Go);
     }
     let mut out = Vec::new();
     for (mut r, mut ch) in readers.into_iter().zip(children) {
-        let mut line = String::new();
-        r.read_line(&mut line).map_err(|e| e.to_string())?;
+        let done = next_message(&mut r);
         let _ = ch.wait();
-        let mut it = line.split_whitespace().map(|x| x.parse::<u64>());
-        match (it.next(), it.next()) {
-            (Some(Ok(n)), Some(Ok(ns))) => out.push((n, ns as f64 / 1e9)),
-            _ => return Err(format!("a worker process reported {line:?}")),
+        match done? {
+            Some(Message::Done { calls, nanos }) => out.push((calls, nanos as f64 / 1e9)),
+            other => return Err(format!("a worker process reported {other:?}")),
         }
     }
     Ok(out)
@@ -224,4 +243,20 @@ pub fn serve_worker(
         pin_cpu,
         16,
     )
+}
+
+/// The next message a worker process sends on `r` (lines that are not messages, printed by a
+/// library, are passed on to standard error); `None` at the end of its output.
+fn next_message(r: &mut impl std::io::BufRead) -> Result<Option<Message>, String> {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if r.read_line(&mut line).map_err(|e| e.to_string())? == 0 {
+            return Ok(None);
+        }
+        match WIRE.decode(&line) {
+            Some(m) => return m.map(Some).map_err(|e| format!("{e}: {line:?}")),
+            None => eprint!("[throughput worker] {line}"),
+        }
+    }
 }

@@ -9,7 +9,8 @@ use super::memory::{self, Check, Outcome};
 use super::side::{Session, Stack};
 use super::wire::Opening;
 use crate::kem::Kem;
-use crate::measure::sampler::{self, Op, SamplerConfig};
+use crate::kem::Op;
+use crate::measure::sampler::{self, SamplerConfig};
 use crate::measure::timer::Timers;
 use crate::record::scaling::calc;
 use crate::record::tls::{

@@ -11,7 +11,6 @@ use super::measure::{self, Plan};
 use super::side::Stack;
 use crate::record::tls::{TlsConfig, TlsResult};
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -171,20 +170,26 @@ fn sources(w: &Worker) -> PathBuf {
         .join(w.dir)
 }
 
-/// A worker executable's `main`: the [`Job`] read as JSON from standard input, [`serve`]d on
-/// the stack `kind` made by `make`, the results written as JSON to standard output; an error
-/// goes to standard error (named by the executable `exe`) with exit code 1.
+/// `tls`'s channel to its worker executables: the job on standard input, the results on
+/// standard output, one message each.
+const WIRE: crate::engine::wire::Wire = crate::engine::wire::Wire::new("KEMBENCH-TLS ");
+
+/// A worker executable's `main`: the [`Job`] read from standard input ([`WIRE`]), [`serve`]d on
+/// the stack `kind` made by `make`, the results sent on standard output; an error goes to
+/// standard error (named by the executable `exe`) with exit code 1.
 pub fn serve_stdio(exe: &str, kind: StackKind, make: &MakeStack) -> std::process::ExitCode {
     use std::io::Read;
-    let mut input = Vec::new();
+    let mut input = String::new();
     let job = std::io::stdin()
-        .read_to_end(&mut input)
+        .read_to_string(&mut input)
         .map_err(|e| e.to_string())
-        .and_then(|_| serde_json::from_slice::<Job>(&input).map_err(|e| e.to_string()));
-    let results = job.and_then(|job| serve(&job, kind, make, &|| false));
-    match results.and_then(|r| serde_json::to_vec(&r).map_err(|e| e.to_string())) {
-        Ok(bytes) => {
-            if std::io::stdout().write_all(&bytes).is_err() {
+        .and_then(|_| match WIRE.first::<Job>(&input) {
+            Some(job) => job.map_err(|e| e.to_string()),
+            None => Err("no job on standard input".to_string()),
+        });
+    match job.and_then(|job| serve(&job, kind, make, &|| false)) {
+        Ok(results) => {
+            if WIRE.send(&results).is_err() {
                 return std::process::ExitCode::from(1);
             }
             std::process::ExitCode::SUCCESS
@@ -524,12 +529,7 @@ pub fn run(exe: &Path, job: &Job) -> Result<Vec<TlsResult>, String> {
         .stderr(Stdio::inherit())
         .spawn()
         .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
-    let input = serde_json::to_vec(job).map_err(|e| e.to_string())?;
-    child
-        .stdin
-        .take()
-        .expect("piped")
-        .write_all(&input)
+    WIRE.write(&mut child.stdin.take().expect("piped"), job)
         .map_err(|e| format!("writing the job to {}: {e}", exe.display()))?;
     let out = child
         .wait_with_output()
@@ -537,8 +537,10 @@ pub fn run(exe: &Path, job: &Job) -> Result<Vec<TlsResult>, String> {
     if !out.status.success() {
         return Err(format!("{} ended with {}", exe.display(), out.status));
     }
-    serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("reading {}'s results: {e}", exe.display()))
+    match WIRE.first(&String::from_utf8_lossy(&out.stdout)) {
+        Some(results) => results.map_err(|e| format!("reading {}'s results: {e}", exe.display())),
+        None => Err(format!("{} sent no results", exe.display())),
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! A results store of the oldest schema (1): its tables as schema 1 creates them, and `runs`
 //! and `results` rows holding the oldest JSON kembench stored, that of the commit that brought
-//! the store (f62e4e4: `run::result::RunRecord` and `BenchResult`, the throughput record,
+//! the store (f62e4e4: `run::result::LatencyRecord` and `BenchResult`, the throughput record,
 //! `env::Environment`; every field of theirs, none of a later one). No committed kembench left
 //! a store at schema 1 (the store arrived at schema 2), so this is the oldest store there can
 //! be. Two latency runs (one complete with a crashed and a failed benchmark, one interrupted)
@@ -192,7 +192,7 @@ fn environment() -> Value {
     })
 }
 
-/// A latency run's header (`RunRecord` without its results).
+/// A latency run's header (`LatencyRecord` without its results).
 #[allow(clippy::too_many_arguments)]
 fn run_header(
     id: &str,

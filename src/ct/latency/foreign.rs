@@ -13,7 +13,7 @@
 
 use crate::ct::Context;
 use crate::kem::Kem;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::ct::{Finding, FindingKind, Ran, Screen, ScreenResult, SecretOperands};
 use crate::record::profile::{OpProfile, ProfileRecord};
 use std::path::Path;

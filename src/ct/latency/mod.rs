@@ -26,7 +26,7 @@ use crate::ct::worker::{self, Message, MARKERS};
 use crate::ct::Context;
 use crate::kem::Kem;
 use crate::kem::MEGABYTE_KEYS_STACK;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::ct::{Finding, FindingKind, Ran, Screen, ScreenResult, SecretOperands};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

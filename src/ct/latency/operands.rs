@@ -30,7 +30,7 @@
 use crate::ct::secret_flow::memcheck_args;
 use crate::ct::worker::MARKERS;
 use crate::ct::Context;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::ct::{Finding, FindingKind, Ran, ScreenResult, SecretOperands};
 use iced_x86::{Decoder, DecoderOptions, Mnemonic, OpKind, Register};
 use object::{Object, ObjectSegment, ObjectSymbol};

@@ -22,7 +22,7 @@ pub mod xml;
 use super::worker::{self, Message, MARKERS};
 use super::Context;
 use crate::kem::{Kem, MEGABYTE_KEYS_STACK};
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::ct::{Finding, FindingKind, Ran, Screen, ScreenResult};
 use std::io::Read;
 use std::path::Path;

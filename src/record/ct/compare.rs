@@ -7,7 +7,7 @@
 //! are set side by side.
 
 use super::{CtRecord, CtResult, Finding, Ran, Screen, Verdict};
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::compare::{self as shared, environment_differences, Asked, EnvDifference};
 use crate::record::Benchmark;
 use crate::table::{Cell, Column, Mark, Table, Tables, CONSOLE};

@@ -20,7 +20,7 @@ pub mod tables;
 use super::compare::{Asked, Comparison, Compares};
 use super::metrics::{Measure, Metric};
 use super::{Benchmark, Facts, Kind, Record, ResultStatus};
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -504,6 +504,8 @@ pub struct Ct;
 /// A whole ct run: what `ct --json` writes.
 pub type CtRecord = Record<Ct>;
 
+kind_fields!(CtConfig, CtState);
+
 impl Kind for Ct {
     const FACTS: Facts = Facts {
         file_kind: "kembench-ct",
@@ -524,22 +526,6 @@ impl Kind for Ct {
     type Config = CtConfig;
     type Measured = CtMeasured;
     type Result = CtResult;
-
-    fn planned(config: &CtConfig) -> &[String] {
-        &config.planned
-    }
-
-    fn planned_mut(config: &mut CtConfig) -> &mut Vec<String> {
-        &mut config.planned
-    }
-
-    fn interrupted(state: &CtState) -> bool {
-        state.interrupted
-    }
-
-    fn set_interrupted(state: &mut CtState, interrupted: bool) {
-        state.interrupted = interrupted;
-    }
 
     fn tables(record: &CtRecord, items: &[CtResult]) -> crate::table::Tables {
         tables::tables(record, items)

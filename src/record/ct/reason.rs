@@ -3,7 +3,7 @@
 //! naming every screen and operation it kept from running, not as one row per pair.
 
 use super::{CtResult, Ran, Screen};
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 
 /// One cause that kept screens from running on an implementation.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 
 use super::{CtRecord, CtResult, Finding, Ran, Screen, ScreenResult, Verdict};
 use crate::kem::catalog;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::Benchmark;
 use crate::table::{Cell, Column, Mark, Table, Tables, Tags, CONSOLE, FIT, MARKDOWN, REPORT, WIDE};
 

@@ -12,7 +12,7 @@ use super::ProfileResult;
 use crate::arch::BuildId;
 use crate::callgrind::Primitive;
 use crate::kem::catalog;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::table::{Cell, Column, Table, Tags, FIT, MARKDOWN, REPORT, WIDE};
 use crate::units::thousands;
 

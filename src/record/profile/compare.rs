@@ -9,7 +9,7 @@
 //! `pqclean/clean@gcc-12:O3@s390x`) when neither profile has an exact partner for it.
 
 use crate::arch::BuildId;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::compare::{self as shared, diff, environment_differences, Asked, EnvDifference};
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
 use crate::table::{Cell, Column, Mark, Table, Tables, CONSOLE};

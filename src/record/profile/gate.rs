@@ -371,7 +371,7 @@ mod tests {
         let r = &mut p.results[0];
         r.randomness.fixed = fixed;
         let op = &mut r.operations[1];
-        assert_eq!(op.operation, crate::measure::sampler::Op::Encaps);
+        assert_eq!(op.operation, crate::kem::Op::Encaps);
         op.instructions = crate::record::profile::Spread::of(per_seed);
         p
     }

@@ -15,7 +15,7 @@ use super::compare::{Asked, Comparison, Compares};
 use super::{Benchmark, Facts, Kind, Record, ResultStatus};
 use crate::callgrind::OpAnalysis;
 use crate::measure::counters::Counters;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::units::thousands;
 use crate::verify::Outcome;
 use serde::{Deserialize, Serialize};
@@ -364,6 +364,8 @@ pub struct ProfileState {
 #[derive(Debug, Clone, Copy)]
 pub struct Profile;
 
+kind_fields!(ProfileConfig, ProfileState);
+
 impl Kind for Profile {
     const FACTS: Facts = Facts {
         file_kind: "kembench-profile",
@@ -391,22 +393,6 @@ impl Kind for Profile {
         } else {
             config.selection.clone()
         }
-    }
-
-    fn planned(config: &ProfileConfig) -> &[String] {
-        &config.planned
-    }
-
-    fn planned_mut(config: &mut ProfileConfig) -> &mut Vec<String> {
-        &mut config.planned
-    }
-
-    fn interrupted(state: &ProfileState) -> bool {
-        state.interrupted
-    }
-
-    fn set_interrupted(state: &mut ProfileState, interrupted: bool) {
-        state.interrupted = interrupted;
     }
 
     fn tables(record: &ProfileRecord, items: &[ProfileResult]) -> crate::table::Tables {

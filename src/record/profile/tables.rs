@@ -10,7 +10,7 @@ use super::{console, ProfileRecord, ProfileResult};
 use crate::callgrind::Primitive;
 use crate::kem::catalog;
 use crate::measure::counters::Counters;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::{Benchmark, ResultStatus};
 use crate::table::{
     Cell, Column, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT, WIDE,

@@ -8,7 +8,7 @@ use super::metrics::{Measure, Metric};
 use super::compare::Compares;
 use super::{Benchmark, Facts, Kind, Nothing, Record, ResultStatus};
 use super::scaling::{Capacity, Point};
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use serde::{Deserialize, Serialize};
 
 /// Version of the JSON layout.
@@ -98,6 +98,8 @@ pub struct ThroughputState {
 #[derive(Debug, Clone, Copy)]
 pub struct Throughput;
 
+kind_fields!(ThroughputConfig, ThroughputState);
+
 impl Kind for Throughput {
     const FACTS: Facts = Facts {
         file_kind: "kembench-throughput",
@@ -114,22 +116,6 @@ impl Kind for Throughput {
     type Config = ThroughputConfig;
     type Measured = Nothing;
     type Result = ThroughputResult;
-
-    fn planned(config: &ThroughputConfig) -> &[String] {
-        &config.planned
-    }
-
-    fn planned_mut(config: &mut ThroughputConfig) -> &mut Vec<String> {
-        &mut config.planned
-    }
-
-    fn interrupted(state: &ThroughputState) -> bool {
-        state.interrupted
-    }
-
-    fn set_interrupted(state: &mut ThroughputState, interrupted: bool) {
-        state.interrupted = interrupted;
-    }
 
     fn tables(record: &ThroughputRecord, items: &[ThroughputResult]) -> crate::table::Tables {
         tables::tables(record, items)

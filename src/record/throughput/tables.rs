@@ -9,7 +9,7 @@
 use super::{ThroughputRecord, ThroughputResult};
 use crate::record::scaling::{speedup_cell, thread_range};
 use crate::kem::catalog;
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::Benchmark;
 use crate::table::{
     Cell, Column, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT, WIDE,

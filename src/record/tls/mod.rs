@@ -515,6 +515,8 @@ pub struct TlsState {
     pub resumed_at: Vec<String>,
 }
 
+kind_fields!(TlsConfig, TlsState);
+
 impl Kind for Tls {
     const FACTS: Facts = Facts {
         file_kind: "kembench-tls",
@@ -535,22 +537,6 @@ impl Kind for Tls {
     type Config = TlsConfig;
     type Measured = Nothing;
     type Result = TlsResult;
-
-    fn planned(config: &TlsConfig) -> &[String] {
-        &config.planned
-    }
-
-    fn planned_mut(config: &mut TlsConfig) -> &mut Vec<String> {
-        &mut config.planned
-    }
-
-    fn interrupted(state: &TlsState) -> bool {
-        state.interrupted
-    }
-
-    fn set_interrupted(state: &mut TlsState, interrupted: bool) {
-        state.interrupted = interrupted;
-    }
 
     fn tables(record: &TlsRecord, items: &[TlsResult]) -> crate::table::Tables {
         tables::tables(record, items)

@@ -8,7 +8,7 @@
 
 pub mod stacked;
 
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::units;
 use plotters::coord::Shift;
 use plotters::prelude::*;

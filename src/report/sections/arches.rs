@@ -6,7 +6,7 @@
 
 use super::common::{h3, para, say};
 use super::{Context, Section};
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::profile::arches::{self, Placed};
 use crate::record::profile::{Profile, ProfileResult};
 use crate::record::Benchmark;

@@ -1,6 +1,6 @@
 //! Builds: compilers × flags, from the primary run's builds (`kembench builds`). For each
 //! algorithm measured in builds: the heat map of its matrix ([`chart`];
-//! [`crate::record::run::matrix`]), the fastest build and the reference → fastest speed-up named,
+//! [`crate::record::latency::matrix`]), the fastest build and the reference → fastest speed-up named,
 //! the table of every build's figures per operation, and each build's facts (compiler, flags,
 //! targets, source, gate).
 
@@ -8,11 +8,11 @@ pub mod chart;
 
 use super::common::{h3, para, primary, say, tags};
 use super::{Context, Section};
+use crate::kem::Op;
 use crate::kem::{flags_unoptimised, BuildFacts, Gate};
-use crate::measure::sampler::Op;
 use crate::record::ct::{Ct, Verdicts};
-use crate::record::run::matrix::{matrices_with, Matrix};
-use crate::record::run::RunRecord;
+use crate::record::latency::matrix::{matrices_with, Matrix};
+use crate::record::latency::LatencyRecord;
 use crate::report::doc::{code, slug, text, Block, Cell, Mark, Table};
 use crate::units;
 
@@ -167,7 +167,7 @@ fn builds_of(ms: &[&Matrix]) -> Vec<String> {
 }
 
 /// The facts of the build `id`.
-fn facts<'a>(run: &'a RunRecord, id: &str) -> Option<&'a BuildFacts> {
+fn facts<'a>(run: &'a LatencyRecord, id: &str) -> Option<&'a BuildFacts> {
     run.environment
         .builds
         .iter()
@@ -175,7 +175,7 @@ fn facts<'a>(run: &'a RunRecord, id: &str) -> Option<&'a BuildFacts> {
 }
 
 /// The filter tags of the build `id` (its result's).
-fn build_tags(run: &RunRecord, alg: &str, id: &str) -> Option<crate::report::doc::Tags> {
+fn build_tags(run: &LatencyRecord, alg: &str, id: &str) -> Option<crate::report::doc::Tags> {
     run.result(alg, id).and_then(tags)
 }
 
@@ -190,7 +190,7 @@ fn flags_cell(flags: &str) -> Cell {
 }
 
 /// Every build's figures, a column per operation: `median ×ratio, stack`, ★ the fastest.
-fn figures_table(run: &RunRecord, alg: &str, ms: &[&Matrix], ids: &[String]) -> Table {
+fn figures_table(run: &LatencyRecord, alg: &str, ms: &[&Matrix], ids: &[String]) -> Table {
     let mut columns = vec!["source", "compiler", "flags"];
     let ops: Vec<String> = ms
         .iter()
@@ -269,7 +269,7 @@ fn words(v: &[String]) -> String {
 
 /// What each build is: compiler, flags, what the source needs and what the build targets,
 /// the source's version, and the gate's verdict.
-fn facts_table(run: &RunRecord, alg: &str, ids: &[String]) -> Table {
+fn facts_table(run: &LatencyRecord, alg: &str, ids: &[String]) -> Table {
     let mut t = Table::new(
         &format!("table-builds-facts-{}", slug(alg)),
         &[
@@ -317,7 +317,7 @@ mod tests {
     use crate::report::data::{AnyRecord, Dataset};
     use crate::report::doc::Span;
 
-    fn section(run: Option<RunRecord>) -> Vec<Block> {
+    fn section(run: Option<LatencyRecord>) -> Vec<Block> {
         let data = Dataset::from_records(
             run.into_iter()
                 .map(|r| ("b.json".into(), AnyRecord::from(r)))

@@ -4,8 +4,8 @@
 
 use super::Context;
 use crate::kem::catalog;
-use crate::measure::sampler::Op;
-use crate::record::run::{BenchResult, OperationResult, RunRecord};
+use crate::kem::Op;
+use crate::record::latency::{BenchResult, LatencyRecord, OperationResult};
 use crate::report::data::Input;
 use crate::report::doc::{level_text, text, Block, Cell, Chart, Para, Tags};
 use crate::units;
@@ -77,24 +77,24 @@ pub fn pct_cell(v: f64) -> Cell {
 }
 
 /// The heading of the `i`-th run (from 0) where a section has one part per run.
-pub fn run_heading(i: usize, input: &Input<RunRecord>) -> String {
+pub fn run_heading(i: usize, input: &Input<LatencyRecord>) -> String {
     format!("run {} ({})", i + 1, input.label)
 }
 
 /// The results that passed their check and have measurements: what charts and tables show.
-pub fn timed(run: &RunRecord) -> impl Iterator<Item = &BenchResult> {
+pub fn timed(run: &LatencyRecord) -> impl Iterator<Item = &BenchResult> {
     run.results
         .iter()
         .filter(|r| !r.correctness.failed() && !r.operations.is_empty())
 }
 
 /// Every operation of the [`timed`] results, with its result: one table row each.
-pub fn timed_ops(run: &RunRecord) -> impl Iterator<Item = (&BenchResult, &OperationResult)> {
+pub fn timed_ops(run: &LatencyRecord) -> impl Iterator<Item = (&BenchResult, &OperationResult)> {
     timed(run).flat_map(|r| r.operations.iter().map(move |o| (r, o)))
 }
 
 /// The primary run; when no latency run was given, a paragraph saying so and `None`.
-pub fn primary<'a>(ctx: &Context<'a>, blocks: &mut Vec<Block>) -> Option<&'a Input<RunRecord>> {
+pub fn primary<'a>(ctx: &Context<'a>, blocks: &mut Vec<Block>) -> Option<&'a Input<LatencyRecord>> {
     if ctx.primary.is_none() {
         say(
             blocks,
@@ -109,9 +109,9 @@ pub fn primary<'a>(ctx: &Context<'a>, blocks: &mut Vec<Block>) -> Option<&'a Inp
 pub fn single_chart<'a>(
     ctx: &Context<'a>,
     blocks: &mut Vec<Block>,
-    chart: impl FnOnce(&RunRecord) -> anyhow::Result<Option<Chart>>,
+    chart: impl FnOnce(&LatencyRecord) -> anyhow::Result<Option<Chart>>,
     nothing: &str,
-) -> anyhow::Result<Option<&'a RunRecord>> {
+) -> anyhow::Result<Option<&'a LatencyRecord>> {
     let Some(input) = primary(ctx, blocks) else {
         return Ok(None);
     };

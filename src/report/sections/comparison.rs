@@ -6,8 +6,8 @@ pub mod chart;
 
 use super::common::{h3, ns_cell, op_cell, para, say, tags};
 use super::{Context, Section};
-use crate::record::run::Run;
-use crate::record::run::RunRecord;
+use crate::record::latency::Latency;
+use crate::record::latency::LatencyRecord;
 use crate::report::data::Input;
 use crate::report::doc::{code, strong, text, Block, Cell, Mark, Table};
 use crate::stats::Verdict;
@@ -16,7 +16,7 @@ use crate::stats::Verdict;
 pub const SECTION: Section = Section::new("comparison", "Comparison of runs", build);
 
 fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
-    let Some((base, later)) = ctx.data.of::<Run>().split_first() else {
+    let Some((base, later)) = ctx.data.of::<Latency>().split_first() else {
         say(blocks, "No latency run given.");
         return Ok(());
     };
@@ -51,12 +51,12 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
 /// The comparison of `input`, the `number`-th run given, with the baseline `base`.
 fn against(
     blocks: &mut Vec<Block>,
-    base: &Input<RunRecord>,
-    input: &Input<RunRecord>,
+    base: &Input<LatencyRecord>,
+    input: &Input<LatencyRecord>,
     number: usize,
     noise: f64,
 ) -> anyhow::Result<()> {
-    let report = crate::record::run::compare::compare(&base.record, &input.record, noise);
+    let report = crate::record::latency::compare::compare(&base.record, &input.record, noise);
     h3(
         blocks,
         &format!("comparison-{number}"),

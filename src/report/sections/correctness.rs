@@ -3,7 +3,7 @@
 
 use super::common::{primary, say, tags};
 use super::{Context, Section};
-use crate::record::run::Run;
+use crate::record::latency::Latency;
 use crate::report::doc::{Block, Cell, Mark, Table};
 use crate::verify::Outcome;
 
@@ -31,7 +31,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
             "detail",
         ],
     );
-    for (i, input) in ctx.data.of::<Run>().iter().enumerate() {
+    for (i, input) in ctx.data.of::<Latency>().iter().enumerate() {
         for r in &input.record.results {
             let (status, detail) = match &r.correctness {
                 Outcome::Pass(d) => (Cell::text("pass").marked(Mark::Good), d.clone()),

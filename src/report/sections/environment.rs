@@ -128,7 +128,7 @@ mod tests {
     /// run still running (never `interrupted`, which would say Ctrl-C stopped it).
     #[test]
     fn a_run_still_running_is_in_progress_not_interrupted() {
-        let finished = |r: &crate::record::run::RunRecord| {
+        let finished = |r: &crate::record::latency::LatencyRecord| {
             let mut blocks = Vec::new();
             record_facts(&mut blocks, "r", "run", r, Vec::new());
             let Some(Block::Facts(facts)) = blocks.last() else {

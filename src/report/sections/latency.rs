@@ -8,7 +8,7 @@ use super::common::{primary, say};
 use super::environment::record_facts;
 use super::intro::line;
 use super::{Context, KindParts, Section};
-use crate::record::run::Run;
+use crate::record::latency::Latency;
 use crate::report::data::Dataset;
 use crate::report::doc::{text, Para};
 
@@ -28,7 +28,7 @@ pub const PARTS: KindParts = KindParts {
 /// The intro's line for each record of this kind.
 fn intro(data: &Dataset) -> Vec<Para> {
     let mut out = Vec::new();
-    for (i, r) in data.of::<Run>().iter().enumerate() {
+    for (i, r) in data.of::<Latency>().iter().enumerate() {
         let n = r.record.results.len();
         out.push(line(
             run_heading(i, r),
@@ -39,9 +39,9 @@ fn intro(data: &Dataset) -> Vec<Para> {
                     ", {n} implementation{}",
                     if n == 1 { "" } else { "s" }
                 )),
-                text(if i == 0 && data.of::<Run>().len() > 1 {
+                text(if i == 0 && data.of::<Latency>().len() > 1 {
                     " (the baseline of the comparison)."
-                } else if i + 1 == data.of::<Run>().len() && data.of::<Run>().len() > 1 {
+                } else if i + 1 == data.of::<Latency>().len() && data.of::<Latency>().len() > 1 {
                     " (the run the charts and tables describe)."
                 } else {
                     "."
@@ -54,7 +54,7 @@ fn intro(data: &Dataset) -> Vec<Para> {
 
 /// Each record's heading and facts under "Environment".
 fn environment(data: &Dataset, blocks: &mut Vec<Block>) {
-    for (i, input) in data.of::<Run>().iter().enumerate() {
+    for (i, input) in data.of::<Latency>().iter().enumerate() {
         let r = &input.record;
         let facts = vec![
             (

@@ -6,8 +6,8 @@ pub(super) use super::common::para;
 use super::common::{h3, int_cell, op_cell, pct_cell, run_heading, say, tags};
 use super::{Context, Section, KINDS};
 use crate::measure::sampler::StopReason;
-use crate::record::run::Run;
-use crate::record::run::{OperationResult, RunRecord, DRIFT};
+use crate::record::latency::Latency;
+use crate::record::latency::{LatencyRecord, OperationResult, DRIFT};
 use crate::report::data::Input;
 use crate::report::doc::{strong, text, Block, Cell, Mark, Table};
 use crate::units;
@@ -89,14 +89,14 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     for kind in KINDS {
         (kind.method)(data, blocks);
     }
-    for (i, input) in data.of::<Run>().iter().enumerate() {
+    for (i, input) in data.of::<Latency>().iter().enumerate() {
         run_method(blocks, i, input);
     }
     Ok(())
 }
 
 /// The timers, sampling settings and stopped or drifting operations of the `i`-th run.
-fn run_method(blocks: &mut Vec<Block>, i: usize, input: &Input<RunRecord>) {
+fn run_method(blocks: &mut Vec<Block>, i: usize, input: &Input<LatencyRecord>) {
     let r = &input.record;
     let s = &r.config.sampler;
     h3(

@@ -22,7 +22,7 @@
 
 use super::data::{Dataset, Input};
 use super::doc::{Block, Document, Para};
-use crate::record::run::RunRecord;
+use crate::record::latency::LatencyRecord;
 
 mod common;
 mod intro;
@@ -49,7 +49,7 @@ pub struct Context<'a> {
     /// Every file given, in order.
     pub data: &'a Dataset,
     /// The run the charts and tables describe (the last one given), if any.
-    pub primary: Option<&'a Input<RunRecord>>,
+    pub primary: Option<&'a Input<LatencyRecord>>,
     /// The comparison's noise threshold, as a fraction.
     pub noise: f64,
 }

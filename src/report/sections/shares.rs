@@ -5,8 +5,8 @@ pub mod chart;
 
 use super::common::{pct_cell, single_chart, tags, timed};
 use super::{Context, Section};
-use crate::measure::sampler::Op;
-use crate::record::run::OperationResult;
+use crate::kem::Op;
+use crate::record::latency::OperationResult;
 use crate::report::doc::{Block, Cell, Table};
 
 /// The time-distribution section.

@@ -5,7 +5,7 @@
 use super::common::{h3, int_cell, level_cell, ns_cell, para, primary, say};
 use super::{Context, Section};
 use crate::record::ct::{Ct, Verdicts};
-use crate::record::run::{BenchResult, RunRecord};
+use crate::record::latency::{BenchResult, LatencyRecord};
 use crate::report::doc::{code, strong, text, Block, Cell, Table, Tags};
 use crate::report::summary::{baselines, fastest_implementations, fastest_per_level, Fastest};
 use crate::units;
@@ -45,7 +45,7 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
 }
 
 /// The implementations that failed the correctness check, if any.
-fn failures(run: &RunRecord, blocks: &mut Vec<Block>) {
+fn failures(run: &LatencyRecord, blocks: &mut Vec<Block>) {
     let failed: Vec<&BenchResult> = run
         .results
         .iter()
@@ -71,7 +71,7 @@ fn failures(run: &RunRecord, blocks: &mut Vec<Block>) {
 }
 
 /// The fastest algorithm at each NIST level, then the classical baselines.
-fn levels(run: &RunRecord, fastest: &[Fastest], blocks: &mut Vec<Block>) {
+fn levels(run: &LatencyRecord, fastest: &[Fastest], blocks: &mut Vec<Block>) {
     let x25519 = fastest
         .iter()
         .find(|f| f.algorithm.eq_ignore_ascii_case("X25519"))

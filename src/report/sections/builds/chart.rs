@@ -1,4 +1,4 @@
-//! The builds section's heat map: one algorithm's matrix ([`crate::record::run::matrix`]), a
+//! The builds section's heat map: one algorithm's matrix ([`crate::record::latency::matrix`]), a
 //! column per flag set and a row per source × compiler, each cell one build's fastest-round
 //! median and its ratio to the baseline, coloured by that ratio on a diverging log scale (blue
 //! faster, red slower, white the same), the fastest build starred and outlined, and the colour
@@ -9,7 +9,7 @@
 //! would only have to be switched off.
 
 use crate::kem::flags_unoptimised;
-use crate::record::run::matrix::{Cell as MatrixCell, Matrix};
+use crate::record::latency::matrix::{Cell as MatrixCell, Matrix};
 use crate::report::charts::{err, label_column_width, label_style, text_width, SMALL};
 use crate::report::doc::{slug, Chart, Embed};
 use crate::units;
@@ -357,8 +357,8 @@ fn scale(
 mod tests {
     use super::*;
     use crate::export::fixture::{self, build_id};
-    use crate::measure::sampler::Op;
-    use crate::record::run::matrix::matrices;
+    use crate::kem::Op;
+    use crate::record::latency::matrix::matrices;
 
     fn fixture_map() -> Matrix {
         matrices(&fixture::run_with_builds(), Op::Exchange).remove(0)

@@ -3,8 +3,8 @@
 //! interval, on a log scale centred on 1, the noise band shaded. Filled markers are significant
 //! changes (verdict faster or slower), hollow ones within noise.
 
-use crate::measure::sampler::Op;
-use crate::record::run::compare::Report;
+use crate::kem::Op;
+use crate::record::latency::compare::Report;
 use crate::report::charts::{
     self, err, label_style, legend_row, op_color, pair_label, truncate, LegendEntry, Shape, Ticked,
     FONT, MEDIUM, SMALL,
@@ -232,13 +232,13 @@ mod tests {
     #[test]
     fn draws_a_row_per_common_implementation() {
         let a = fixture::run();
-        let report = crate::record::run::compare::compare(&a, &a, 0.02);
+        let report = crate::record::latency::compare::compare(&a, &a, 0.02);
         let c = chart(2, "a.json", "b.json", &report).unwrap().unwrap();
         assert_eq!(c.id, "chart-compare-2");
         assert!(c.svg.contains("MockKEM · mock/correct"));
         let mut empty = fixture::run();
         empty.results.clear();
-        let none = crate::record::run::compare::compare(&a, &empty, 0.02);
+        let none = crate::record::latency::compare::compare(&a, &empty, 0.02);
         assert!(chart(2, "a", "b", &none).unwrap().is_none());
     }
 }

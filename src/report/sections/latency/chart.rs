@@ -2,8 +2,8 @@
 //! (algorithm, implementation), the median per call on a logarithmic axis, with whiskers from
 //! the median's 95% bootstrap confidence interval.
 
-use crate::measure::sampler::Op;
-use crate::record::run::{BenchResult, RunRecord};
+use crate::kem::Op;
+use crate::record::latency::{BenchResult, LatencyRecord};
 use crate::report::charts::{
     decades, err, legend, legend_width, log_ticks, ns_tick, pair_label, series_color, truncate,
     LegendEntry, Shape, Ticked, FONT, LEGEND_LINE, MEDIUM, SMALL,
@@ -16,7 +16,7 @@ use plotters::prelude::*;
 const WIDTH: u32 = 1000;
 
 /// The families of a run's timed results, in the order first measured.
-pub fn families(run: &RunRecord) -> Vec<String> {
+pub fn families(run: &LatencyRecord) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for r in timed(run) {
         if !out.contains(&r.family) {
@@ -27,7 +27,7 @@ pub fn families(run: &RunRecord) -> Vec<String> {
 }
 
 /// One chart per family of the run (none for a run with nothing timed).
-pub fn charts(run: &RunRecord) -> anyhow::Result<Vec<Chart>> {
+pub fn charts(run: &LatencyRecord) -> anyhow::Result<Vec<Chart>> {
     families(run)
         .into_iter()
         .map(|family| {

@@ -2,8 +2,8 @@
 //! deepest stack of one call, side by side, one row per (algorithm, implementation) with a bar
 //! per operation, log scale. Zero is written as `0` and an unmeasured value as `n/a`.
 
-use crate::measure::sampler::Op;
-use crate::record::run::{BenchResult, OperationResult, RunRecord};
+use crate::kem::Op;
+use crate::record::latency::{BenchResult, LatencyRecord, OperationResult};
 use crate::report::charts::{
     self, binary_bounds, binary_ticks, bytes_tick, err, label_style, legend_row, op_color,
     pair_label, truncate, LegendEntry, Shape, Ticked, FONT, MEDIUM, SMALL,
@@ -21,7 +21,7 @@ pub const OPS: [Op; 3] = [Op::Keygen, Op::Encaps, Op::Decaps];
 type Metric = fn(&OperationResult) -> Option<u64>;
 
 /// The chart, or `None` when nothing was measured.
-pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
+pub fn chart(run: &LatencyRecord) -> anyhow::Result<Option<Chart>> {
     let rows: Vec<&BenchResult> = run
         .results
         .iter()

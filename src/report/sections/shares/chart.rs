@@ -1,8 +1,8 @@
 //! Where the time of an exchange goes: one stacked bar per (algorithm, implementation), the
 //! shares of keygen, encaps and decaps in keygen + encaps + decaps (`share_of_exchange`).
 
-use crate::measure::sampler::Op;
-use crate::record::run::RunRecord;
+use crate::kem::Op;
+use crate::record::latency::LatencyRecord;
 use crate::report::charts::stacked::{stacked, Stacked};
 use crate::report::charts::{self, pair_label, truncate, Shape};
 use crate::report::doc::{Chart, Embed};
@@ -11,7 +11,7 @@ use crate::report::doc::{Chart, Embed};
 pub const PARTS: [Op; 3] = [Op::Keygen, Op::Encaps, Op::Decaps];
 
 /// The chart, or `None` when no result has shares.
-pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
+pub fn chart(run: &LatencyRecord) -> anyhow::Result<Option<Chart>> {
     let rows: Vec<(String, Vec<f64>)> = run
         .results
         .iter()

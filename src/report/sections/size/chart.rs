@@ -3,8 +3,8 @@
 //! marker shape by claimed NIST level. Each algorithm is labelled once, at its fastest
 //! implementation, where the label does not collide with another label or a point.
 
-use crate::measure::sampler::Op;
-use crate::record::run::{BenchResult, RunRecord};
+use crate::kem::Op;
+use crate::record::latency::{BenchResult, LatencyRecord};
 use crate::report::charts::{
     binary_bounds, binary_ticks, bytes_tick, decades, draw_shape, err, family_color, label_style,
     legend, legend_width, level_shape, log_ticks, ns_tick, text_width, LegendEntry, Shape, FONT,
@@ -25,7 +25,7 @@ fn overlaps(a: Boxed, b: Boxed) -> bool {
 }
 
 /// The chart, or `None` when no implementation has an exchange median.
-pub fn chart(run: &RunRecord) -> anyhow::Result<Option<Chart>> {
+pub fn chart(run: &LatencyRecord) -> anyhow::Result<Option<Chart>> {
     let points: Vec<(&BenchResult, f64)> = run
         .results
         .iter()

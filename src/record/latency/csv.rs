@@ -1,7 +1,7 @@
 //! A latency run as CSV: one row per (algorithm, implementation, operation), units in the
 //! column names.
 
-use super::{BenchResult, RunRecord};
+use super::{BenchResult, LatencyRecord};
 use crate::measure::counters::Counters;
 use crate::units::or_empty as opt;
 
@@ -56,7 +56,7 @@ pub const HEADER: &[&str] = &[
 ];
 
 /// The CSV rows of one result.
-pub fn rows(_run: &RunRecord, r: &BenchResult) -> Vec<Vec<String>> {
+pub fn rows(_run: &LatencyRecord, r: &BenchResult) -> Vec<Vec<String>> {
     let mut rows = Vec::new();
     for o in &r.operations {
         let c = match &o.counters {

@@ -7,16 +7,15 @@ use super::skeleton;
 use crate::engine::cpu::pin_current_thread;
 use crate::engine::quick_check;
 use crate::measure::counters::Pmu;
-use crate::measure::sampler::{Op, OpSampler};
+use crate::kem::Op;
+use crate::measure::sampler::OpSampler;
 use crate::providers::registry::Registry;
-use crate::record::run::OperationResult;
-use std::io::{BufRead, Write};
+use crate::record::latency::OperationResult;
+use std::io::BufRead;
 use std::time::Duration;
 
 fn send(r: &Reply) -> std::io::Result<()> {
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "{}", protocol::encode(r))?;
-    out.flush()
+    protocol::WIRE.send(r)
 }
 
 fn next(
@@ -24,7 +23,13 @@ fn next(
 ) -> anyhow::Result<Option<Request>> {
     match lines.next() {
         None => Ok(None),
-        Some(line) => Ok(Some(serde_json::from_str(&line?)?)),
+        Some(line) => {
+            let line = line?;
+            match protocol::WIRE.decode(&line) {
+                Some(request) => Ok(Some(request?)),
+                None => anyhow::bail!("not a request: {line:?}"),
+            }
+        }
     }
 }
 

@@ -1,4 +1,4 @@
-//! The record of `kembench run`: every statistic with its unit in its name, the raw samples,
+//! The latency kind, the record of `kembench run` ([`Latency`]; "run" alone is any stored run): every statistic with its unit in its name, the raw samples,
 //! the configuration, the timers, and how each benchmark ended.
 
 pub mod console;
@@ -11,7 +11,8 @@ use super::metrics::{Measure, Metric};
 use super::compare::{Asked, Comparison, Compares};
 use super::{Benchmark, Facts, Failure, FailureKind, Kind, Record, ResultStatus};
 use crate::measure::counters::Counters;
-use crate::measure::sampler::{Op, Sampled, SamplerConfig, StopReason};
+use crate::kem::Op;
+use crate::measure::sampler::{Sampled, SamplerConfig, StopReason};
 use crate::measure::timer::Timers;
 use crate::stats::{self, OutlierCounts};
 use crate::verify::Outcome;
@@ -229,7 +230,7 @@ impl BenchResult {
 
 /// The configuration a run was made with.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunConfig {
+pub struct LatencyConfig {
     /// `default` (the default suite), `all`, or `filtered`.
     pub selection: String,
     /// Algorithm filters given.
@@ -262,7 +263,7 @@ pub struct RunConfig {
 /// What a latency run records beside the common header, before `kind`: whether Ctrl-C (or a
 /// crash of `run` itself) stopped it, and when it was resumed.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct RunState {
+pub struct LatencyState {
     /// Stopped by Ctrl-C before every benchmark completed.
     #[serde(default)]
     pub interrupted: bool,
@@ -274,7 +275,7 @@ pub struct RunState {
 /// What a latency run records after the environment: how its timers, counters and heap
 /// meter behave on this machine.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RunMeasured {
+pub struct LatencyMeasured {
     /// Timer resolution and overhead measured at the start.
     pub timers: Timers,
     /// Why hardware counters are unavailable, when they are.
@@ -311,9 +312,11 @@ impl std::fmt::Display for SecretKeys {
 
 /// The latency run record kind.
 #[derive(Debug, Clone, Copy)]
-pub struct Run;
+pub struct Latency;
 
-impl Kind for Run {
+kind_fields!(LatencyConfig, LatencyState);
+
+impl Kind for Latency {
     const FACTS: Facts = Facts {
         file_kind: "kembench-run",
         store_kind: "run",
@@ -329,13 +332,13 @@ impl Kind for Run {
             flame_graphs: false,
         },
     };
-    type State = RunState;
-    type Config = RunConfig;
-    type Measured = RunMeasured;
+    type State = LatencyState;
+    type Config = LatencyConfig;
+    type Measured = LatencyMeasured;
     type Result = BenchResult;
 
     /// `default`, `all`, or the filters, e.g. `--alg ML-KEM-* --impl liboqs`.
-    fn selection(c: &RunConfig) -> String {
+    fn selection(c: &LatencyConfig) -> String {
         if c.selection != "filtered" {
             return c.selection.clone();
         }
@@ -347,29 +350,13 @@ impl Kind for Run {
         )
     }
 
-    fn planned(c: &RunConfig) -> &[String] {
-        &c.planned
-    }
-
-    fn planned_mut(config: &mut RunConfig) -> &mut Vec<String> {
-        &mut config.planned
-    }
-
-    fn interrupted(state: &RunState) -> bool {
-        state.interrupted
-    }
-
-    fn set_interrupted(state: &mut RunState, interrupted: bool) {
-        state.interrupted = interrupted;
-    }
-
-    fn tables(record: &RunRecord, items: &[BenchResult]) -> crate::table::Tables {
+    fn tables(record: &LatencyRecord, items: &[BenchResult]) -> crate::table::Tables {
         tables::tables(record, items)
     }
 
     const CSV_HEADER: &'static [&'static str] = csv::HEADER;
 
-    fn csv_rows(record: &RunRecord, result: &BenchResult) -> Vec<Vec<String>> {
+    fn csv_rows(record: &LatencyRecord, result: &BenchResult) -> Vec<Vec<String>> {
         csv::rows(record, result)
     }
 
@@ -424,8 +411,8 @@ impl Kind for Run {
     }
 
     fn compare<'a>(
-        old: &'a RunRecord,
-        new: &'a RunRecord,
+        old: &'a LatencyRecord,
+        new: &'a LatencyRecord,
         asked: Asked<'a>,
     ) -> Option<Box<dyn Comparison + 'a>> {
         Some(Box::new(compare::Compared::new(old, new, asked)))
@@ -433,7 +420,7 @@ impl Kind for Run {
 }
 
 /// A whole run: what `--json` writes.
-pub type RunRecord = Record<Run>;
+pub type LatencyRecord = Record<Latency>;
 
 impl Benchmark for BenchResult {
     fn measured(&self) -> bool {

@@ -1,4 +1,5 @@
-//! `run`: measure every selected implementation after a quick correctness check, each in its
+//! The latency engine, `kembench run` (its records are [`crate::record::latency`]): measure every
+//! selected implementation after a quick correctness check, each in its
 //! own worker process (a crash or hang there ends only that benchmark), in interleaved rounds.
 #![cfg(feature = "app")]
 
@@ -8,9 +9,10 @@ pub mod worker;
 
 use crate::engine::ended::{failure, Ended};
 use crate::kem::Kem;
-use crate::measure::sampler::{Op, SamplerConfig};
+use crate::kem::Op;
+use crate::measure::sampler::SamplerConfig;
 use crate::measure::timer::Timers;
-use crate::record::run::{BenchResult};
+use crate::record::latency::{BenchResult};
 use crate::record::{Failure};
 use crate::record::Benchmark;
 use crate::verify::Outcome;

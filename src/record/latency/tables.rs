@@ -8,9 +8,10 @@
 //! every figure; the report the timed operations with their family, level and why sampling
 //! stopped.
 
-use super::{console, BenchResult, FailureKind, OperationResult, RunRecord};
+use super::{console, BenchResult, FailureKind, OperationResult, LatencyRecord};
 use crate::measure::counters::Counters;
-use crate::measure::sampler::{Op, StopReason};
+use crate::kem::Op;
+use crate::measure::sampler::StopReason;
 use crate::record::Benchmark;
 use crate::table::{
     level_text, Cell, Column, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT,
@@ -21,7 +22,7 @@ use crate::verify::Outcome;
 
 /// Every table of `record` over `items` (its results, or while the Markdown export streams,
 /// one result or the first few), with what is said around them.
-pub fn tables(record: &RunRecord, items: &[BenchResult]) -> Tables {
+pub fn tables(record: &LatencyRecord, items: &[BenchResult]) -> Tables {
     let e = &record.environment;
     Tables {
         title: format!("kembench run, {}", record.started_at),

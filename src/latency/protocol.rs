@@ -1,14 +1,17 @@
 //! What `run` and its benchmark worker processes say to each other: one JSON message per
-//! line, requests on the worker's stdin, replies on its stdout behind [`PREFIX`] (so that
-//! anything a C library prints there cannot be mistaken for a reply).
+//! line, requests on the worker's stdin, replies on its stdout, both on the engines' one line
+//! protocol ([`WIRE`], so that anything a C library prints there cannot be mistaken for a
+//! reply).
 
-use crate::measure::sampler::{Op, SamplerConfig};
+use crate::engine::wire::Wire;
+use crate::kem::Op;
+use crate::measure::sampler::SamplerConfig;
 use crate::measure::timer::Timers;
-use crate::record::run::BenchResult;
+use crate::record::latency::BenchResult;
 use serde::{Deserialize, Serialize};
 
-/// Marks a reply line on the worker's stdout.
-pub const PREFIX: &str = "KEMBENCH-WORKER ";
+/// `run`'s channel: its prefix marks a request or reply line.
+pub const WIRE: Wire = Wire::new("KEMBENCH-WORKER ");
 
 /// Everything a worker needs to know, sent first.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -67,36 +70,4 @@ pub enum Reply {
     Finished(Box<BenchResult>),
     /// The worker cannot go on (unknown implementation, bad request).
     Fatal(String),
-}
-
-/// One reply line.
-pub fn encode(r: &Reply) -> String {
-    format!(
-        "{PREFIX}{}",
-        serde_json::to_string(r).expect("replies always serialise")
-    )
-}
-
-/// The reply on a line, if it holds one.
-pub fn decode(line: &str) -> Option<Result<Reply, serde_json::Error>> {
-    line.strip_prefix(PREFIX).map(serde_json::from_str)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn replies_survive_the_line_format_and_other_output_is_not_a_reply() {
-        let line = encode(&Reply::RoundDone {
-            error: Some("x\ny".into()),
-        });
-        assert!(!line.contains('\n'));
-        match decode(&line) {
-            Some(Ok(Reply::RoundDone { error })) => assert_eq!(error.as_deref(), Some("x\ny")),
-            other => panic!("{other:?}"),
-        }
-        assert!(decode("liboqs says hello").is_none());
-        assert!(matches!(decode("KEMBENCH-WORKER {bad"), Some(Err(_))));
-    }
 }

@@ -8,8 +8,9 @@
 //! `--wide` ([`WIDE`]) gives every operation's matrix and lists every note in full.
 
 use super::matrix::{matrices, Matrix};
-use super::{BenchResult, OperationResult, RunRecord, DRIFT};
-use crate::measure::sampler::{Op, StopReason};
+use super::{BenchResult, OperationResult, LatencyRecord, DRIFT};
+use crate::kem::Op;
+use crate::measure::sampler::StopReason;
 use crate::record::Benchmark;
 use crate::table::{Cell, Column, Table, Targets, CONSOLE, FIT, WIDE};
 use crate::units;
@@ -58,7 +59,7 @@ pub fn instructions(results: &[BenchResult]) -> Table {
 /// The builds matrices of a run (none when the run measured fewer than two builds of an
 /// algorithm): the exchange's on the console, every operation's (keygen, encaps, decaps too)
 /// with `--wide`; a blank line between two.
-pub fn matrix_tables(rec: &RunRecord) -> Vec<Table> {
+pub fn matrix_tables(rec: &LatencyRecord) -> Vec<Table> {
     let mut out: Vec<Table> = Vec::new();
     for (op, targets) in [
         (Op::Exchange, CONSOLE),
@@ -82,7 +83,7 @@ pub fn matrix_tables(rec: &RunRecord) -> Vec<Table> {
 
 /// The source trees (`builds --source`) the run's builds were compiled from, one line each:
 /// which version of which tree, at which commit or content digest.
-fn tree_sources(rec: &RunRecord) -> Option<String> {
+fn tree_sources(rec: &LatencyRecord) -> Option<String> {
     let mut seen: Vec<(&str, &str)> = Vec::new();
     for b in &rec.environment.builds {
         let source = b.source.split('/').next().unwrap_or_default();
@@ -171,7 +172,7 @@ fn matrix(m: &Matrix, targets: Targets) -> Table {
 /// Every operation that `pick` selects, as `algorithm@implementation operation`, in table
 /// order.
 fn picked(
-    record: &RunRecord,
+    record: &LatencyRecord,
     pick: impl Fn(&OperationResult) -> bool,
 ) -> Vec<(String, &OperationResult)> {
     let mut out = Vec::new();
@@ -210,7 +211,7 @@ fn worst_of(
 
 /// Timers, counters, heap, drift and cut-short notes below the tables. [`FIT`] counts the
 /// drifting and imprecise operations and names the worst few; [`WIDE`] lists them all.
-pub fn notes(record: &RunRecord) -> Vec<(Targets, String)> {
+pub fn notes(record: &LatencyRecord) -> Vec<(Targets, String)> {
     let t = &record.measured.timers;
     let timers = |wide: bool| {
         let tsc = match (t.tsc, t.tsc_ticks_per_ns) {
@@ -253,7 +254,7 @@ pub fn notes(record: &RunRecord) -> Vec<(Targets, String)> {
 }
 
 /// [`WIDE`]: every drifting and every imprecise operation.
-fn lists(record: &RunRecord) -> Vec<String> {
+fn lists(record: &LatencyRecord) -> Vec<String> {
     let mut out = Vec::new();
     let drifted = all_of(&picked(record, OperationResult::drifted), |o| {
         format!("rounds {:.0}% apart", o.round_spread * 100.0)
@@ -292,7 +293,7 @@ fn lists(record: &RunRecord) -> Vec<String> {
 }
 
 /// [`FIT`]: how many operations drifted or stopped short, and the worst few of each.
-fn summary(record: &RunRecord) -> Vec<String> {
+fn summary(record: &LatencyRecord) -> Vec<String> {
     let mut out = Vec::new();
     let total: usize = record.results.iter().map(|r| r.operations.len()).sum();
     let drifted = picked(record, OperationResult::drifted);
@@ -328,7 +329,7 @@ fn summary(record: &RunRecord) -> Vec<String> {
 /// the fastest build among those advised (★: neither an unexplained finding nor a known issue)
 /// and the faster ones passed over. No table when the run measured no builds matrix or no
 /// build was screened.
-pub fn screening(rec: &RunRecord, verdicts: &crate::record::ct::Verdicts) -> Vec<Table> {
+pub fn screening(rec: &LatencyRecord, verdicts: &crate::record::ct::Verdicts) -> Vec<Table> {
     if verdicts.is_empty() {
         return Vec::new();
     }
@@ -389,7 +390,7 @@ mod tests {
     use super::*;
     use crate::export::fixture;
     use crate::output::{Width, WIDTH};
-    use crate::record::run::tables::latency;
+    use crate::record::latency::tables::latency;
     use crate::record::{Failure, FailureKind};
 
     /// The latency table as the console shows it in `layout`.
@@ -398,14 +399,14 @@ mod tests {
     }
 
     /// What the console says under the tables in `layout`, from the timers on.
-    fn notes(r: &RunRecord, layout: Width, elsewhere: &[String]) -> String {
+    fn notes(r: &LatencyRecord, layout: Width, elsewhere: &[String]) -> String {
         let all = crate::output::tables(r, layout, elsewhere);
         all[all.find("Timers:").expect("the timers are said")..].to_string()
     }
 
     /// The fixture under the longest real names, with a crash, a failed check and a stopped
     /// benchmark whose messages are long, and `drifted` operations with growing spreads.
-    fn record(drifted: usize) -> RunRecord {
+    fn record(drifted: usize) -> LatencyRecord {
         let mut r = fixture::run();
         let good = r.results[0].clone();
         let named = |alg: &str, imp: &str| BenchResult {

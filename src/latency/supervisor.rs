@@ -3,7 +3,7 @@
 
 use super::protocol::{self, Init, Reply, Request};
 use crate::engine::ended::Ended;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::Path;
 use std::process::{Child, ChildStdin, Command, Stdio};
@@ -75,7 +75,7 @@ impl Worker {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                match protocol::decode(&line) {
+                match protocol::WIRE.decode(&line) {
                     Some(r) => {
                         if tx.send(Some(r.map_err(|e| e.to_string()))).is_err() {
                             return;
@@ -107,11 +107,7 @@ impl Worker {
         timeout: Duration,
         abort: &dyn Fn() -> bool,
     ) -> Result<Reply, Ended> {
-        let line = serde_json::to_string(req).expect("requests always serialise");
-        let sent = self
-            .stdin
-            .as_mut()
-            .map(|s| writeln!(s, "{line}").and_then(|_| s.flush()));
+        let sent = self.stdin.as_mut().map(|s| protocol::WIRE.write(s, req));
         if !matches!(sent, Some(Ok(()))) {
             return Err(self.reap());
         }

@@ -16,8 +16,8 @@
 
 use crate::kem::BuildFacts;
 use crate::record::ct::{Verdict, Verdicts};
-use crate::measure::sampler::Op;
-use crate::record::run::{BenchResult, RunRecord};
+use crate::kem::Op;
+use crate::record::latency::{BenchResult, LatencyRecord};
 use serde::Serialize;
 
 /// One build's figure.
@@ -86,13 +86,13 @@ fn figure(r: &BenchResult, op: Op) -> Option<(f64, Option<u64>)> {
 
 /// Every algorithm's matrix for `op`, over the builds the run measured (none when it measured
 /// no build), with no constant-time verdict.
-pub fn matrices(rec: &RunRecord, op: Op) -> Vec<Matrix> {
+pub fn matrices(rec: &LatencyRecord, op: Op) -> Vec<Matrix> {
     matrices_with(rec, op, &Verdicts::none())
 }
 
 /// Every algorithm's matrix for `op`, each build marked with its verdict in `verdicts` and the
 /// fastest chosen among those it advises ([`Verdicts::advisable`]).
-pub fn matrices_with(rec: &RunRecord, op: Op, verdicts: &Verdicts) -> Vec<Matrix> {
+pub fn matrices_with(rec: &LatencyRecord, op: Op, verdicts: &Verdicts) -> Vec<Matrix> {
     let facts = |id: &str| -> Option<&BuildFacts> {
         rec.environment
             .builds
@@ -337,7 +337,7 @@ mod tests {
     }
 
     /// The fixture with every `-O2` build's flag set replaced by `flags`.
-    fn o2_built_with(flags: &str) -> RunRecord {
+    fn o2_built_with(flags: &str) -> LatencyRecord {
         let mut rec = fixture::run_with_builds();
         for b in &mut rec.environment.builds {
             if b.flags == "-O2" {

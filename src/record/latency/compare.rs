@@ -9,9 +9,9 @@
 //! samples are not independent, and two runs of the same code would otherwise be called
 //! different.
 
-use crate::measure::sampler::Op;
+use crate::kem::Op;
 use crate::record::compare::{self as shared, diff, environment_differences, Asked, EnvDifference};
-use crate::record::run::RunRecord;
+use crate::record::latency::LatencyRecord;
 use crate::stats::{self, Comparison, Verdict};
 use crate::table::{Cell, Column, Mark, Tables};
 use serde::Serialize;
@@ -69,7 +69,7 @@ impl Report {
 }
 
 /// Environment and version differences between two runs.
-fn env_differences(a: &RunRecord, b: &RunRecord) -> Vec<EnvDifference> {
+fn env_differences(a: &LatencyRecord, b: &LatencyRecord) -> Vec<EnvDifference> {
     let mut d = environment_differences(&a.environment, &b.environment);
     diff(
         &mut d,
@@ -87,7 +87,7 @@ fn env_differences(a: &RunRecord, b: &RunRecord) -> Vec<EnvDifference> {
 }
 
 /// Compares two runs, `old` then `new`.
-pub fn compare(old: &RunRecord, new: &RunRecord, noise_threshold: f64) -> Report {
+pub fn compare(old: &LatencyRecord, new: &LatencyRecord, noise_threshold: f64) -> Report {
     let mut rows = Vec::new();
     let mut unmatched = Vec::new();
     for ra in &old.results {
@@ -167,14 +167,14 @@ pub fn compare(old: &RunRecord, new: &RunRecord, noise_threshold: f64) -> Report
 /// The comparison of two runs as `compare` shows it.
 pub struct Compared<'a> {
     report: Report,
-    old: &'a RunRecord,
-    new: &'a RunRecord,
+    old: &'a LatencyRecord,
+    new: &'a LatencyRecord,
     asked: Asked<'a>,
 }
 
 impl<'a> Compared<'a> {
     /// Compares `old` and `new`, named and thresholded as `asked`.
-    pub fn new(old: &'a RunRecord, new: &'a RunRecord, asked: Asked<'a>) -> Compared<'a> {
+    pub fn new(old: &'a LatencyRecord, new: &'a LatencyRecord, asked: Asked<'a>) -> Compared<'a> {
         Compared {
             report: compare(old, new, asked.noise),
             old,
@@ -185,7 +185,7 @@ impl<'a> Compared<'a> {
 }
 
 /// What a run measured, for messages: `ML-KEM-768@liboqs, X25519@aws-lc` (or `nothing`).
-fn measured(r: &RunRecord) -> String {
+fn measured(r: &LatencyRecord) -> String {
     let labels: Vec<String> = r
         .results
         .iter()
@@ -284,7 +284,7 @@ mod tests {
     use super::*;
     use crate::export::fixture;
 
-    fn scaled(run: &RunRecord, factor: f64) -> RunRecord {
+    fn scaled(run: &LatencyRecord, factor: f64) -> LatencyRecord {
         let mut r = run.clone();
         for res in &mut r.results {
             for o in &mut res.operations {
@@ -298,7 +298,7 @@ mod tests {
     }
 
     /// Deterministic noisy samples around `centre` (±2%).
-    fn noisy(run: &RunRecord, centre: f64, seed: u64) -> RunRecord {
+    fn noisy(run: &LatencyRecord, centre: f64, seed: u64) -> LatencyRecord {
         let mut r = run.clone();
         let mut s = seed;
         for res in &mut r.results {
@@ -364,7 +364,7 @@ mod tests {
 
     #[test]
     fn a_run_from_before_kept_keys_is_flagged_as_measuring_other_work() {
-        use crate::record::run::SecretKeys;
+        use crate::record::latency::SecretKeys;
         let new = fixture::run();
         let mut old = new.clone();
         old.measured.decaps_secret_key = SecretKeys::Bytes;
@@ -375,7 +375,7 @@ mod tests {
         // A record without the field (written before) reads as bytes.
         let mut v = serde_json::to_value(&new).unwrap();
         v.as_object_mut().unwrap().remove("decaps_secret_key");
-        let back: RunRecord = serde_json::from_value(v).unwrap();
+        let back: LatencyRecord = serde_json::from_value(v).unwrap();
         assert_eq!(back.measured.decaps_secret_key, SecretKeys::Bytes);
     }
 

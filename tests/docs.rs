@@ -10,7 +10,9 @@
 //!   flags that it takes.
 //! - The examples of a ```` ```sh run ```` block are run, in the order written, each in a
 //!   scratch directory with a store and a build cache of the test's own; each must exit 0 (or the
-//!   code a trailing `# exits N` names).
+//!   code a trailing `# exits N` names). A block marked ```` ```sh run fixture=NAME ```` finds
+//!   the files of `tests/data/NAME/` in its scratch directory first (the package `add` is shown
+//!   adding), as a reader's current directory would hold them.
 //! - The front README stays a front door (at most 300 lines) and links the manual's index, and
 //!   the index links every chapter.
 
@@ -303,6 +305,31 @@ fn the_command_line_checks_fail_on_what_kembench_lacks() {
     assert!(flags_exist("kembench run|list --shard K/N").is_err());
 }
 
+/// The fixture a block's info string names (`sh run fixture=NAME`).
+fn fixture(info: &str) -> Option<&str> {
+    info.split_whitespace()
+        .find_map(|w| w.strip_prefix("fixture="))
+}
+
+/// Copies the files below `from` into `to`, folders included.
+fn copy_tree(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_tree(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_blocks_fixture_is_read_from_its_info_string() {
+    assert_eq!(fixture("sh run fixture=nist-package"), Some("nist-package"));
+    assert_eq!(fixture("sh run"), None);
+}
+
 #[test]
 fn the_examples_marked_to_run_run() {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_kembench"));
@@ -313,7 +340,7 @@ fn the_examples_marked_to_run_run() {
         let md = std::fs::read_to_string(&page).unwrap();
         for (n, b) in blocks(&md)
             .iter()
-            .filter(|b| b.info.split_whitespace().eq(["sh", "run"]))
+            .filter(|b| b.info.split_whitespace().take(2).eq(["sh", "run"]))
             .enumerate()
         {
             // One scratch directory (store, build cache, files) per block: its examples build
@@ -323,6 +350,16 @@ fn the_examples_marked_to_run_run() {
                 page.file_stem().unwrap().to_string_lossy()
             ));
             std::fs::create_dir_all(&dir).unwrap();
+            if let Some(name) = fixture(&b.info) {
+                let from = root().join("tests").join("data").join(name);
+                assert!(
+                    from.is_dir(),
+                    "{}: no fixture {}",
+                    rel(&page),
+                    from.display()
+                );
+                copy_tree(&from, &dir);
+            }
             for e in examples(&b.text) {
                 let args = shlex::split(&e.line).unwrap();
                 let out = std::process::Command::new(&bin)
@@ -349,7 +386,7 @@ fn the_examples_marked_to_run_run() {
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    assert!(ran >= 10, "only {ran} examples ran");
+    assert!(ran >= 13, "only {ran} examples ran");
 }
 
 #[test]

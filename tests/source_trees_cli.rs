@@ -286,6 +286,49 @@ fn a_liboqs_tree_is_built_named_gated_and_gated_against_the_carried_one() {
             assert!(!of_liboqs(l), "liboqs's own code is unchanged: {l}");
         }
     }
+
+    // Versions side by side in one run: the carried build and the slower tree's, interleaved,
+    // each operation of the tree's against the carried one's (the figures are timings, so
+    // only the pairing is asserted here).
+    let o = kb()
+        .args(["run", "--alg", "ML-KEM-768", "--impl", &carried_id])
+        .args(["--impl", &slow_id, "--time-budget", "0.1", "--rounds", "2"])
+        .args(["--json", "versions.json"])
+        .env("COLUMNS", "200")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(out.contains("Versions side by side"), "{out}");
+    let pairs: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(&format!("{carried_id} →")) && !l.contains("fastest"))
+        .collect();
+    assert_eq!(pairs.len(), 4, "keygen, encaps, decaps, exchange: {out}");
+    assert!(out.contains(&slow_id), "{out}");
+
+    // And across two runs: `compare` pairs the carried build with the tree's build of the
+    // same variant, compiler and flags.
+    for (file, id) in [("carried.json", &carried_id), ("slow.json", &slow_id)] {
+        let o = kb()
+            .args(["run", "--alg", "ML-KEM-768", "--impl", id])
+            .args(["--time-budget", "0.1", "--no-store", "--json", file])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let o = kb()
+        .args(["compare", "carried.json", "slow.json", "--json"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{report:#}");
+    for r in rows {
+        assert_eq!(r["implementation"], carried_id.as_str());
+        assert_eq!(r["new_implementation"], slow_id.as_str());
+    }
     std::fs::remove_dir_all(&d).unwrap();
 }
 

@@ -294,6 +294,29 @@ pub fn run_with_builds() -> LatencyRecord {
     rec
 }
 
+/// [`run_with_builds`] with the portable gcc `-O2` build also measured from a source tree
+/// (`pqclean-2026.01+g1a2b3c4`, listed before the carried copy) whose every sample is `factor`
+/// times the carried copy's: two versions of one build, side by side in one run.
+pub fn run_with_versions(factor: f64) -> LatencyRecord {
+    let mut rec = run_with_builds();
+    let carried = build_id("pqclean/clean", "gcc-12", "-O2");
+    let mut tree = rec
+        .results
+        .iter()
+        .find(|r| r.implementation == carried)
+        .expect("the fixture has the portable gcc -O2 build")
+        .clone();
+    tree.implementation = carried.replace("pqclean/", "pqclean-2026.01+g1a2b3c4/");
+    for o in &mut tree.operations {
+        for s in o.raw_samples_ns.iter_mut().chain(&mut o.round_medians_ns) {
+            *s *= factor;
+        }
+        o.median_ns *= factor;
+    }
+    rec.results.insert(1, tree);
+    rec
+}
+
 /// One implementation at one and two threads, with capacity figures.
 pub fn throughput() -> ThroughputRecord {
     let one = crate::record::scaling::calc::point(1, &[(10_000, 1.0)], None, 2);

@@ -5,7 +5,9 @@
 //! environment that a reader must see before trusting any ratio, and the console's lines
 //! around the tables that every kind shares, are here.
 
+use crate::arch::BuildId;
 use crate::env::Environment;
+use crate::record::Benchmark;
 use crate::table::{Cell, Column, Table, Tables, CONSOLE};
 use serde::Serialize;
 
@@ -74,6 +76,45 @@ pub struct EnvDifference {
     pub old: String,
     /// In the new record.
     pub new: String,
+}
+
+/// The benchmark of `other` that `r` (one of `own`) is compared with: the same (algorithm,
+/// implementation); else the one build of the same source, compiler and flags for another
+/// architecture that has no exact partner in `own`; else the one build of the same variant,
+/// compiler and flags of another version of the library (source trees, `builds --source`) that
+/// has none. `compare` of profiles and of latency runs pair their results with it.
+pub fn partner<'b, B: Benchmark>(r: &B, own: &[B], other: &'b [B]) -> Option<&'b B> {
+    let exact = |x: &B, alg: &str, id: &str| x.algorithm() == alg && x.implementation() == id;
+    if let Some(x) = other
+        .iter()
+        .find(|x| exact(x, r.algorithm(), r.implementation()))
+    {
+        return Some(x);
+    }
+    let unpaired = |x: &B| {
+        !own.iter()
+            .any(|o| exact(o, x.algorithm(), x.implementation()))
+    };
+    let key = BuildId::parse(r.implementation()).arch_less;
+    let mut found = other.iter().filter(|x| {
+        x.algorithm() == r.algorithm()
+            && BuildId::parse(x.implementation()).arch_less == key
+            && unpaired(x)
+    });
+    if let (Some(x), None) = (found.next(), found.next()) {
+        return Some(x);
+    }
+    let key = BuildId::version_less(r.implementation());
+    let mut found = other.iter().filter(|x| {
+        x.algorithm() == r.algorithm()
+            && x.implementation() != r.implementation()
+            && BuildId::version_less(x.implementation()) == key
+            && unpaired(x)
+    });
+    match (found.next(), found.next()) {
+        (Some(x), None) => Some(x),
+        _ => None,
+    }
 }
 
 /// Adds `what` to `out` when `old` and `new` differ.

@@ -11,7 +11,7 @@
 
 use crate::kem::Op;
 use crate::record::compare::{self as shared, diff, environment_differences, Asked, EnvDifference};
-use crate::record::latency::LatencyRecord;
+use crate::record::latency::{LatencyRecord, OperationResult};
 use crate::stats::{self, Comparison, Verdict};
 use crate::table::{Cell, Column, Mark, Tables};
 use serde::Serialize;
@@ -27,8 +27,12 @@ const RESAMPLES: usize = 2000;
 pub struct Row {
     /// Algorithm.
     pub algorithm: String,
-    /// Implementation id.
+    /// Implementation id (the old run's).
     pub implementation: String,
+    /// The new run's implementation id, where it is another: the same build of another
+    /// version of the library (source trees) or for another architecture.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_implementation: Option<String>,
     /// Operation.
     pub operation: Op,
     /// Median of the old run (ns).
@@ -86,11 +90,40 @@ fn env_differences(a: &LatencyRecord, b: &LatencyRecord) -> Vec<EnvDifference> {
     d
 }
 
+/// Compares one operation's samples, `old` then `new`: the ratio of medians with its bootstrap
+/// interval, and the Mann–Whitney p-value of the round medians when both have 4 or more rounds
+/// (the larger p-value is the one reported: samples within a round share the machine's state,
+/// the rounds are the replicates, so a change is real only if the rounds differ too).
+pub fn operations(
+    old: &OperationResult,
+    new: &OperationResult,
+    noise_threshold: f64,
+) -> (Comparison, Option<f64>) {
+    let mut c = stats::compare(
+        &old.raw_samples_ns,
+        &new.raw_samples_ns,
+        noise_threshold,
+        SIGNIFICANCE,
+        RESAMPLES,
+        0x636d70,
+    );
+    let rounds_p = (old.round_medians_ns.len() >= 4 && new.round_medians_ns.len() >= 4)
+        .then(|| stats::mann_whitney_p(&old.round_medians_ns, &new.round_medians_ns));
+    if let Some(p) = rounds_p {
+        c.p_value = c.p_value.max(p);
+        if c.p_value >= SIGNIFICANCE {
+            c.verdict = Verdict::WithinNoise;
+        }
+    }
+    (c, rounds_p)
+}
+
 /// Compares two runs, `old` then `new`.
 pub fn compare(old: &LatencyRecord, new: &LatencyRecord, noise_threshold: f64) -> Report {
     let mut rows = Vec::new();
     let mut unmatched = Vec::new();
     for ra in &old.results {
+        let rb = shared::partner(ra, &old.results, &new.results);
         for oa in &ra.operations {
             let label = format!(
                 "{}@{} {}",
@@ -98,33 +131,16 @@ pub fn compare(old: &LatencyRecord, new: &LatencyRecord, noise_threshold: f64) -
                 ra.implementation,
                 oa.operation.as_str()
             );
-            let ob = new
-                .result(&ra.algorithm, &ra.implementation)
-                .and_then(|rb| rb.op(oa.operation));
+            let ob = rb.and_then(|rb| rb.op(oa.operation));
             match ob {
                 Some(ob) if !oa.raw_samples_ns.is_empty() && !ob.raw_samples_ns.is_empty() => {
-                    let mut c = stats::compare(
-                        &oa.raw_samples_ns,
-                        &ob.raw_samples_ns,
-                        noise_threshold,
-                        SIGNIFICANCE,
-                        RESAMPLES,
-                        0x636d70,
-                    );
-                    let rounds_p = (oa.round_medians_ns.len() >= 4
-                        && ob.round_medians_ns.len() >= 4)
-                        .then(|| stats::mann_whitney_p(&oa.round_medians_ns, &ob.round_medians_ns));
-                    if let Some(p) = rounds_p {
-                        // Samples within a round share the machine's state; the rounds are the
-                        // replicates. A change is real only if the rounds differ too.
-                        c.p_value = c.p_value.max(p);
-                        if c.p_value >= SIGNIFICANCE {
-                            c.verdict = Verdict::WithinNoise;
-                        }
-                    }
+                    let (c, rounds_p) = operations(oa, ob, noise_threshold);
                     rows.push(Row {
                         algorithm: ra.algorithm.clone(),
                         implementation: ra.implementation.clone(),
+                        new_implementation: rb
+                            .filter(|rb| rb.implementation != ra.implementation)
+                            .map(|rb| rb.implementation.clone()),
                         operation: oa.operation,
                         old_median_ns: oa.median_ns,
                         new_median_ns: ob.median_ns,
@@ -138,11 +154,8 @@ pub fn compare(old: &LatencyRecord, new: &LatencyRecord, noise_threshold: f64) -
     }
     for rb in &new.results {
         for ob in &rb.operations {
-            let found = old.results.iter().any(|ra| {
-                ra.algorithm == rb.algorithm
-                    && ra.implementation == rb.implementation
-                    && ra.operations.iter().any(|oa| oa.operation == ob.operation)
-            });
+            let found = shared::partner(rb, &new.results, &old.results)
+                .is_some_and(|ra| ra.op(ob.operation).is_some());
             if !found {
                 unmatched.push((
                     format!(
@@ -239,7 +252,10 @@ impl shared::Comparison for Compared<'_> {
             };
             rows.push(vec![
                 Cell::text(&row.algorithm),
-                Cell::text(&row.implementation),
+                Cell::text(&match &row.new_implementation {
+                    Some(n) => format!("{} → {n}", row.implementation),
+                    None => row.implementation.clone(),
+                }),
                 Cell::text(row.operation.as_str()),
                 Cell::ns(row.old_median_ns),
                 Cell::ns(row.new_median_ns),
@@ -389,5 +405,39 @@ mod tests {
             r.unmatched,
             vec![("MockKEM@mock/correct exchange".to_string(), "old")]
         );
+    }
+}
+
+#[cfg(test)]
+mod pairing_tests {
+    use super::*;
+    use crate::export::fixture;
+
+    #[test]
+    fn a_build_is_compared_with_the_same_build_of_another_version_in_the_other_run() {
+        let old = fixture::run_with_builds();
+        let mut new = old.clone();
+        let carried = fixture::build_id("pqclean/clean", "gcc-12", "-O2");
+        let tree = carried.replace("pqclean/", "pqclean-2026.01+g1a2b3c4/");
+        for r in &mut new.results {
+            if r.implementation == carried {
+                r.implementation = tree.clone();
+            }
+        }
+        let report = compare(&old, &new, NOISE_THRESHOLD);
+        let paired: Vec<&Row> = report
+            .rows
+            .iter()
+            .filter(|r| r.implementation == carried)
+            .collect();
+        assert_eq!(paired.len(), 4, "{:#?}", report.rows);
+        for r in &paired {
+            assert_eq!(r.new_implementation.as_deref(), Some(tree.as_str()));
+            assert_eq!(r.comparison.ratio, 1.0);
+        }
+        assert!(report.unmatched.is_empty(), "{:?}", report.unmatched);
+        // Same ids on both sides: nothing named twice.
+        let same = compare(&old, &old, NOISE_THRESHOLD);
+        assert!(same.rows.iter().all(|r| r.new_implementation.is_none()));
     }
 }

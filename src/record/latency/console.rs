@@ -12,7 +12,7 @@ use super::{BenchResult, OperationResult, LatencyRecord, DRIFT};
 use crate::kem::Op;
 use crate::measure::sampler::StopReason;
 use crate::record::Benchmark;
-use crate::table::{Cell, Column, Table, Targets, CONSOLE, FIT, WIDE};
+use crate::table::{Cell, Column, Table, Targets, ALL, CONSOLE, FIT, MARKDOWN, REPORT, WIDE};
 use crate::units;
 
 /// How many drifting or imprecise operations [`FIT`] names.
@@ -79,6 +79,77 @@ pub fn matrix_tables(rec: &LatencyRecord) -> Vec<Table> {
         first.note(CONSOLE, said);
     }
     out
+}
+
+/// Versions side by side ([`super::versions`]): each operation of a build measured at two
+/// versions of its library in this run, the newer over the older, with its interval and
+/// verdict; nothing when the run measured one version of each build.
+pub fn versions(rec: &LatencyRecord) -> Vec<Table> {
+    let pairs = super::versions::side_by_side(rec);
+    if pairs.is_empty() {
+        return Vec::new();
+    }
+    let mut t = Table::new("table-versions");
+    let algorithm = t.add(Column::text("algorithm"));
+    let op = t.add(Column::text("op"));
+    // The console's cells take two lines (the older version above the newer); the Markdown
+    // export's and the report's one value each.
+    let pair = t.add(Column::text("from →\nto"));
+    let medians = t.add(Column::num("median"));
+    let ratio_ci = t.add(Column::num("to/from\n95% CI"));
+    let from = t.add(Column::text("from"));
+    let to = t.add(Column::text("to"));
+    let from_median = t.add(Column::num("from median"));
+    let to_median = t.add(Column::num("to median"));
+    let ratio = t.add(Column::num("to/from"));
+    let ci = t.add(Column::num("95% CI"));
+    let verdict = t.add(Column::text("verdict"));
+    let caption = "Versions side by side: the same build of two versions of one library, measured \
+                   in the same interleaved rounds (median per call; ratio of medians with its \
+                   bootstrap interval)";
+    t.view(CONSOLE, 0, &[algorithm, op, pair, medians, ratio_ci, verdict])
+        .view(
+            MARKDOWN | REPORT,
+            0,
+            &[algorithm, op, from, to, from_median, to_median, ratio, ci, verdict],
+        )
+        .caption(ALL, caption);
+    for v in &pairs {
+        let c = &v.comparison;
+        let (r, interval) = (
+            format!("×{:.3}", c.ratio),
+            format!("{:.3}–{:.3}", c.ratio_ci_low, c.ratio_ci_high),
+        );
+        let row = t.row(None);
+        row.set(algorithm, v.algorithm.clone());
+        row.set(op, v.operation.as_str().to_string());
+        row.set(pair, format!("{} →\n{}", v.from, v.to));
+        row.set(
+            medians,
+            format!(
+                "{}\n{}",
+                units::ns(v.from_median_ns),
+                units::ns(v.to_median_ns)
+            ),
+        );
+        row.set(ratio_ci, format!("{r}\n{interval}"));
+        row.set(from, v.from.clone());
+        row.set(to, v.to.clone());
+        row.set(from_median, units::ns(v.from_median_ns));
+        row.set(to_median, units::ns(v.to_median_ns));
+        row.set(ratio, r);
+        row.set(ci, interval);
+        row.set(
+            verdict,
+            match c.verdict {
+                crate::stats::Verdict::Faster => "faster",
+                crate::stats::Verdict::Slower => "slower",
+                crate::stats::Verdict::WithinNoise => "within noise",
+            }
+            .to_string(),
+        );
+    }
+    vec![t]
 }
 
 /// The source trees (`builds --source`) the run's builds were compiled from, one line each:

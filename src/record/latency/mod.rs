@@ -6,6 +6,7 @@ mod csv;
 pub mod tables;
 pub mod compare;
 pub mod matrix;
+pub mod versions;
 
 use super::metrics::{Measure, Metric};
 use super::compare::{Asked, Comparison, Compares};

@@ -8,7 +8,6 @@
 //! source, compiler and flags built for another (`pqclean/clean@gcc-12:O3` against
 //! `pqclean/clean@gcc-12:O3@s390x`) when neither profile has an exact partner for it.
 
-use crate::arch::BuildId;
 use crate::kem::Op;
 use crate::record::compare::{self as shared, diff, environment_differences, Asked, EnvDifference};
 use crate::record::profile::{OpProfile, ProfileRecord, ProfileResult};
@@ -180,40 +179,13 @@ fn label(r: &ProfileResult) -> String {
     format!("{}@{}", r.algorithm, r.implementation)
 }
 
-/// The result of `other` that `r` (of `own`) is compared with: the same (algorithm,
-/// implementation); else the one build of the same source, compiler and flags for another
-/// architecture that has no exact partner in `own`; else the one build of the same variant,
-/// compiler and flags of another version of the library (source trees) that has none.
+/// The result of `other` that `r` (of `own`) is compared with ([`shared::partner`]).
 fn partner<'b>(
     r: &ProfileResult,
     own: &ProfileRecord,
     other: &'b ProfileRecord,
 ) -> Option<&'b ProfileResult> {
-    if let Some(x) = other.result(&r.algorithm, &r.implementation) {
-        return Some(x);
-    }
-    let key = BuildId::parse(&r.implementation).arch_less;
-    let mut found = other.results.iter().filter(|x| {
-        x.algorithm == r.algorithm
-            && BuildId::parse(&x.implementation).arch_less == key
-            && own.result(&x.algorithm, &x.implementation).is_none()
-    });
-    if let (Some(x), None) = (found.next(), found.next()) {
-        return Some(x);
-    }
-    // Two versions of one library (source trees, `builds --source`): the one build of the
-    // same variant, compiler and flags, whatever the version, with no exact partner in `own`.
-    let key = BuildId::version_less(&r.implementation);
-    let mut found = other.results.iter().filter(|x| {
-        x.algorithm == r.algorithm
-            && x.implementation != r.implementation
-            && BuildId::version_less(&x.implementation) == key
-            && own.result(&x.algorithm, &x.implementation).is_none()
-    });
-    match (found.next(), found.next()) {
-        (Some(x), None) => Some(x),
-        _ => None,
-    }
+    crate::record::compare::partner(r, &own.results, &other.results)
 }
 
 /// Compares two profiles, `old` then `new`.

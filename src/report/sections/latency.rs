@@ -97,10 +97,44 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         id: "chart-latency".into(),
         charts,
     });
-    let t = Table::described(
-        "table-latency",
-        [(input.label.as_str(), &run.tables(&run.results))],
-    );
+    let tables = run.tables(&run.results);
+    let t = Table::described("table-latency", [(input.label.as_str(), &tables)]);
     blocks.push(Block::Table(t));
+    // Two versions of one build measured in this run: the newer against the older.
+    if tables.get("table-versions").is_some() {
+        let t = Table::described("table-versions", [(input.label.as_str(), &tables)]);
+        blocks.push(Block::Table(t));
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::export::fixture;
+    use crate::report::data::AnyRecord;
+
+    fn table_ids(rec: crate::record::latency::LatencyRecord) -> Vec<String> {
+        let d = Dataset::from_records(vec![("r.json".into(), AnyRecord::from(rec))]);
+        let ctx = Context {
+            data: &d,
+            primary: d.primary(),
+            noise: 0.02,
+        };
+        let mut b = Vec::new();
+        build(&ctx, &mut b).unwrap();
+        super::super::common::tables(&b)
+            .into_iter()
+            .map(|t| t.id.clone())
+            .collect()
+    }
+
+    #[test]
+    fn two_versions_of_a_build_get_their_table_and_one_version_none() {
+        assert_eq!(table_ids(fixture::run_with_builds()), ["table-latency"]);
+        assert_eq!(
+            table_ids(fixture::run_with_versions(1.25)),
+            ["table-latency", "table-versions"]
+        );
+    }
 }

@@ -265,6 +265,12 @@ impl<'a> BuildId<'a> {
         }
     }
 
+    /// Whether `id` is a build of a source tree (`builds --source`): its source carries a
+    /// version (`liboqs-0.16.0+g1a2b3c4/auto@gcc-12:O3`), unlike the copy kembench carries.
+    pub fn of_tree(id: &str) -> bool {
+        BuildId::version_less(id) != id
+    }
+
     /// The id without the version of a source tree (`builds --source`): the first part of
     /// the source cut at its `+` (the commit or digest) and then at its `-` (the declared
     /// version), so `liboqs-0.16.0+g1a2b3c4/auto@gcc-12:O3` and `liboqs/auto@gcc-12:O3` are

@@ -34,11 +34,6 @@ pub struct Versions {
     pub comparison: Comparison,
 }
 
-/// Whether `id` names a build of a source tree (its source carries a version: `liboqs-0.13.0+g…`).
-fn is_tree(id: &str) -> bool {
-    BuildId::version_less(id) != id
-}
-
 /// Every pair of versions of one build that `rec` measured, per operation both measured, in
 /// the order the run lists its results.
 pub fn side_by_side(rec: &LatencyRecord) -> Vec<Versions> {
@@ -53,12 +48,12 @@ pub fn side_by_side(rec: &LatencyRecord) -> Vec<Versions> {
             if a.algorithm != b.algorithm
                 || a.implementation == b.implementation
                 || BuildId::version_less(&a.implementation) != BuildId::version_less(&b.implementation)
-                || !(is_tree(&a.implementation) || is_tree(&b.implementation))
+                || !(BuildId::of_tree(&a.implementation) || BuildId::of_tree(&b.implementation))
             {
                 continue;
             }
             // The carried copy first; else the order of the run.
-            let (from, to) = if is_tree(&a.implementation) && !is_tree(&b.implementation) {
+            let (from, to) = if BuildId::of_tree(&a.implementation) && !BuildId::of_tree(&b.implementation) {
                 (*b, *a)
             } else {
                 (*a, *b)

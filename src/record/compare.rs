@@ -78,6 +78,15 @@ pub struct EnvDifference {
     pub new: String,
 }
 
+/// A compared row's implementation: `old`, or `old → new` when it was paired with another id
+/// ([`partner`]).
+pub fn shown_pair(old: &str, new: Option<&str>) -> String {
+    match new {
+        Some(n) => format!("{old} → {n}"),
+        None => old.to_string(),
+    }
+}
+
 /// The benchmark of `other` that `r` (one of `own`) is compared with: the same (algorithm,
 /// implementation); else the one build of the same source, compiler and flags for another
 /// architecture that has no exact partner in `own`; else the one build of the same variant,

@@ -252,10 +252,10 @@ impl shared::Comparison for Compared<'_> {
             };
             rows.push(vec![
                 Cell::text(&row.algorithm),
-                Cell::text(&match &row.new_implementation {
-                    Some(n) => format!("{} → {n}", row.implementation),
-                    None => row.implementation.clone(),
-                }),
+                Cell::text(shared::shown_pair(
+                    &row.implementation,
+                    row.new_implementation.as_deref(),
+                )),
                 Cell::text(row.operation.as_str()),
                 Cell::ns(row.old_median_ns),
                 Cell::ns(row.new_median_ns),

@@ -83,9 +83,10 @@ pub fn matrix_tables(rec: &LatencyRecord) -> Vec<Table> {
 
 /// Versions side by side ([`super::versions`]): each operation of a build measured at two
 /// versions of its library in this run, the newer over the older, with its interval and
-/// verdict; nothing when the run measured one version of each build.
-pub fn versions(rec: &LatencyRecord) -> Vec<Table> {
-    let pairs = super::versions::side_by_side(rec);
+/// verdict, among `items` (a streamed result alone has none); nothing when they hold one
+/// version of each build.
+pub fn versions(items: &[BenchResult]) -> Vec<Table> {
+    let pairs = super::versions::side_by_side(items);
     if pairs.is_empty() {
         return Vec::new();
     }

@@ -39,7 +39,7 @@ pub fn tables(record: &LatencyRecord, items: &[BenchResult]) -> Tables {
                 e.build.rustc,
             ),
         )],
-        tables: [vec![latency(items), console::instructions(items)], console::versions(record), console::matrix_tables(record)].concat(),
+        tables: [vec![latency(items), console::instructions(items)], console::versions(items), console::matrix_tables(record)].concat(),
         outro: [vec![(
             MARKDOWN,
             format!(

@@ -8,7 +8,7 @@
 //! two trees, the one the run planned first.
 
 use super::compare::{operations, NOISE_THRESHOLD};
-use super::{BenchResult, LatencyRecord};
+use super::BenchResult;
 use crate::arch::BuildId;
 use crate::kem::Op;
 use crate::stats::Comparison;
@@ -34,11 +34,10 @@ pub struct Versions {
     pub comparison: Comparison,
 }
 
-/// Every pair of versions of one build that `rec` measured, per operation both measured, in
-/// the order the run lists its results.
-pub fn side_by_side(rec: &LatencyRecord) -> Vec<Versions> {
-    let measured: Vec<&BenchResult> = rec
-        .results
+/// Every pair of versions of one build among `results` (a run's, or the part of them a table
+/// describes), per operation both measured, in the order the run lists them.
+pub fn side_by_side(results: &[BenchResult]) -> Vec<Versions> {
+    let measured: Vec<&BenchResult> = results
         .iter()
         .filter(|r| r.operations.iter().any(|o| !o.raw_samples_ns.is_empty()))
         .collect();
@@ -87,14 +86,14 @@ mod tests {
     use crate::export::fixture;
     use crate::stats::Verdict;
 
-    fn with_tree(factor: f64) -> LatencyRecord {
+    fn with_tree(factor: f64) -> crate::record::latency::LatencyRecord {
         fixture::run_with_versions(factor)
     }
 
     #[test]
     fn two_versions_of_one_build_are_put_side_by_side_the_carried_copy_first() {
         let rec = with_tree(1.25);
-        let v = side_by_side(&rec);
+        let v = side_by_side(&rec.results);
         let ops: Vec<Op> = v.iter().map(|v| v.operation).collect();
         assert_eq!(ops, [Op::Keygen, Op::Encaps, Op::Decaps, Op::Exchange], "{v:#?}");
         for v in &v {
@@ -105,7 +104,7 @@ mod tests {
             assert_eq!(v.comparison.verdict, Verdict::Slower, "{v:?}");
         }
         // The same code at two versions compares equal.
-        for v in side_by_side(&with_tree(1.0)) {
+        for v in side_by_side(&with_tree(1.0).results) {
             assert_eq!(v.comparison.ratio, 1.0, "{v:?}");
             assert_eq!(v.comparison.verdict, Verdict::WithinNoise, "{v:?}");
         }
@@ -114,10 +113,10 @@ mod tests {
     #[test]
     fn builds_of_one_version_are_not_versions() {
         // Compilers and flag sets of one source are the builds matrix, not versions.
-        assert!(side_by_side(&fixture::run_with_builds()).is_empty());
-        let t = super::super::console::versions(&fixture::run_with_builds());
+        assert!(side_by_side(&fixture::run_with_builds().results).is_empty());
+        let t = super::super::console::versions(&fixture::run_with_builds().results);
         assert!(t.is_empty());
-        let t = super::super::console::versions(&with_tree(1.25));
+        let t = super::super::console::versions(&with_tree(1.25).results);
         assert_eq!(t.len(), 1);
     }
 }

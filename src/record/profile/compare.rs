@@ -64,10 +64,7 @@ pub struct ProfileRow {
 impl ProfileRow {
     /// The implementation, or `old → new` when the new one is built for another architecture.
     pub fn shown_implementation(&self) -> String {
-        match &self.new_implementation {
-            Some(n) => format!("{} → {n}", self.implementation),
-            None => self.implementation.clone(),
-        }
+        shared::shown_pair(&self.implementation, self.new_implementation.as_deref())
     }
 }
 

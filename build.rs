@@ -32,6 +32,7 @@ fn main() {
     let dir = env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let dir = Path::new(&dir);
     provider_versions(dir);
+    openssl4_version(dir);
     crate_sources(dir);
     toolchain();
     git(dir);
@@ -81,6 +82,21 @@ fn provider_versions(dir: &Path) {
             println!("cargo:rustc-env=KEMBENCH_DEP_{key}=absent");
         }
     }
+}
+
+/// `KEMBENCH_OPENSSL4_SRC`: the `openssl-src` version locked by OpenSSL 4's worker
+/// (`workers/tls-openssl4/Cargo.lock`), which builds the `openssl4` implementation on first use.
+fn openssl4_version(dir: &Path) {
+    let lock = dir.join("workers/tls-openssl4/Cargo.lock");
+    println!("cargo:rerun-if-changed={}", lock.display());
+    let text = fs::read_to_string(&lock).unwrap_or_default();
+    let v = text
+        .split("[[package]]")
+        // The registry's crate (the worker's `[patch]` is a local shim that depends on it).
+        .find(|p| p.contains("name = \"openssl-src\"") && p.contains("source = \"registry"))
+        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = ")))
+        .map_or("unknown", |v| v.trim_matches('"'));
+    println!("cargo:rustc-env=KEMBENCH_OPENSSL4_SRC={v}");
 }
 
 /// liboqs 0.13's own files that implement its SHA-3 callbacks with OpenSSL (what liboqs builds

@@ -266,7 +266,8 @@ impl<'a> BuildId<'a> {
     }
 
     /// Whether `id` is a build of a source tree (`builds --source`): its source carries a
-    /// version (`liboqs-0.16.0+g1a2b3c4/auto@gcc-12:O3`), unlike the copy kembench carries.
+    /// version (`liboqs-0.16.0+g1a2b3c4/auto@gcc-12:O3`), unlike the copy kembench carries; or
+    /// another release of a linked library ([`RELEASES`]), unlike the one kembench links.
     pub fn of_tree(id: &str) -> bool {
         BuildId::version_less(id) != id
     }
@@ -276,8 +277,15 @@ impl<'a> BuildId<'a> {
     /// version), so `liboqs-0.16.0+g1a2b3c4/auto@gcc-12:O3` and `liboqs/auto@gcc-12:O3` are
     /// both `liboqs/auto@gcc-12:O3`: the same variant, compiler and flags of two versions.
     /// An id whose source has no `+` is returned as it is.
+    ///
+    /// A linked implementation that is another release of a library kembench links ([`RELEASES`]:
+    /// `openssl4`, OpenSSL 4.0.3 beside the linked 3.6) loses its version the same way:
+    /// `openssl4` is `openssl`.
     pub fn version_less(id: &str) -> String {
         let (first, rest) = id.split_at(id.find(['/', '@']).unwrap_or(id.len()));
+        if let Some((_, library)) = RELEASES.iter().find(|(r, _)| *r == first) {
+            return format!("{library}{rest}");
+        }
         match first.split_once('+') {
             Some((tagged, _)) => {
                 let kind = tagged.split_once('-').map_or(tagged, |(k, _)| k);
@@ -288,9 +296,22 @@ impl<'a> BuildId<'a> {
     }
 }
 
+/// Linked implementations that are another release of the library of another linked
+/// implementation: (its id, that implementation's id). The other is the older, kembench's own.
+pub const RELEASES: &[(&str, &str)] = &[("openssl4", "openssl")];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn another_release_of_a_linked_library_is_that_library_without_its_version() {
+        assert_eq!(BuildId::version_less("openssl4"), "openssl");
+        assert!(BuildId::of_tree("openssl4"));
+        assert!(!BuildId::of_tree("openssl"));
+        // Only the whole first part: a provider whose name merely starts alike is itself.
+        assert_eq!(BuildId::version_less("openssl45/x"), "openssl45/x");
+    }
 
     #[test]
     fn a_source_trees_version_is_taken_off_its_id() {

@@ -69,6 +69,8 @@ pub mod interrupt;
 pub mod kem;
 pub mod measure;
 pub mod missing;
+#[cfg(feature = "openssl-stack")]
+pub mod openssl_kem;
 #[cfg(feature = "app")]
 pub mod output;
 #[cfg(feature = "app")]

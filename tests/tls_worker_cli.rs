@@ -93,7 +93,9 @@ fn a_first_build_that_fails_silently_says_how_cargo_ended() {
     let out = tls(&d, &cargo).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("tls: building BoringSSL's worker, 0 s so far: compiling boring-sys v4.13.0"),
+        err.contains(
+            "kembench: building BoringSSL's worker, 0 s so far: compiling boring-sys v4.13.0"
+        ),
         "{err}"
     );
     let why = unavailable(&d);
@@ -158,7 +160,7 @@ fn openssl4s_worker_is_built_the_same_way_and_says_why_when_it_cannot_be() {
         "{err}"
     );
     assert!(
-        err.contains("tls: building OpenSSL 4's worker, 0 s so far: compiling openssl-src"),
+        err.contains("kembench: building OpenSSL 4's worker, 0 s so far: compiling openssl-src"),
         "{err}"
     );
     let why = unavailable(&d);

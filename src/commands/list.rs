@@ -44,13 +44,31 @@ fn catalog(
     layout: crate::output::Width,
 ) -> anyhow::Result<ExitCode> {
     let registry = Registry::new(include_mock);
-    let impls = registry.select(filter)?;
+    let impls = registry.select_unprepared(filter)?;
     let rows = list::rows(&impls);
     if json {
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
     list::print(&rows, &impls, registry.unavailable(), layout);
+    let named: Vec<&str> = impls
+        .iter()
+        .map(|k| k.meta().implementation.as_str())
+        .collect();
+    let mut on_demand: Vec<(&str, &str, usize)> = Vec::new();
+    for k in registry.on_demand() {
+        let m = k.meta();
+        match on_demand
+            .iter_mut()
+            .find(|(id, _, _)| *id == m.implementation)
+        {
+            Some(e) => e.2 += 1,
+            None => on_demand.push((&m.implementation, &m.version, 1)),
+        }
+    }
+    for (id, version, n) in on_demand.iter().filter(|(id, _, _)| !named.contains(id)) {
+        println!("Also, picked only when named: `--impl {id}`, {n} algorithms of {version}.");
+    }
     if !registry.builds().is_empty() {
         println!(
             "{} builds registered (`kembench builds`, `kembench add`): `kembench list --builds`.",

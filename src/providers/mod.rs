@@ -12,6 +12,8 @@ pub mod built;
 pub mod drbg;
 pub mod foreign;
 pub mod mock;
+#[cfg(feature = "openssl")]
+pub mod openssl4;
 pub mod os_random;
 pub mod registry;
 pub mod secrets;
@@ -58,6 +60,28 @@ impl From<Vec<Box<dyn Kem>>> for Offered {
             unavailable: Vec::new(),
         }
     }
+}
+
+/// Implementations built on first use and selected only when named (`openssl4`: OpenSSL
+/// 4.0.3's library, minutes to build), none opened yet.
+pub fn on_demand() -> Vec<Box<dyn Kem>> {
+    #[allow(unused_mut)]
+    let mut v: Vec<Box<dyn Kem>> = Vec::new();
+    #[cfg(feature = "openssl")]
+    v.extend(openssl4::on_demand());
+    v
+}
+
+/// Builds and opens the on-demand implementations among `picked` (see [`on_demand`]).
+pub fn prepare(picked: &[std::sync::Arc<dyn Kem>]) {
+    #[cfg(feature = "openssl")]
+    if picked
+        .iter()
+        .any(|k| k.meta().implementation == openssl4::ID)
+    {
+        openssl4::prepare();
+    }
+    let _ = picked;
 }
 
 impl Offered {

@@ -90,6 +90,9 @@ impl Filter {
 pub struct Registry {
     impls: Vec<Arc<dyn Kem>>,
     builds: Vec<Arc<dyn Kem>>,
+    /// Implementations built on first use, selected only by a pattern that names their id
+    /// ([`super::on_demand`]).
+    on_demand: Vec<Arc<dyn Kem>>,
     unavailable: Vec<Unavailable>,
 }
 
@@ -166,6 +169,7 @@ impl Registry {
         Registry {
             impls,
             builds: registered_builds().into_iter().map(Arc::from).collect(),
+            on_demand: super::on_demand().into_iter().map(Arc::from).collect(),
             unavailable: real.unavailable,
         }
     }
@@ -178,6 +182,7 @@ impl Registry {
                 .map(Arc::from)
                 .collect(),
             builds: Vec::new(),
+            on_demand: Vec::new(),
             unavailable: Vec::new(),
         }
     }
@@ -193,12 +198,18 @@ impl Registry {
         &self.builds
     }
 
-    /// The implementation (or build) labelled `algorithm@implementation` (exactly), if there is
-    /// one.
+    /// The implementations built on first use and selected only when named (`openssl4`).
+    pub fn on_demand(&self) -> &[Arc<dyn Kem>] {
+        &self.on_demand
+    }
+
+    /// The implementation (or build, or on-demand implementation) labelled
+    /// `algorithm@implementation` (exactly), if there is one.
     pub fn get(&self, label: &str) -> Option<Arc<dyn Kem>> {
         self.impls
             .iter()
             .chain(&self.builds)
+            .chain(&self.on_demand)
             .find(|k| k.meta().label() == label)
             .cloned()
     }
@@ -224,7 +235,7 @@ impl Registry {
 
     fn implementation_names(&self) -> Vec<String> {
         let mut v: Vec<String> = Vec::new();
-        for k in self.impls.iter().chain(&self.builds) {
+        for k in self.impls.iter().chain(&self.builds).chain(&self.on_demand) {
             let id = k.meta().implementation.clone();
             let provider = k.meta().provider().to_string();
             for n in [id, provider] {
@@ -236,8 +247,17 @@ impl Registry {
         v
     }
 
-    /// Selects implementations; every pattern must match something on its own.
+    /// Selects implementations (every pattern must match something on its own), and builds and
+    /// opens the on-demand ones picked (OpenSSL 4's library: minutes on its first use), from
+    /// the calling thread, before anything is measured.
     pub fn select(&self, f: &Filter) -> Result<Vec<Arc<dyn Kem>>, SelectError> {
+        let picked = self.select_unprepared(f)?;
+        super::prepare(&picked);
+        Ok(picked)
+    }
+
+    /// [`select`](Self::select) without building or opening anything (`list`).
+    pub fn select_unprepared(&self, f: &Filter) -> Result<Vec<Arc<dyn Kem>>, SelectError> {
         let alg_names = self.algorithm_names();
         let impl_names = self.implementation_names();
         let mut alg_matchers = Vec::new();
@@ -283,10 +303,23 @@ impl Registry {
             .iter()
             .map(|g| !ids.iter().any(|id| g.is_match(id)))
             .collect();
+        // An on-demand implementation is picked only by a pattern that contains its id
+        // (`openssl4`, `openssl4*`), never by `*` or `openssl*`.
+        let named = |id: &str| {
+            f.implementations
+                .iter()
+                .filter(|p| !addresses_builds(p))
+                .any(|p| p.to_ascii_lowercase().contains(id))
+        };
         let picked: Vec<Arc<dyn Kem>> = self
             .impls
             .iter()
             .chain(self.builds.iter().filter(|_| !build_matchers.is_empty()))
+            .chain(
+                self.on_demand
+                    .iter()
+                    .filter(|k| named(&k.meta().implementation.to_ascii_lowercase())),
+            )
             .filter(|k| {
                 let m = k.meta();
                 let (impl_matchers, by_provider) = if k.build().is_some() {
@@ -450,6 +483,51 @@ mod tests {
             ids("liboqs*"),
             BTreeSet::from(["liboqs".to_string(), "liboqs/openssl-sha3".to_string()])
         );
+    }
+
+    #[cfg(feature = "openssl")]
+    #[test]
+    fn openssl_4_is_picked_only_by_a_pattern_that_names_it_and_nothing_is_built_to_list_it() {
+        let r = Registry::new(false);
+        let ids = |patterns: &[&str]| -> BTreeSet<String> {
+            let f = Filter {
+                algorithms: vec!["ML-KEM-768".into()],
+                implementations: patterns.iter().map(|p| p.to_string()).collect(),
+                ..Filter::default()
+            };
+            r.select_unprepared(&f)
+                .unwrap()
+                .iter()
+                .map(|k| k.meta().implementation.clone())
+                .collect()
+        };
+        let four = || BTreeSet::from(["openssl4".to_string()]);
+        assert_eq!(ids(&["openssl4"]), four());
+        assert_eq!(ids(&["OpenSSL4*"]), four());
+        assert_eq!(
+            ids(&["openssl", "openssl4"]),
+            BTreeSet::from(["openssl".to_string(), "openssl4".to_string()])
+        );
+        // A glob that merely matches it, or no filter at all, never starts its build.
+        assert!(!ids(&["openssl*"]).contains("openssl4"));
+        assert!(!ids(&["*"]).contains("openssl4"));
+        assert!(r
+            .all()
+            .iter()
+            .all(|k| k.meta().implementation != "openssl4"));
+        // Every algorithm of the table, and found by label as workers look it up.
+        assert_eq!(r.on_demand().len(), crate::openssl_kem::specs().len());
+        let k = r.get("X25519MLKEM768@openssl4").unwrap();
+        assert!(
+            k.meta().version.starts_with("OpenSSL 4."),
+            "{}",
+            k.meta().version
+        );
+        // The same import steps and seeds as OpenSSL 3.6's adapter says for itself.
+        let three = r.get("ML-KEM-768@openssl").unwrap();
+        let four = r.get("ML-KEM-768@openssl4").unwrap();
+        assert_eq!(four.imports(), three.imports());
+        assert_eq!(four.seed_lens(), three.seed_lens());
     }
 
     #[test]

@@ -321,7 +321,7 @@ pub const WORKERS: [Worker; 2] = [
         dir: "tls-openssl4",
         exe: "kembench-tls-openssl4",
         var: OPENSSL4_VAR,
-        builds: "OpenSSL 4.0.3 from source (openssl-src 400.0.2)",
+        builds: "OpenSSL 4.0.3 from source (openssl-src 400.0.2), its KEM library",
         first_build: "about 3 minutes on a quiet 2-core machine, less with more cores",
     },
 ];

@@ -89,6 +89,11 @@ pub struct Job {
 /// What makes a stack outside kembench's own build: for a group, a chain and a hello shape.
 pub type MakeStack = dyn Fn(&Group, &Chain, HelloShape) -> Result<Box<dyn Stack>, String>;
 
+/// The worker's own implementation of a group's key exchange on the stack's library, timed
+/// bare beside the handshakes as kembench's in-process stacks' are (OpenSSL 4's worker has
+/// `openssl_kem`'s; BoringSSL's has none).
+pub type KemFor = dyn Fn(&Group) -> Option<std::sync::Arc<dyn crate::kem::Kem>>;
+
 /// The plans of `job` measured on the stack `kind`, each stack made by `make`: every
 /// benchmark checked, timed in interleaved rounds, scaled, then measured under the job's
 /// network conditions, exactly as `kembench tls` measures its own stacks. Progress goes to
@@ -97,6 +102,7 @@ pub fn serve(
     job: &Job,
     kind: StackKind,
     make: &MakeStack,
+    kems: &KemFor,
     stop: &dyn Fn() -> bool,
 ) -> Result<Vec<TlsResult>, String> {
     let chains = job
@@ -124,7 +130,7 @@ pub fn serve(
     let timers = crate::measure::timer::Timers::calibrate();
     let mut benches: Vec<_> = plans
         .iter()
-        .map(|p| measure::start_with(p, cfg, None, make(p.group, p.chain, p.hello)))
+        .map(|p| measure::start_with(p, cfg, kems(p.group), make(p.group, p.chain, p.hello)))
         .collect();
     for round in 1..=measure::ROUNDS {
         if stop() {
@@ -144,10 +150,13 @@ pub fn serve(
     for (p, b) in plans.iter().zip(benches) {
         eprintln!("tls: {} ...", p.label());
         let mut r = measure::finish(b, cfg, job.cpus, stop);
-        r.kem_unavailable = Some(format!(
-            "kembench's registry has no {} key exchange to time bare",
-            kind.as_str()
-        ));
+        if r.kem.is_none() && r.kem_unavailable.is_none() {
+            r.kem_unavailable = Some(format!(
+                "kembench has no {} key exchange of its own on {}'s library to time bare",
+                p.group.tls_name,
+                kind.as_str()
+            ));
+        }
         r.signature_unavailable = Some(format!(
             "{} runs in its own worker: its signatures are not timed bare there (no other \
              library's figure is borrowed)",
@@ -178,6 +187,16 @@ const WIRE: crate::engine::wire::Wire = crate::engine::wire::Wire::new("KEMBENCH
 /// the stack `kind` made by `make`, the results sent on standard output; an error goes to
 /// standard error (named by the executable `exe`) with exit code 1.
 pub fn serve_stdio(exe: &str, kind: StackKind, make: &MakeStack) -> std::process::ExitCode {
+    serve_stdio_with(exe, kind, make, &|_| None)
+}
+
+/// [`serve_stdio`], timing each group's key exchange bare with `kems` where it has one.
+pub fn serve_stdio_with(
+    exe: &str,
+    kind: StackKind,
+    make: &MakeStack,
+    kems: &KemFor,
+) -> std::process::ExitCode {
     use std::io::Read;
     let mut input = String::new();
     let job = std::io::stdin()
@@ -187,7 +206,7 @@ pub fn serve_stdio(exe: &str, kind: StackKind, make: &MakeStack) -> std::process
             Some(job) => job.map_err(|e| e.to_string()),
             None => Err("no job on standard input".to_string()),
         });
-    match job.and_then(|job| serve(&job, kind, make, &|| false)) {
+    match job.and_then(|job| serve(&job, kind, make, kems, &|| false)) {
         Ok(results) => {
             if WIRE.send(&results).is_err() {
                 return std::process::ExitCode::from(1);
@@ -233,7 +252,7 @@ pub fn stack_worker(
     let first = !exe.is_file();
     if first {
         eprintln!(
-            "tls: first use of {}: building {} and its worker (workers/{})\n  into {}: {}; \
+            "kembench: first use of {}: building {} and its worker (workers/{})\n  into {}: {}; \
              reused afterwards.",
             w.name,
             w.builds,
@@ -315,7 +334,7 @@ pub fn stack_worker(
     }
     if progress.shown() {
         eprintln!(
-            "tls: built {}'s worker in {}",
+            "kembench: built {}'s worker in {}",
             w.name,
             minutes(started.elapsed())
         );
@@ -371,11 +390,16 @@ fn ended(
     if interrupted {
         return format!(
             "building {}'s worker (workers/{}) was interrupted after {} (Ctrl-C or SIGTERM); \
-             the next `kembench tls --stack {}` continues it where cargo left off",
+             its next use (`kembench tls --stack {}`{}) continues it where cargo left off",
             w.name,
             w.dir,
             minutes(elapsed),
-            w.kind.as_str()
+            w.kind.as_str(),
+            if w.kind == StackKind::Openssl4 {
+                ", or `--impl openssl4`"
+            } else {
+                ""
+            }
         );
     }
     let how = match status {
@@ -494,7 +518,7 @@ impl Progress {
             format!("compiling {}", self.current)
         };
         eprintln!(
-            "tls: building {}'s worker, {} so far: {what}",
+            "kembench: building {}'s worker, {} so far: {what}",
             self.name,
             minutes(at)
         );
@@ -634,7 +658,7 @@ mod tests {
     }
 
     fn serve_none(job: &Job) -> String {
-        serve(job, StackKind::Boringssl, &|_, _, _| Err("none".into()), &|| false).unwrap_err()
+        serve(job, StackKind::Boringssl, &|_, _, _| Err("none".into()), &|_| None, &|| false).unwrap_err()
     }
 
     #[test]

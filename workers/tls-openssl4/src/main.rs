@@ -3,13 +3,16 @@
 //! (`kembench::tls::openssl_stack`, the very code that measures the vendored OpenSSL 3.6 in
 //! kembench's process) and measured by kembench's own code (`kembench::tls::worker::serve`).
 //! It reads a job as JSON on standard input and writes the results as JSON on standard output;
-//! kembench's `tls --stack openssl4` runs it. A separate executable because OpenSSL 4 and the
+//! kembench's `tls --stack openssl4` runs it. Each group's key exchange is timed bare beside
+//! the handshakes by the adapter `--impl openssl4` measures (`kembench::openssl_kem`, this
+//! crate's library). A separate executable because OpenSSL 4 and the
 //! OpenSSL 3.6 kembench vendors export the same C symbols.
 
 use kembench::tls::certs::Chain;
 use kembench::tls::groups::{Group, HelloShape, StackKind};
 use kembench::tls::openssl_stack::{self, Openssl};
 use kembench::tls::side::Stack;
+use std::sync::Arc;
 
 fn make(g: &Group, chain: &Chain, shape: HelloShape) -> Result<Box<dyn Stack>, String> {
     Ok(Box::new(Openssl::new(g, chain, shape)?))
@@ -25,5 +28,22 @@ fn main() -> std::process::ExitCode {
         );
         return std::process::ExitCode::from(1);
     }
-    kembench::tls::worker::serve_stdio("kembench-tls-openssl4", StackKind::Openssl4, &make)
+    let kems: Vec<Arc<dyn kembench::kem::Kem>> = kembench::openssl_kem::implementations(
+        "openssl4",
+        &kembench::openssl_kem::library_version(),
+    )
+    .into_iter()
+    .map(Arc::from)
+    .collect();
+    let kem_for = move |g: &Group| {
+        kems.iter()
+            .find(|k| k.meta().algorithm.name == g.algorithm)
+            .cloned()
+    };
+    kembench::tls::worker::serve_stdio_with(
+        "kembench-tls-openssl4",
+        StackKind::Openssl4,
+        &make,
+        &kem_for,
+    )
 }

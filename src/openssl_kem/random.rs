@@ -6,9 +6,10 @@
 //! and `RAND_priv_bytes_ex` call it instead of the DRBG (`crypto/rand/rand_lib.c`), and every
 //! draw of the default provider's key generation, ephemeral keys and blinding goes through those
 //! two. The provider here is built in (`OSSL_PROVIDER_add_builtin`), offers nothing else and
-//! answers from [`seeded::fill_or_os`].
+//! answers from the [`Source`] its embedder set: kembench's seeded stream
+//! (`providers::seeded::fill_or_os`) in kembench's own process, the host's callback in OpenSSL
+//! 4's library (`workers/tls-openssl4`), so that both OpenSSLs draw from one stream.
 
-use crate::providers::seeded;
 use openssl_sys as ffi;
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::ptr;
@@ -24,8 +25,7 @@ struct Dispatch {
 /// `OSSL_FUNC_PROVIDER_RANDOM_BYTES` (`core_dispatch.h`).
 const RANDOM_BYTES: c_int = 1032;
 
-type RandomBytesFn =
-    unsafe extern "C" fn(*mut c_void, c_int, *mut c_void, usize, c_uint) -> c_int;
+type RandomBytesFn = unsafe extern "C" fn(*mut c_void, c_int, *mut c_void, usize, c_uint) -> c_int;
 
 type InitFn = unsafe extern "C" fn(
     *const c_void,
@@ -35,10 +35,15 @@ type InitFn = unsafe extern "C" fn(
 ) -> c_int;
 
 unsafe extern "C" {
-    fn OSSL_PROVIDER_add_builtin(ctx: *mut ffi::OSSL_LIB_CTX, name: *const c_char, init: InitFn)
-        -> c_int;
-    fn RAND_set1_random_provider(ctx: *mut ffi::OSSL_LIB_CTX, prov: *mut ffi::OSSL_PROVIDER)
-        -> c_int;
+    fn OSSL_PROVIDER_add_builtin(
+        ctx: *mut ffi::OSSL_LIB_CTX,
+        name: *const c_char,
+        init: InitFn,
+    ) -> c_int;
+    fn RAND_set1_random_provider(
+        ctx: *mut ffi::OSSL_LIB_CTX,
+        prov: *mut ffi::OSSL_PROVIDER,
+    ) -> c_int;
 }
 
 /// The provider's name in the default library context.
@@ -54,7 +59,24 @@ unsafe extern "C" fn random_bytes(
 ) -> c_int {
     // SAFETY: OpenSSL passes a writable buffer of `n` bytes.
     let buf = unsafe { std::slice::from_raw_parts_mut(buf.cast::<u8>(), n) };
-    c_int::from(seeded::fill_or_os(buf).is_ok())
+    c_int::from(SOURCE.get().is_some_and(|s| (s.fill)(buf)))
+}
+
+/// Where the seeded provider's bytes come from, set once by whoever embeds this module.
+#[derive(Debug, Clone, Copy)]
+pub struct Source {
+    /// Installs a seed: every thread's draws start from it from now on.
+    pub install: fn(&[u8; 32]),
+    /// Fills the buffer from the seeded stream (or the operating system when no seed is
+    /// installed); false on failure.
+    pub fill: fn(&mut [u8]) -> bool,
+}
+
+static SOURCE: OnceLock<Source> = OnceLock::new();
+
+/// Sets the seeded provider's source (the first call wins: one process, one stream).
+pub fn set_source(source: Source) {
+    let _ = SOURCE.set(source);
 }
 
 /// The provider's function table: random bytes only.
@@ -110,7 +132,10 @@ fn provider() -> &'static Result<usize, String> {
 
 /// Installs `seed` and makes OpenSSL draw from the seeded stream from now on.
 pub(super) fn fix(seed: &[u8; 32]) -> Result<(), String> {
-    seeded::install(seed);
+    let source = SOURCE
+        .get()
+        .ok_or("no seeded source was set for OpenSSL's random provider")?;
+    (source.install)(seed);
     let p = provider().clone()?;
     // SAFETY: a provider loaded into the default library context, never unloaded.
     if unsafe { RAND_set1_random_provider(ptr::null_mut(), p as *mut ffi::OSSL_PROVIDER) } == 1 {

@@ -17,28 +17,11 @@ fn temp(name: &str) -> std::path::PathBuf {
 }
 
 fn tls_record(name: &str, args: &[&str]) -> Value {
-    let dir = temp(name);
-    let mut all = args.to_vec();
-    if !args.contains(&"--modes") {
-        all.extend(["--modes", "full"]);
-    }
-    all.extend(["--no-store", "--duration", "0.2", "--threads", "0"]);
-    common::command_record(kembench(), "tls", &dir.join("tls.json"), &all)
+    common::short_tls(&temp(name), args)
 }
 
 fn result<'a>(r: &'a Value, label: &str) -> &'a Value {
-    r["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|x| {
-            format!(
-                "{}@{}",
-                x["algorithm"].as_str().unwrap(),
-                x["implementation"].as_str().unwrap()
-            ) == label
-        })
-        .unwrap_or_else(|| panic!("no {label} in {r}"))
+    common::labelled(r, label)
 }
 
 /// `kembench ARGS` with OpenSSL 4's worker built (or reused) in this process's build cache;

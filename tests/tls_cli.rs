@@ -22,18 +22,7 @@ fn temp(name: &str) -> std::path::PathBuf {
 }
 
 fn result<'a>(r: &'a Value, label: &str) -> &'a Value {
-    r["results"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|x| {
-            format!(
-                "{}@{}",
-                x["algorithm"].as_str().unwrap(),
-                x["implementation"].as_str().unwrap()
-            ) == label
-        })
-        .unwrap_or_else(|| panic!("no {label} in {r}"))
+    common::labelled(r, label)
 }
 
 #[test]

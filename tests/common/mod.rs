@@ -221,3 +221,30 @@ pub fn builds_json(dir: &std::path::Path, args: &[&str]) -> (i32, Value, String)
     let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
     (out.status.code().unwrap_or(-1), json, stderr)
 }
+
+/// The result of a record labelled `algorithm@implementation`.
+pub fn labelled<'a>(r: &'a Value, label: &str) -> &'a Value {
+    r["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| {
+            format!(
+                "{}@{}",
+                x["algorithm"].as_str().unwrap(),
+                x["implementation"].as_str().unwrap()
+            ) == label
+        })
+        .unwrap_or_else(|| panic!("no {label} in {r}"))
+}
+
+/// `kembench tls ARGS` in a short form (full handshakes unless `--modes` is given, 0.2 s, no
+/// scaling, no store), its record written to `dir/tls.json`.
+pub fn short_tls(dir: &std::path::Path, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    if !args.contains(&"--modes") {
+        all.extend(["--modes", "full"]);
+    }
+    all.extend(["--no-store", "--duration", "0.2", "--threads", "0"]);
+    command_record(kembench(), "tls", &dir.join("tls.json"), &all)
+}

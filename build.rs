@@ -202,6 +202,7 @@ const SOURCES: &[&str] = &[
     "oqs-sys",
     "hqc-kem",
     "x-wing",
+    "openssl-src",
 ];
 
 /// `KEMBENCH_SRC_<NAME>`: the directory of each crate in `SOURCES` as the build fetched it (in

@@ -241,3 +241,105 @@ fn openssl_3_and_4_run_the_same_handshakes_side_by_side_in_one_run() {
         assert!(share > 0.0 && share < 1.0, "{x}");
     }
 }
+
+/// An OpenSSL tree (a copy of the OpenSSL 3.6.3 release that the `openssl-src` crate of
+/// kembench's own build ships) built through its own `Configure` and `make`, OpenSSL's KEM
+/// library linked against it: named with the tree's version and content, gated, timed, and
+/// reused the second time.
+#[test]
+fn an_openssl_tree_is_built_with_its_own_build_system_gated_and_named() {
+    let d = temp("tree");
+    let tree = d.join("openssl");
+    let from = std::path::Path::new(env!("KEMBENCH_SRC_OPENSSL_SRC")).join("openssl");
+    let o = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(&from)
+        .arg(&tree)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "copying {}: {o:?}", from.display());
+    let source = format!("openssl={}", tree.display());
+    let builds = |extra: &[&str]| -> Value {
+        let o = kembench()
+            .env("KEMBENCH_BUILD_DIR", d.join("builds"))
+            .args(["builds", "--source", &source, "--alg", "ML-KEM-768,X25519"])
+            .args(["--cc", "gcc", "--flags", "-O2", "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        assert!(o.status.success(), "{text}");
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {text}"))
+    };
+    let first = builds(&[]);
+    let all = first["builds"].as_array().unwrap();
+    assert_eq!(all.len(), 2, "{first:#}");
+    let mut ids = std::collections::BTreeSet::new();
+    for b in all {
+        let id = b["implementation"].as_str().unwrap();
+        // The tree's declared version and its content digest (not a git checkout).
+        assert!(
+            id.starts_with("openssl-3.6.3+") && id.ends_with("/evp@gcc-12:O2"),
+            "{b}"
+        );
+        assert_eq!(b["gate"]["gate"], "passed", "{b}");
+        assert!(
+            b["source_version"]
+                .as_str()
+                .unwrap()
+                .contains("content sha256"),
+            "{b}"
+        );
+        ids.insert(id.to_string());
+    }
+    assert_eq!(
+        ids.len(),
+        1,
+        "both algorithms come from one build of the tree: {ids:?}"
+    );
+    // Reused: nothing compiled the second time.
+    let again = builds(&[]);
+    assert_eq!(again["compiler_runs"], 0, "{again:#}");
+    // Timed like any build, and its figures named with the tree's version.
+    let id = ids.into_iter().next().unwrap();
+    let o = kembench()
+        .env("KEMBENCH_BUILD_DIR", d.join("builds"))
+        .args([
+            "run",
+            "--alg",
+            "ML-KEM-768",
+            "--impl",
+            &id,
+            "--time-budget",
+            "0.1",
+        ])
+        .args(["--no-store", "--json"])
+        .arg(d.join("run.json"))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("run.json")).unwrap()).unwrap();
+    let x = &r["results"][0];
+    assert_eq!(x["implementation"], id.as_str(), "{x}");
+    assert!(
+        x["version"]
+            .as_str()
+            .unwrap()
+            .starts_with("openssl 3.6.3 tree"),
+        "{x}"
+    );
+    assert!(
+        x["operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|o| o["median_ns"].as_f64().unwrap() > 0.0),
+        "{x}"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

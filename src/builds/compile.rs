@@ -16,6 +16,11 @@ const RECIPE: &str = "kembench-builds-2: -fPIC -shared -Wl,-Bsymbolic -Wl,--no-u
 const FOREIGN_RECIPE: &str = "foreign 2: static driver, each derandomized entry its own macro; \
     liboqs: cmake cross build, static, linked -O2 -static";
 
+/// How kembench builds an OpenSSL tree and its KEM library (bumped when that changes).
+const OPENSSL_RECIPE: &str = "openssl 2: Configure as openssl-src configures kembench's own \
+    (no-shared no-module no-tests no-comp no-zlib no-zlib-dynamic no-legacy), make build_libs \
+    install_dev, workers/tls-openssl4 --lib with OPENSSL_NO_VENDOR OPENSSL_DIR OPENSSL_STATIC";
+
 /// A set of compiler flags as the user wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FlagSet {
@@ -189,6 +194,12 @@ pub fn key(source: &Source, source_sha256: &str, compiler: &Compiler, flags: &Fl
         match &source.recipe {
             Recipe::Liboqs { minimal, .. } => minimal,
             Recipe::Files { .. } => "",
+            // An OpenSSL tree: its whole code, and how its library is made.
+            Recipe::Openssl { digest, .. } => digest,
+        },
+        match &source.recipe {
+            Recipe::Openssl { .. } => OPENSSL_RECIPE,
+            _ => "",
         },
     ] {
         h.update(part.as_bytes());
@@ -241,7 +252,127 @@ pub fn compile(
             minimal,
             opt_target,
         } => liboqs(root, minimal, opt_target, compiler, flags, dir, None),
+        Recipe::Openssl {
+            root,
+            digest,
+            declared,
+        } => openssl(root, digest, declared, compiler, flags, dir),
     }
+}
+
+/// An OpenSSL tree's build for `compiler` and `flags` (shared by every algorithm: one
+/// `Configure` and `make` per tree, compiler and flag set, under the cache's `openssl-trees/`),
+/// then OpenSSL's KEM adapter (`workers/tls-openssl4`'s library) built by cargo against it
+/// (`OPENSSL_NO_VENDOR`, `OPENSSL_DIR`, static), checked to report the tree's version, and
+/// linked in as `dir/lib.so`. Returns the seconds both builds took (0 when reused).
+fn openssl(
+    root: &Path,
+    digest: &str,
+    declared: &str,
+    compiler: &Compiler,
+    flags: &FlagSet,
+    dir: &Path,
+) -> Result<f64, String> {
+    // The algorithms of one tree share its build: one at a time in this process.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|p| p.into_inner());
+    let mut h = Sha256::new();
+    for part in [
+        OPENSSL_RECIPE,
+        digest,
+        &compiler.path.display().to_string(),
+        &compiler.version,
+        &flags.text,
+    ] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    let cache = dir
+        .parent()
+        .ok_or("the build has no cache folder")?
+        .join("openssl-trees")
+        .join(&hex::encode(h.finalize())[..16]);
+    let lib = cache
+        .join("cargo")
+        .join("release")
+        .join(crate::openssl_kem::abi::FILE);
+    let started = Instant::now();
+    if !lib.is_file() {
+        let build = cache.join("build");
+        let install = cache.join("install");
+        let _ = std::fs::remove_dir_all(&build);
+        std::fs::create_dir_all(&build).map_err(|e| format!("{}: {e}", build.display()))?;
+        let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
+        eprintln!(
+            "builds: OpenSSL {declared} from {}: Configure and make ({jobs} jobs, minutes), \
+             then its KEM library (cargo) into {}",
+            root.display(),
+            cache.display()
+        );
+        run_step(
+            Command::new("perl")
+                .arg(root.join("Configure"))
+                .arg(format!("--prefix={}", install.display()))
+                // What the `openssl-src` crate asks of kembench's own OpenSSL 3.6 (and of 4.0.3),
+                // so that a tree is built as the OpenSSL it is compared with.
+                .args([
+                    "--libdir=lib",
+                    "no-shared",
+                    "no-module",
+                    "no-tests",
+                    "no-comp",
+                ])
+                .args(["no-zlib", "no-zlib-dynamic", "no-legacy"])
+                .arg(format!("CC={}", compiler.path.display()))
+                .args(&flags.words)
+                .current_dir(&build),
+            "OpenSSL's Configure",
+        )?;
+        run_step(
+            Command::new("make")
+                .arg(format!("-j{jobs}"))
+                .arg("build_libs")
+                .current_dir(&build),
+            "make build_libs",
+        )?;
+        run_step(
+            Command::new("make").arg("install_dev").current_dir(&build),
+            "make install_dev",
+        )?;
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        run_step(
+            Command::new(cargo)
+                .args([
+                    "build",
+                    "--release",
+                    "--locked",
+                    "--lib",
+                    "--color",
+                    "never",
+                ])
+                .arg("--manifest-path")
+                .arg(crate::providers::openssl4::worker_sources().join("Cargo.toml"))
+                .arg("--target-dir")
+                .arg(cache.join("cargo"))
+                .env("OPENSSL_NO_VENDOR", "1")
+                .env("OPENSSL_DIR", &install)
+                .env("OPENSSL_STATIC", "1"),
+            "building OpenSSL's KEM library (workers/tls-openssl4) against the tree",
+        )?;
+        let _ = std::fs::remove_dir_all(&build);
+    }
+    let line = crate::providers::openssl4::check_built(&lib, &format!("OpenSSL {declared} "))?;
+    eprintln!("builds: {} links {line}", lib.display());
+    let to = dir.join("lib.so");
+    let tmp = dir.join(format!(".lib.so.{}", std::process::id()));
+    let _ = std::fs::remove_file(&tmp);
+    // One file for every algorithm (hard links where the file system has them): a process that
+    // opens several algorithms of the build loads it once.
+    std::fs::hard_link(&lib, &tmp)
+        .or_else(|_| std::fs::copy(&lib, &tmp).map(drop))
+        .and_then(|()| std::fs::rename(&tmp, &to))
+        .map_err(|e| format!("{}: {e}", to.display()))?;
+    Ok(started.elapsed().as_secs_f64())
 }
 
 /// Quotes a word for `sh`.

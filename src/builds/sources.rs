@@ -126,6 +126,17 @@ pub enum Recipe {
         /// (packages added with `kembench add`).
         shim: Option<String>,
     },
+    /// An OpenSSL tree's own build (`Configure`, `make`), shared by every algorithm of one
+    /// compiler and flag set, and OpenSSL's KEM adapter linked against it (a library of
+    /// `openssl_kem::abi`).
+    Openssl {
+        /// The OpenSSL source tree.
+        root: PathBuf,
+        /// The tree's content digest (the cache key's share of it).
+        digest: String,
+        /// The version it declares (`3.6.3`), which the built library must report.
+        declared: String,
+    },
     /// liboqs's CMake build of one algorithm.
     Liboqs {
         /// The liboqs source tree.
@@ -442,6 +453,62 @@ pub(super) fn liboqs_tree(
             }
             found.push(s);
         }
+    }
+    (found, missing)
+}
+
+/// The builds of the OpenSSL tree at `root` (its content `digest`, its `declared` version) for `arch`: one per algorithm of OpenSSL's adapter
+/// (`openssl_kem`), all from one build of the tree per compiler and flags; none for another
+/// architecture.
+pub(super) fn openssl_tree(
+    root: &Path,
+    digest: &str,
+    declared: &str,
+    origin: &Origin,
+    arch: Arch,
+) -> (Vec<Source>, Vec<Missing>) {
+    let (mut found, mut missing) = (Vec::new(), Vec::new());
+    let prefix = &origin.prefix;
+    for spec in crate::openssl_kem::specs() {
+        let label = on(format!("{}@{prefix}/evp", spec.algorithm), arch);
+        if arch.foreign() {
+            missing.push(Missing {
+                label,
+                reason: format!(
+                    "an OpenSSL tree is built for this machine only: cross-building OpenSSL and \
+                     its KEM library for {arch} is not there yet"
+                ),
+                unreadable: false,
+                quiet: false,
+            });
+            continue;
+        }
+        let export = |name: &str| format!("kembench_kem_{name}");
+        found.push(Source {
+            id: format!("{prefix}/evp"),
+            algorithm: spec.algorithm,
+            version: origin.version.clone(),
+            recipe: Recipe::Openssl {
+                root: root.to_path_buf(),
+                digest: digest.to_string(),
+                declared: declared.to_string(),
+            },
+            hashed: vec![root.join("VERSION.dat")],
+            required_flags: Vec::new(),
+            // The user's flags after Configure's own (its `-O3`): the flag set has the last word.
+            flags_last: true,
+            symbols: Symbols {
+                keypair: crate::openssl_kem::abi::KEYPAIR.to_string(),
+                enc: export("encaps"),
+                dec: export("decaps"),
+                keypair_derand: spec.seed_lens.keypair.map(|_| export("keypair_derand")),
+                enc_derand: spec.seed_lens.encaps.map(|_| export("encaps_derand")),
+                set_random: export("init"),
+            },
+            kat_sha256: None,
+            package: None,
+            arch,
+        });
     }
     (found, missing)
 }

@@ -29,13 +29,16 @@ pub enum Kind {
     Liboqs,
     /// A PQClean tree: `crypto_kem/` and `common/`.
     Pqclean,
+    /// An OpenSSL tree: `Configure` and `VERSION.dat`, built with its own `Configure` and
+    /// `make`, then OpenSSL's KEM adapter (`workers/tls-openssl4`'s library) linked against it.
+    Openssl,
 }
 
 /// Every kind name `--source` knows, and for those it does not build yet, why.
 const KINDS: &[(&str, Option<Kind>)] = &[
     ("liboqs", Some(Kind::Liboqs)),
     ("pqclean", Some(Kind::Pqclean)),
-    ("openssl", None),
+    ("openssl", Some(Kind::Openssl)),
     ("aws-lc", None),
 ];
 
@@ -45,6 +48,7 @@ impl Kind {
         match self {
             Kind::Liboqs => "liboqs",
             Kind::Pqclean => "pqclean",
+            Kind::Openssl => "openssl",
         }
     }
 
@@ -59,6 +63,15 @@ impl Kind {
                 "tests/KATs/kem/kats.json",
             ],
             Kind::Pqclean => &["crypto_kem", "common"],
+            Kind::Openssl => &[
+                "Configure",
+                "VERSION.dat",
+                "Configurations",
+                "crypto",
+                "providers",
+                "include",
+                "ssl",
+            ],
         }
     }
 }
@@ -100,8 +113,8 @@ pub fn open(arg: &str) -> anyhow::Result<Tree> {
     {
         Some((_, Some(k))) => *k,
         Some((n, None)) => crate::bail_usage!(
-            "--source {n}=PATH: not built yet. kembench builds liboqs and PQClean trees; \
-             building {n} from its tree (its own build system, a shared libcrypto loaded \
+            "--source {n}=PATH: not built yet. kembench builds liboqs, PQClean and OpenSSL \
+             trees; building {n} from its tree (its own build system, its library loaded \
              beside kembench's own) is not there yet"
         ),
         None => crate::bail_usage!(
@@ -133,6 +146,7 @@ pub fn open(arg: &str) -> anyhow::Result<Tree> {
     let declared = match kind {
         Kind::Liboqs => Some(liboqs_version(&path)?),
         Kind::Pqclean => None,
+        Kind::Openssl => Some(openssl_version(&path)?),
     };
     let digest = content_digest(&path, kind.code())
         .map_err(|e| anyhow::anyhow!("--source {}={}: {e}", kind.name(), path.display()))?;
@@ -163,7 +177,7 @@ pub fn open(arg: &str) -> anyhow::Result<Tree> {
     );
     let kats = match kind {
         Kind::Liboqs => liboqs_kats(&path, &prefix),
-        Kind::Pqclean => BTreeMap::new(),
+        Kind::Pqclean | Kind::Openssl => BTreeMap::new(),
     };
     Ok(Tree {
         kind,
@@ -184,9 +198,14 @@ pub fn open(arg: &str) -> anyhow::Result<Tree> {
 fn check_kind(kind: Kind, path: &Path) -> anyhow::Result<()> {
     let not = |what: &str| -> anyhow::Result<()> {
         crate::bail_usage!(
-            "--source {}={}: not a {} tree: expected {what} there",
+            "--source {}={}: not {} {} tree: expected {what} there",
             kind.name(),
             path.display(),
+            if kind.name().starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            },
             kind.name()
         )
     };
@@ -221,8 +240,43 @@ fn check_kind(kind: Kind, path: &Path) -> anyhow::Result<()> {
                 }
             }
         }
+        Kind::Openssl => {
+            for f in ["Configure", "VERSION.dat"] {
+                if !path.join(f).is_file() {
+                    return not(f);
+                }
+            }
+        }
     }
     Ok(())
+}
+
+/// The version OpenSSL's `VERSION.dat` declares: `MAJOR.MINOR.PATCH`, with `-PRE_RELEASE_TAG`
+/// when there is one (`3.7.0-dev`), as OpenSSL's own version line gives it.
+fn openssl_version(path: &Path) -> anyhow::Result<String> {
+    let file = path.join("VERSION.dat");
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| anyhow::anyhow!("--source openssl: {}: {e}", file.display()))?;
+    let get = |name: &str| -> Option<String> {
+        text.lines().find_map(|l| {
+            let v = l.trim().strip_prefix(name)?.strip_prefix('=')?;
+            Some(v.trim().trim_matches('"').to_string())
+        })
+    };
+    match (get("MAJOR"), get("MINOR"), get("PATCH")) {
+        (Some(a), Some(b), Some(c)) if !a.is_empty() && !b.is_empty() && !c.is_empty() => {
+            let pre = get("PRE_RELEASE_TAG").filter(|t| !t.is_empty());
+            Ok(format!(
+                "{a}.{b}.{c}{}",
+                pre.map(|t| format!("-{t}")).unwrap_or_default()
+            ))
+        }
+        _ => Err(crate::usage::Usage(format!(
+            "--source openssl={}: its VERSION.dat declares no version (MAJOR, MINOR, PATCH)",
+            path.display()
+        ))
+        .into()),
+    }
 }
 
 /// The version liboqs's `CMakeLists.txt` declares: `OQS_VERSION_TEXT` when it is a literal
@@ -366,6 +420,13 @@ impl Tree {
             let (f, m) = match self.kind {
                 Kind::Liboqs => sources::liboqs_tree(&self.path, arch, Some(&self.origin)),
                 Kind::Pqclean => self.pqclean(arch),
+                Kind::Openssl => sources::openssl_tree(
+                    &self.path,
+                    &self.digest,
+                    self.declared.as_deref().unwrap_or_default(),
+                    &self.origin,
+                    arch,
+                ),
             };
             found.extend(f);
             missing.extend(m);
@@ -373,6 +434,8 @@ impl Tree {
         missing.extend(match self.kind {
             Kind::Liboqs => self.liboqs_others(),
             Kind::Pqclean => self.pqclean_others(),
+            // Every algorithm of OpenSSL's adapter is built; others of the tree are not read.
+            Kind::Openssl => Vec::new(),
         });
         (found, missing)
     }
@@ -685,8 +748,46 @@ mod tests {
         assert!(e.contains("KIND=PATH"), "{e}");
         let e = usage(&format!("libqs={}", d.display()));
         assert!(e.contains("did you mean liboqs"), "{e}");
-        let e = usage(&format!("openssl={}", d.display()));
+        let e = usage(&format!("aws-lc={}", d.display()));
         assert!(e.contains("not built yet"), "{e}");
+        let e = usage(&format!("openssl={}", d.display()));
+        assert!(
+            e.contains("not an openssl tree") && e.contains("Configure"),
+            "{e}"
+        );
+        std::fs::write(d.join("Configure"), "#!/usr/bin/env perl\n").unwrap();
+        let e = usage(&format!("openssl={}", d.display()));
+        assert!(e.contains("expected VERSION.dat"), "{e}");
+        std::fs::write(d.join("VERSION.dat"), "MAJOR=3\nMINOR=7\n").unwrap();
+        let e = usage(&format!("openssl={}", d.display()));
+        assert!(e.contains("declares no version"), "{e}");
+        std::fs::write(
+            d.join("VERSION.dat"),
+            "MAJOR=3\nMINOR=7\nPATCH=0\nPRE_RELEASE_TAG=dev\n",
+        )
+        .unwrap();
+        let t = open(&format!("openssl={}", d.display())).unwrap();
+        assert_eq!(t.declared.as_deref(), Some("3.7.0-dev"));
+        assert!(
+            t.origin.prefix.starts_with("openssl-3.7.0-dev+"),
+            "{}",
+            t.origin.prefix
+        );
+        // Its builds: one per algorithm of OpenSSL's adapter, here; none for another
+        // architecture, each said.
+        let (found, missing) = t.sources(&[crate::arch::Arch::host()]);
+        assert_eq!(found.len(), crate::openssl_kem::specs().len());
+        assert!(missing.is_empty());
+        let (found, missing) = t.sources(&[crate::arch::Arch::S390x]);
+        assert!(found.is_empty());
+        assert!(
+            missing[0].reason.contains("this machine only"),
+            "{}",
+            missing[0].reason
+        );
+        for f in ["Configure", "VERSION.dat"] {
+            std::fs::remove_file(d.join(f)).unwrap();
+        }
         let e = usage(&format!("liboqs={}", d.display()));
         assert!(
             e.contains("not a liboqs tree") && e.contains("CMakeLists.txt"),

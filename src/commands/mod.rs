@@ -255,6 +255,7 @@ pub enum Command {
 /// Runs the parsed command line: each command runs from its own module, on the store the
 /// command line names where it reads or writes one.
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    openssl4_locator();
     let spec = cli.store_spec();
     crate::resume::refuse_settings(&cli.beside_resume)?;
     match cli.command {
@@ -280,6 +281,30 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(a) => a.run(&spec),
         Command::Import(a) => a.run(&spec),
         Command::Report(a) => a.run(&spec),
+    }
+}
+
+/// How `--impl openssl4` finds OpenSSL 4's library: OpenSSL 4's TLS worker (`tls::worker`),
+/// whose build makes the library too, built on first use into the build cache.
+fn openssl4_locator() {
+    #[cfg(feature = "openssl")]
+    {
+        use crate::tls::worker::{self, Worker};
+        let w = Worker::of(crate::tls::groups::StackKind::Openssl4)
+            .expect("OpenSSL 4 runs in a worker of its own");
+        crate::providers::openssl4::set_locator(crate::providers::openssl4::Locator {
+            find: || {
+                let w = Worker::of(crate::tls::groups::StackKind::Openssl4)
+                    .expect("OpenSSL 4 runs in a worker of its own");
+                worker::stack_worker(
+                    w,
+                    &crate::providers::built::manifest::dir().join(w.dir),
+                    &crate::interrupt::requested,
+                )
+            },
+            var: w.var,
+            exe: w.exe,
+        });
     }
 }
 

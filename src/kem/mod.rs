@@ -177,6 +177,15 @@ pub struct BuildFacts {
 }
 
 impl BuildFacts {
+    /// The flag set as a version line says it: the flags, or "no flags".
+    pub fn flags_said(&self) -> &str {
+        if self.flags.is_empty() {
+            "no flags"
+        } else {
+            &self.flags
+        }
+    }
+
     /// Whether the flag set asks for no optimisation (`-O0`, or no `-O` at all): figures from
     /// such a build are labelled as unoptimised and never serve as a baseline by default.
     pub fn unoptimised(&self) -> bool {

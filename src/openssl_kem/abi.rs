@@ -20,6 +20,11 @@ pub const VERSION: u32 = 1;
 /// executable.
 pub const FILE: &str = "libkembench_tls_openssl4.so";
 
+/// The library's key-generation function: a build whose recorded `keypair` symbol is this one
+/// is a library of this interface (`kembench builds --source openssl=PATH`), not a NIST-API
+/// build.
+pub const KEYPAIR: &str = "kembench_kem_keypair";
+
 /// What an operation returned.
 pub type Code = c_int;
 /// It succeeded.

@@ -7,16 +7,14 @@
 //!
 //! Selected only when named (`--impl openssl4`): its first use builds the library with cargo
 //! (OpenSSL 4.0.3 from source, minutes), which `verify`, `--all` or `--impl 'openssl*'` must
-//! never start. Worker processes inherit the built library's location
-//! ([`OPENSSL4_VAR`](crate::tls::worker::OPENSSL4_VAR)) and never build. Draws come from
+//! never start. Worker processes inherit the built library's location (the variable of the
+//! [`Locator`], `$KEMBENCH_TLS_OPENSSL4`) and never build. Draws come from
 //! kembench's seeded stream through a callback, so `profile` repeats them and `ct` marks them
 //! secret, as for OpenSSL 3.6.
 
 use super::seeded;
 use crate::kem::{ImplMeta, Imports, Kem, KemError, Randomness, SecretKey, SeedLens};
 use crate::openssl_kem::{abi, Spec};
-use crate::tls::groups::StackKind;
-use crate::tls::worker::Worker;
 use libloading::os::unix::{Library, Symbol, RTLD_LOCAL, RTLD_NOW};
 use std::ffi::{c_int, c_void};
 use std::path::{Path, PathBuf};
@@ -67,6 +65,8 @@ struct Fns {
 
 /// The opened library.
 struct Lib {
+    /// OpenSSL's version line, as the library says it.
+    line: String,
     fns: Fns,
     /// Where it was opened from.
     path: PathBuf,
@@ -103,9 +103,32 @@ unsafe extern "C" fn fill(buf: *mut u8, n: usize) -> c_int {
     c_int::from(seeded::fill_or_os(buf).is_ok())
 }
 
-/// OpenSSL 4's worker (whose build makes the library too).
-fn worker() -> &'static Worker {
-    Worker::of(StackKind::Openssl4).expect("OpenSSL 4 runs in a worker of its own")
+/// How OpenSSL 4's library is found: the worker crate whose build makes it, which the layer
+/// that owns worker builds (`tls::worker`) builds on first use. The command layer sets it
+/// (`commands::run`) before any command runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Locator {
+    /// The worker's executable, built where needed (the library lies beside it), or why not.
+    pub find: fn() -> Result<PathBuf, String>,
+    /// The environment variable that names a built worker (`KEMBENCH_TLS_OPENSSL4`).
+    pub var: &'static str,
+    /// The executable's file name.
+    pub exe: &'static str,
+}
+
+static LOCATOR: OnceLock<Locator> = OnceLock::new();
+
+/// Sets how OpenSSL 4's library is found (the first call wins).
+pub fn set_locator(l: Locator) {
+    let _ = LOCATOR.set(l);
+}
+
+/// The sources of the crate that builds OpenSSL's KEM library (`workers/tls-openssl4`), beside
+/// kembench's own.
+pub fn worker_sources() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("workers")
+        .join("tls-openssl4")
 }
 
 /// The library's expected OpenSSL version, from the worker's locked `openssl-src`
@@ -117,23 +140,20 @@ fn upstream() -> &'static str {
 
 /// The library, built with cargo where no worker is named (`$KEMBENCH_TLS_OPENSSL4`).
 fn locate() -> Result<PathBuf, String> {
-    let w = worker();
-    let exe = crate::tls::worker::stack_worker(
-        w,
-        &super::built::manifest::dir().join(w.dir),
-        &crate::interrupt::requested,
-    )?;
-    Ok(exe.with_file_name(abi::FILE))
+    let l = LOCATOR
+        .get()
+        .ok_or("kembench's command layer set no way to build OpenSSL 4's worker")?;
+    Ok((l.find)()?.with_file_name(abi::FILE))
 }
 
-/// Opens the library at `path` and checks that it is what this kembench expects.
-fn open(path: &Path) -> Result<Lib, String> {
+/// Opens the library at `path` and checks that it is what this kembench expects: its
+/// interface, its algorithms, and (when given) the start of its OpenSSL version line.
+fn open(path: &Path, expect: Option<&str>) -> Result<Lib, String> {
     if !path.is_file() {
         return Err(format!(
-            "OpenSSL 4's KEM library {} is not there (a worker built before kembench had it?): \
-             build workers/tls-openssl4 again, or unset {}",
+            "OpenSSL's KEM library {} is not there (a worker built before kembench had it?): \
+             build workers/tls-openssl4 again, or unset KEMBENCH_TLS_OPENSSL4",
             path.display(),
-            worker().var
         ));
     }
     // SAFETY: the library's initialisers are Rust's and OpenSSL's; local symbols keep its
@@ -172,12 +192,14 @@ fn open(path: &Path) -> Result<Lib, String> {
     };
     // SAFETY: a buffer of its length.
     let line = text(&|p, n| unsafe { version(p, n) });
-    if !line.starts_with(&format!("OpenSSL {} ", upstream())) {
-        return Err(format!(
-            "{} links {line}, not OpenSSL {}",
-            path.display(),
-            upstream()
-        ));
+    if let Some(want) = expect {
+        if !line.starts_with(want) {
+            return Err(format!(
+                "{} links {line}, not {}",
+                path.display(),
+                want.trim()
+            ));
+        }
     }
     let want: Vec<&str> = crate::openssl_kem::specs()
         .iter()
@@ -196,6 +218,7 @@ fn open(path: &Path) -> Result<Lib, String> {
     // SAFETY: `fill` lives as long as the process.
     unsafe { init(fill) };
     Ok(Lib {
+        line,
         fns: Fns {
             keypair: sym!("kembench_kem_keypair"),
             encaps: sym!("kembench_kem_encaps"),
@@ -216,28 +239,69 @@ fn open(path: &Path) -> Result<Lib, String> {
     })
 }
 
-/// The library, opened once per process (and built first where needed), or why not.
-fn lib() -> Result<&'static Lib, KemError> {
+/// Where an implementation's library is.
+#[derive(Debug, Clone)]
+enum Place {
+    /// OpenSSL 4.0.3's, built from `workers/tls-openssl4` on first use.
+    Worker,
+    /// A library built by `kembench builds --source openssl=PATH` (the build's `lib.so`).
+    File(PathBuf),
+}
+
+/// OpenSSL 4.0.3's library, opened once per process (and built first where needed), or why
+/// not.
+fn worker_lib() -> Result<&'static Lib, KemError> {
     static LIB: OnceLock<Result<Lib, String>> = OnceLock::new();
-    LIB.get_or_init(|| locate().and_then(|p| open(&p)))
+    LIB.get_or_init(|| locate().and_then(|p| open(&p, Some(&format!("OpenSSL {} ", upstream())))))
         .as_ref()
         .map_err(|why| KemError::Failure(format!("OpenSSL 4.0.3 is not available: {why}")))
+}
+
+/// The library at `path`, opened once per process (one file serves every algorithm of a
+/// build), or why not.
+fn file_lib(path: &Path) -> Result<&'static Lib, KemError> {
+    static LIBS: std::sync::Mutex<Vec<(PathBuf, Result<&'static Lib, String>)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut libs = LIBS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, r)) = libs.iter().find(|(p, _)| p == path) {
+        return r.clone().map_err(KemError::Failure);
+    }
+    // Never closed (see `Lib`): leaked once per file.
+    let r = open(path, None).map(|l| &*Box::leak(Box::new(l)));
+    libs.push((path.to_path_buf(), r.clone()));
+    r.map_err(KemError::Failure)
+}
+
+impl Place {
+    fn lib(&self) -> Result<&'static Lib, KemError> {
+        match self {
+            Place::Worker => worker_lib(),
+            Place::File(p) => file_lib(p),
+        }
+    }
+}
+
+/// Opens the library kembench built from an OpenSSL tree at `path` and checks that it links
+/// the OpenSSL whose version line starts with `expect` (`OpenSSL 3.6.3 `): the line, or why
+/// not (`kembench builds --source openssl=PATH`, before the build is recorded as built).
+pub fn check_built(path: &Path, expect: &str) -> Result<String, String> {
+    open(path, Some(expect)).map(|l| l.line.clone())
 }
 
 /// Builds (where needed) and opens the library before anything is measured, from the main
 /// thread: then names its location for the worker processes this kembench starts, so that
 /// they open the same file and never build. A failure is kept and said by every operation.
 pub fn prepare() {
-    if let Ok(lib) = lib() {
-        if std::env::var_os(worker().var).is_none_or(|v| v.is_empty()) {
+    if let (Ok(lib), Some(l)) = (worker_lib(), LOCATOR.get()) {
+        if std::env::var_os(l.var).is_none_or(|v| v.is_empty()) {
             // Called before any thread of the command starts (see `Registry::select`).
-            std::env::set_var(worker().var, lib.path.with_file_name(worker().exe));
+            std::env::set_var(l.var, lib.path.with_file_name(l.exe));
         }
     }
 }
 
-/// A key kept by OpenSSL 4: the library's handle, freed by the library.
-struct Kept(Handle);
+/// A key kept by OpenSSL's library: the library's handle, freed by that library.
+struct Kept(Handle, &'static Lib);
 
 // SAFETY: the handle owns an OpenSSL key object (and its context), used by one thread at a
 // time through `&mut SecretKey`, as the OpenSSL 3.6 adapter's own keys are.
@@ -245,19 +309,32 @@ unsafe impl Send for Kept {}
 
 impl Drop for Kept {
     fn drop(&mut self) {
-        if let Ok(lib) = lib() {
-            // SAFETY: a live handle of this library, never used again.
-            unsafe { (lib.fns.key_free)(self.0) };
-        }
+        // SAFETY: a live handle of this library, never used again.
+        unsafe { (self.1.fns.key_free)(self.0) };
     }
 }
 
-/// One algorithm of OpenSSL 4.0.3.
+/// The handle of `kept`, if `lib` made it (a key of another OpenSSL library is refused).
+fn own(kept: &Kept, lib: &'static Lib) -> Result<Handle, KemError> {
+    if std::ptr::eq(kept.1, lib) {
+        Ok(kept.0)
+    } else {
+        Err(KemError::Failure(
+            "secret key object made by another OpenSSL library".into(),
+        ))
+    }
+}
+
+/// One algorithm of an OpenSSL library kembench opens: OpenSSL 4.0.3's, or a build of an
+/// OpenSSL tree.
 pub struct OpenSsl4 {
     meta: ImplMeta,
     /// Its index in the library's table.
     index: usize,
     spec: Spec,
+    place: Place,
+    /// A tree's build: how it was made and gated.
+    facts: Option<crate::kem::BuildFacts>,
 }
 
 impl OpenSsl4 {
@@ -266,10 +343,14 @@ impl OpenSsl4 {
         &self,
         make: impl FnOnce(&Lib, *mut Handle) -> abi::Code,
     ) -> Result<SecretKey, KemError> {
-        let lib = lib()?;
+        let lib = self.lib()?;
         let mut h: Handle = std::ptr::null_mut();
         check(lib, make(lib, &mut h))?;
-        Ok(SecretKey::new(Kept(h)))
+        Ok(SecretKey::new(Kept(h, lib)))
+    }
+
+    fn lib(&self) -> Result<&'static Lib, KemError> {
+        self.place.lib()
     }
 }
 
@@ -278,8 +359,12 @@ impl Kem for OpenSsl4 {
         &self.meta
     }
 
+    fn build(&self) -> Option<&crate::kem::BuildFacts> {
+        self.facts.as_ref()
+    }
+
     fn keypair_raw(&self, pk: &mut [u8], sk: &mut [u8]) -> Result<(), KemError> {
-        let lib = lib()?;
+        let lib = self.lib()?;
         // SAFETY: buffers of their lengths (as every call below).
         let c = unsafe {
             (lib.fns.keypair)(
@@ -294,7 +379,7 @@ impl Kem for OpenSsl4 {
     }
 
     fn encaps_raw(&self, pk: &[u8], ct: &mut [u8], ss: &mut [u8]) -> Result<(), KemError> {
-        let lib = lib()?;
+        let lib = self.lib()?;
         // SAFETY: see keypair_raw.
         let c = unsafe {
             (lib.fns.encaps)(
@@ -311,7 +396,7 @@ impl Kem for OpenSsl4 {
     }
 
     fn decaps_raw(&self, sk: &[u8], ct: &[u8], ss: &mut [u8]) -> Result<(), KemError> {
-        let lib = lib()?;
+        let lib = self.lib()?;
         // SAFETY: see keypair_raw.
         let c = unsafe {
             (lib.fns.decaps)(
@@ -340,8 +425,8 @@ impl Kem for OpenSsl4 {
         ct: &[u8],
         ss: &mut [u8],
     ) -> Result<(), KemError> {
-        let lib = lib()?;
-        let h = sk.get_mut::<Kept>()?.0;
+        let lib = self.lib()?;
+        let h = own(sk.get_mut::<Kept>()?, lib)?;
         // SAFETY: a live handle; see keypair_raw.
         let c = unsafe {
             (lib.fns.decaps_kept)(
@@ -362,15 +447,15 @@ impl Kem for OpenSsl4 {
     }
 
     fn sk_export_raw(&self, sk: &SecretKey, out: &mut [u8]) -> Result<(), KemError> {
-        let lib = lib()?;
-        let h = sk.get::<Kept>()?.0;
+        let lib = self.lib()?;
+        let h = own(sk.get::<Kept>()?, lib)?;
         // SAFETY: a live handle; see keypair_raw.
         let c = unsafe { (lib.fns.sk_export)(self.index, h, out.as_mut_ptr(), out.len()) };
         check(lib, c)
     }
 
     fn pk_import_raw(&self, pk: &[u8]) -> Result<(), KemError> {
-        let lib = lib()?;
+        let lib = self.lib()?;
         // SAFETY: see keypair_raw.
         let c = unsafe { (lib.fns.pk_import)(self.index, pk.as_ptr(), pk.len()) };
         check(lib, c)
@@ -385,7 +470,7 @@ impl Kem for OpenSsl4 {
     }
 
     fn fix_randomness(&self, seed: &[u8; 32]) -> Randomness {
-        let lib = match lib() {
+        let lib = match self.lib() {
             Ok(l) => l,
             Err(e) => return Randomness::NotFixed(e.to_string()),
         };
@@ -408,7 +493,7 @@ impl Kem for OpenSsl4 {
         pk: &mut [u8],
         sk: &mut [u8],
     ) -> Result<(), KemError> {
-        let lib = lib()?;
+        let lib = self.lib()?;
         // SAFETY: see keypair_raw.
         let c = unsafe {
             (lib.fns.keypair_derand)(
@@ -431,7 +516,7 @@ impl Kem for OpenSsl4 {
         ct: &mut [u8],
         ss: &mut [u8],
     ) -> Result<(), KemError> {
-        let lib = lib()?;
+        let lib = self.lib()?;
         // SAFETY: see keypair_raw.
         let c = unsafe {
             (lib.fns.encaps_derand)(
@@ -470,7 +555,41 @@ pub fn on_demand() -> Vec<Box<dyn Kem>> {
                 meta: ImplMeta::new(spec.algorithm, ID, &version, "run-time CPU dispatch"),
                 index,
                 spec,
+                place: Place::Worker,
+                facts: None,
             }) as Box<dyn Kem>
         })
         .collect()
+}
+
+/// The build `entry` of an OpenSSL tree (`kembench builds --source openssl=PATH`: its library
+/// speaks [`abi`], see [`abi::KEYPAIR`]), its library unopened.
+pub fn built(
+    root: &Path,
+    entry: &crate::providers::built::manifest::Entry,
+) -> Option<Box<dyn Kem>> {
+    if entry.compiled != crate::providers::built::manifest::Compiled::Built {
+        return None;
+    }
+    let specs = crate::openssl_kem::specs();
+    let index = specs.iter().position(|s| s.algorithm == entry.algorithm)?;
+    let f = &entry.facts;
+    let version = format!(
+        "{}, built by kembench with {} ({})",
+        f.source_version,
+        f.compiler_version,
+        f.flags_said()
+    );
+    Some(Box::new(OpenSsl4 {
+        meta: ImplMeta::new(
+            specs[index].algorithm,
+            &f.implementation,
+            &version,
+            "compiled by kembench at run time",
+        ),
+        index,
+        spec: specs[index],
+        place: Place::File(entry.library(root)),
+        facts: Some(f.clone()),
+    }))
 }

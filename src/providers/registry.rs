@@ -364,10 +364,20 @@ fn registered_builds() -> Vec<Box<dyn Kem>> {
             if e.facts.arch.is_some() {
                 super::foreign::Foreign::new(&root, e).map(|f| Box::new(f) as Box<dyn Kem>)
             } else {
-                super::built::native(&root, e)
+                native(&root, e)
             }
         })
         .collect()
+}
+
+/// A native build as an implementation: a build of an OpenSSL tree is a library of OpenSSL's
+/// KEM interface (`providers::openssl4`), any other a NIST-API library (`providers::built`).
+fn native(root: &std::path::Path, e: super::built::Entry) -> Option<Box<dyn Kem>> {
+    #[cfg(feature = "openssl")]
+    if e.symbols.keypair == crate::openssl_kem::abi::KEYPAIR {
+        return super::openssl4::built(root, &e);
+    }
+    super::built::native(root, e)
 }
 
 #[cfg(test)]

@@ -131,11 +131,7 @@ impl Built {
             "{}, built by kembench with {} ({}){}",
             f.source_version,
             f.compiler_version,
-            if f.flags.is_empty() {
-                "no flags"
-            } else {
-                &f.flags
-            },
+            f.flags_said(),
             if f.targets.is_empty() {
                 String::new()
             } else {

@@ -67,11 +67,7 @@ impl Foreign {
             "{}, cross-compiled for {arch} by kembench with {} ({}), run under {}",
             f.source_version,
             f.compiler_version,
-            if f.flags.is_empty() {
-                "no flags"
-            } else {
-                &f.flags
-            },
+            f.flags_said(),
             arch.qemu()
         );
         Some(Foreign {

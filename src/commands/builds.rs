@@ -21,10 +21,12 @@ pub struct Args {
     #[arg(long = "impl", value_delimiter = ',')]
     sources: Vec<String>,
     /// A source tree to build (repeatable): `liboqs=PATH` (a liboqs checkout or release,
-    /// built with its CMake) or `pqclean=PATH` (a PQClean checkout's `crypto_kem/*`). Its
-    /// builds are named with the tree's declared version and its git commit or content
-    /// digest (`ML-KEM-768@liboqs-0.13.0+g1a2b3c4/auto@gcc-12:O3`), gated with the
-    /// tree's own known answers. Without --impl, only the trees' sources are built.
+    /// built with its CMake), `pqclean=PATH` (a PQClean checkout's `crypto_kem/*`) or
+    /// `openssl=PATH` (an OpenSSL checkout or release, built with its Configure and make,
+    /// then OpenSSL's KEM library against it: minutes). Its builds are named with the tree's
+    /// declared version and its git commit or content digest
+    /// (`ML-KEM-768@liboqs-0.13.0+g1a2b3c4/auto@gcc-12:O3`), gated with the tree's own known
+    /// answers where it ships them. Without --impl, only the trees' sources are built.
     #[arg(long = "source", value_name = "KIND=PATH")]
     trees: Vec<String>,
     /// Compilers, flag sets (default: gcc and clang, -O2;-O3;-O3 -march=native), the

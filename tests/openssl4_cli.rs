@@ -280,15 +280,16 @@ fn an_openssl_tree_is_built_with_its_own_build_system_gated_and_named() {
     assert_eq!(all.len(), 2, "{first:#}");
     let mut ids = std::collections::BTreeSet::new();
     for b in all {
-        let id = b["implementation"].as_str().unwrap();
+        let f = &b["facts"];
+        let id = f["implementation"].as_str().unwrap();
         // The tree's declared version and its content digest (not a git checkout).
         assert!(
             id.starts_with("openssl-3.6.3+") && id.ends_with("/evp@gcc-12:O2"),
             "{b}"
         );
-        assert_eq!(b["gate"]["gate"], "passed", "{b}");
+        assert_eq!(f["gate"]["gate"], "passed", "{b}");
         assert!(
-            b["source_version"]
+            f["source_version"]
                 .as_str()
                 .unwrap()
                 .contains("content sha256"),

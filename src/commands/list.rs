@@ -67,7 +67,15 @@ fn catalog(
         }
     }
     for (id, version, n) in on_demand.iter().filter(|(id, _, _)| !named.contains(id)) {
-        println!("Also, picked only when named: `--impl {id}`, {n} algorithms of {version}.");
+        print!(
+            "{}",
+            crate::output::wrap(
+                &format!(
+                    "Also, picked only when named: `--impl {id}`, {n} algorithms of {version}."
+                ),
+                2
+            )
+        );
     }
     if !registry.builds().is_empty() {
         println!(

@@ -154,8 +154,8 @@ fn openssl4s_worker_is_built_the_same_way_and_says_why_when_it_cannot_be() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains(
-            "first use of OpenSSL 4: building OpenSSL 4.0.3 from source (openssl-src 400.0.2) \
-             and its worker (workers/tls-openssl4)"
+            "first use of OpenSSL 4: building OpenSSL 4.0.3 from source (openssl-src 400.0.2), \
+             its KEM library and its worker (workers/tls-openssl4)"
         ),
         "{err}"
     );

@@ -152,9 +152,9 @@ pub fn serve(
         let mut r = measure::finish(b, cfg, job.cpus, stop);
         if r.kem.is_none() && r.kem_unavailable.is_none() {
             r.kem_unavailable = Some(format!(
-                "kembench has no {} key exchange of its own on {}'s library to time bare",
-                p.group.tls_name,
-                kind.as_str()
+                "kembench has no {} key exchange of its own to time {} bare",
+                kind.as_str(),
+                p.group.tls_name
             ));
         }
         r.signature_unavailable = Some(format!(

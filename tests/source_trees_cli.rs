@@ -223,8 +223,18 @@ fn a_liboqs_tree_is_built_named_gated_and_gated_against_the_carried_one() {
             .to_string()
     };
     assert!(row("decaps").contains("over the threshold"), "{md}");
+    // The others: liboqs's own code unchanged (the functions table below), and the totals
+    // within the few instructions glibc's allocator may take more or less, as it depends on
+    // what the process allocated before (as for the unchanged copy below).
     for op in ["keygen", "encaps"] {
-        assert!(row(op).contains("+0.000%"), "{op}: {md}");
+        let change: f64 = row(op)
+            .split(" | ")
+            .nth(4)
+            .unwrap()
+            .trim_end_matches('%')
+            .parse()
+            .unwrap();
+        assert!(change.abs() < 0.05, "{op}: {md}");
     }
     assert!(
         md.contains("`PQCP_MLKEM_NATIVE_MLKEM768_C_poly_tomsg`"),

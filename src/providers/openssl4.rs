@@ -333,6 +333,9 @@ pub struct OpenSsl4 {
     index: usize,
     spec: Spec,
     place: Place,
+    /// The library once opened (or why not), so that a timed call takes no lock and compares
+    /// no path to find it.
+    opened: OnceLock<Result<&'static Lib, KemError>>,
     /// A tree's build: how it was made and gated.
     facts: Option<crate::kem::BuildFacts>,
 }
@@ -350,7 +353,7 @@ impl OpenSsl4 {
     }
 
     fn lib(&self) -> Result<&'static Lib, KemError> {
-        self.place.lib()
+        self.opened.get_or_init(|| self.place.lib()).clone()
     }
 }
 
@@ -556,6 +559,7 @@ pub fn on_demand() -> Vec<Box<dyn Kem>> {
                 index,
                 spec,
                 place: Place::Worker,
+                opened: OnceLock::new(),
                 facts: None,
             }) as Box<dyn Kem>
         })
@@ -590,6 +594,7 @@ pub fn built(
         index,
         spec: specs[index],
         place: Place::File(entry.library(root)),
+        opened: OnceLock::new(),
         facts: Some(f.clone()),
     }))
 }

@@ -171,19 +171,43 @@ fn a_liboqs_tree_is_built_named_gated_and_gated_against_the_carried_one() {
         .find(|b| b["facts"]["gate"]["gate"] == "passed")
         .unwrap();
 
-    // What the tree has and kembench does not build from it: named, with the tree's sizes.
+    // liboqs's other KEMs from a tree: HQC-128 (HQC's round-4 code in liboqs 0.13), gated with
+    // the tree's own known answers (SHAKE256-drawn, as liboqs's kat_kem draws them).
     let o = kb()
-        .args(["builds", "--alg", "HQC-128"])
+        .args(["builds", "--alg", "HQC-128", "--impl", "*/generic"])
+        .args(["--cc", "gcc", "--flags", "-O2", "--json"])
         .arg("--source")
         .arg(format!("liboqs={}", same.display()))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    let hqc = builds(&o);
+    assert_eq!(hqc.len(), 1, "{hqc:?}");
+    assert!(id(&hqc[0]).starts_with("liboqs-0.13.0+"), "{}", id(&hqc[0]));
+    assert_eq!(hqc[0]["facts"]["gate"]["gate"], "passed", "{:#}", hqc[0]);
+    let detail = hqc[0]["facts"]["gate"]["detail"].as_str().unwrap();
+    assert!(detail.contains("tests/KATs/kem/kats.json"), "{detail}");
+
+    // A KEM whose declared sizes are not those of kembench's algorithm of that name is another
+    // specification under the name: named, with both sets of sizes, and not built.
+    edit(
+        &wrong.join("src/kem/hqc/kem_hqc.h"),
+        "#define OQS_KEM_hqc_192_length_ciphertext 8978",
+        "#define OQS_KEM_hqc_192_length_ciphertext 8979",
+    );
+    let o = kb()
+        .args(["builds", "--alg", "HQC-192"])
+        .arg("--source")
+        .arg(format!("liboqs={}", wrong.display()))
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     let said = text(&o);
     assert!(
-        said.contains("HQC-128@liboqs-0.13.0+")
-            && said.contains("does not build it from a tree yet")
-            && said.contains("pk 2249, sk 2305, ct 4433, ss 64 bytes"),
+        said.contains("HQC-192@liboqs-0.13.0+")
+            && said.contains("another specification")
+            && said.contains("pk 4522, sk 4586, ct 8979, ss 64 bytes")
+            && said.contains("ct 8978"),
         "{said}"
     );
 

@@ -172,6 +172,23 @@ pub fn key(source: &Source, source_sha256: &str, compiler: &Compiler, flags: &Fl
     } else {
         "host".to_string()
     };
+    // liboqs's algorithm switch (a wrong one builds a library without the algorithm), and
+    // the family switch a tree leaves off, when kembench switches it on.
+    let switches = match &source.recipe {
+        Recipe::Liboqs {
+            minimal,
+            switch_on: None,
+            ..
+        } => minimal.clone(),
+        Recipe::Liboqs {
+            minimal,
+            switch_on: Some(on),
+            ..
+        } => format!("{minimal} {on}=ON"),
+        Recipe::Files { .. } => String::new(),
+        // An OpenSSL tree: its whole code, and how its library is made.
+        Recipe::Openssl { digest, .. } => digest.clone(),
+    };
     let mut h = Sha256::new();
     for part in [
         RECIPE,
@@ -190,13 +207,7 @@ pub fn key(source: &Source, source_sha256: &str, compiler: &Compiler, flags: &Fl
         RANDOMBYTES_C,
         &compiler.target_args.join(" "),
         &foreign_recipe,
-        // liboqs's algorithm switch (a wrong one builds a library without the algorithm).
-        match &source.recipe {
-            Recipe::Liboqs { minimal, .. } => minimal,
-            Recipe::Files { .. } => "",
-            // An OpenSSL tree: its whole code, and how its library is made.
-            Recipe::Openssl { digest, .. } => digest,
-        },
+        &switches,
         match &source.recipe {
             Recipe::Openssl { .. } => OPENSSL_RECIPE,
             _ => "",
@@ -231,27 +242,11 @@ pub fn compile(
             flags,
             dir,
         ),
-        Recipe::Liboqs {
-            root,
-            minimal,
-            opt_target,
-        } if source.arch.foreign() => {
-            let secs = liboqs(
-                root,
-                minimal,
-                opt_target,
-                compiler,
-                flags,
-                dir,
-                Some(source),
-            )?;
+        Recipe::Liboqs { .. } if source.arch.foreign() => {
+            let secs = liboqs(&source.recipe, compiler, flags, dir, Some(source))?;
             Ok(secs + link_liboqs_driver(source, compiler, dir)?)
         }
-        Recipe::Liboqs {
-            root,
-            minimal,
-            opt_target,
-        } => liboqs(root, minimal, opt_target, compiler, flags, dir, None),
+        Recipe::Liboqs { .. } => liboqs(&source.recipe, compiler, flags, dir, None),
         Recipe::Openssl {
             root,
             digest,
@@ -400,14 +395,21 @@ fn run_step(cmd: &mut Command, what: &str) -> Result<(), String> {
 /// liboqs adds `-O3` (and for `auto`, `-march=native`) itself; a compiler launcher appends the
 /// user's flag set after everything CMake passes, so that the flag set has the last word.
 fn liboqs(
-    root: &Path,
-    minimal: &str,
-    opt_target: &str,
+    recipe: &Recipe,
     compiler: &Compiler,
     flags: &FlagSet,
     dir: &Path,
     foreign: Option<&Source>,
 ) -> Result<f64, String> {
+    let Recipe::Liboqs {
+        root,
+        minimal,
+        opt_target,
+        switch_on,
+    } = recipe
+    else {
+        return Err("not a liboqs build".into());
+    };
     let launcher = dir.join("append-flags.sh");
     let words: Vec<String> = flags.words.iter().map(|w| sh_quote(w)).collect();
     std::fs::write(
@@ -437,6 +439,9 @@ fn liboqs(
         ))
         .args(["-DOQS_BUILD_ONLY_LIB=ON", "-DOQS_USE_OPENSSL=OFF"])
         .arg(format!("-DOQS_MINIMAL_BUILD={minimal}"));
+    if let Some(on) = switch_on {
+        configure.arg(format!("-D{on}=ON"));
+    }
     match foreign {
         None => {
             configure.args([
@@ -461,7 +466,7 @@ fn liboqs(
                 configure.arg(format!("-DCMAKE_C_COMPILER_TARGET={t}"));
                 configure.arg(format!("-DCMAKE_ASM_COMPILER_TARGET={t}"));
             }
-            if opt_target == "auto" {
+            if *opt_target == "auto" {
                 configure.arg("-DOQS_DIST_BUILD=ON");
             } else {
                 configure.args(["-DOQS_DIST_BUILD=OFF", "-DOQS_OPT_TARGET=generic"]);

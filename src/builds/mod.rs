@@ -8,6 +8,7 @@ mod c_text;
 pub mod compile;
 pub mod compiler;
 mod gate;
+mod liboqs_kems;
 pub mod package;
 pub mod sources;
 #[cfg(test)]

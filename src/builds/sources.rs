@@ -38,10 +38,11 @@ const TABLE: &[(&str, Crate, &str)] = &[
     ("FrodoKEM-1344-SHAKE", Crate::Ntru, "frodokem1344shake"),
 ];
 
-/// Catalog algorithm, liboqs's algorithm id (`OQS_MINIMAL_BUILD=KEM_<id>`, symbols
-/// `OQS_KEM_<id>_*`) and its family directory under `src/kem/`. HQC is not offered yet: it
-/// was left out while the builds' known-answer generator was NIST's DRBG alone (HQC's files
-/// are made with SHAKE256, which [`crate::providers::drbg::KatGenerator`] now has).
+/// The carried copy's builds: catalog algorithm, liboqs's algorithm id
+/// (`OQS_MINIMAL_BUILD=KEM_<id>`, symbols `OQS_KEM_<id>_*`) and its family directory under
+/// `src/kem/`. Its HQC, BIKE, Kyber and Classic McEliece are measured through oqs-sys's own
+/// build (implementation `liboqs`); a tree's are built from it, every KEM it declares
+/// ([`super::liboqs_kems`]).
 const LIBOQS: &[(&str, &str, &str)] = &[
     ("ML-KEM-512", "ml_kem_512", "ml_kem"),
     ("ML-KEM-768", "ml_kem_768", "ml_kem"),
@@ -54,11 +55,6 @@ const LIBOQS: &[(&str, &str, &str)] = &[
     ("FrodoKEM-1344-AES", "frodokem_1344_aes", "frodokem"),
     ("FrodoKEM-1344-SHAKE", "frodokem_1344_shake", "frodokem"),
 ];
-
-/// Whether kembench builds liboqs's algorithm `id` (`ml_kem_768`) from a liboqs tree.
-pub(super) fn liboqs_offers(id: &str) -> bool {
-    LIBOQS.iter().any(|l| l.1 == id)
-}
 
 /// The catalog algorithm of PQClean's scheme directory `scheme` among those kembench carries
 /// (`ml-kem-768`: `ML-KEM-768`).
@@ -145,6 +141,9 @@ pub enum Recipe {
         minimal: String,
         /// `OQS_OPT_TARGET`: `generic` or `auto`.
         opt_target: &'static str,
+        /// The family switch the tree leaves off by default (liboqs 0.13's
+        /// `OQS_ENABLE_KEM_HQC`), passed as `ON`: the user asked for the algorithm.
+        switch_on: Option<String>,
     },
 }
 
@@ -390,10 +389,21 @@ pub struct Origin {
     pub kats: BTreeMap<String, (String, String)>,
 }
 
+/// A KEM of a liboqs tree that kembench builds: the catalog algorithm, liboqs's id, its
+/// family folder under `src/kem/`, liboqs's name (its known answers are filed under it), and
+/// how a record names it when liboqs calls it otherwise.
+struct TreeKem {
+    alg: &'static str,
+    id: String,
+    family: String,
+    liboqs_name: String,
+    renamed: Option<String>,
+}
+
 /// The liboqs sources of the liboqs tree at `root` (its `CMakeLists.txt` there) for `arch`:
-/// kembench's carried copy (`origin` `None`: ids `liboqs/generic`, `liboqs/auto`) or a tree
-/// the user named. Only algorithms the tree's own `.CMake/alg_support.cmake` switches on are
-/// offered (a tree of another version may lack one).
+/// kembench's carried copy (`origin` `None`: ids `liboqs/generic`, `liboqs/auto`; the
+/// algorithms of [`LIBOQS`]) or a tree the user named (every KEM its own files declare that is
+/// one of the catalog's algorithms by its sizes and name: [`super::liboqs_kems`]).
 pub(super) fn liboqs_tree(
     root: &Path,
     arch: Arch,
@@ -412,18 +422,41 @@ pub(super) fn liboqs_tree(
         }
         return (found, missing);
     }
-    let support =
-        std::fs::read_to_string(root.join(".CMake").join("alg_support.cmake")).unwrap_or_default();
-    for &(alg, id, family) in LIBOQS {
-        if origin.is_some() && !support.contains(&format!("OQS_ENABLE_KEM_{id}")) {
-            missing.push(Missing {
-                label: on(format!("{alg}@{prefix}"), arch),
-                reason: format!("this tree's .CMake/alg_support.cmake has no OQS_ENABLE_KEM_{id}"),
-                unreadable: false,
-                quiet: false,
-            });
-            continue;
-        }
+    // The carried copy: the algorithms kembench has always built from it. A tree: every
+    // KEM it declares that is one of the catalog's by its sizes and name.
+    let kems: Vec<TreeKem> = match origin {
+        None => LIBOQS
+            .iter()
+            .map(|&(alg, id, family)| TreeKem {
+                alg,
+                id: id.into(),
+                family: family.into(),
+                liboqs_name: alg.into(),
+                renamed: None,
+            })
+            .collect(),
+        Some(_) => super::liboqs_kems::declared(root)
+            .into_iter()
+            .filter_map(|k| {
+                let a = super::liboqs_kems::built_as(&k).ok()?;
+                Some(TreeKem {
+                    alg: a.name,
+                    renamed: super::liboqs_kems::renamed(&k, a),
+                    family: k.family?,
+                    id: k.id,
+                    liboqs_name: k.name,
+                })
+            })
+            .collect(),
+    };
+    for TreeKem {
+        alg,
+        id,
+        family,
+        liboqs_name,
+        renamed,
+    } in kems
+    {
         for target in ["generic", "auto"] {
             // liboqs's own code for an architecture: AVX2 on x86-64 (`auto`:
             // `-march=native`), NEON on aarch64 (a dist build, which compiles it in);
@@ -440,11 +473,24 @@ pub(super) fn liboqs_tree(
                 });
                 continue;
             }
-            let mut s = liboqs(alg, id, family, root, target);
+            let mut s = liboqs(alg, &id, &family, root, target);
             if let Some(o) = origin {
                 s.id = format!("{}/{target}", o.prefix);
                 s.version = o.version.clone();
-                s.kat_sha256 = o.kats.get(alg).cloned();
+                if let Some(r) = &renamed {
+                    s.version.push_str(&format!("; {r}"));
+                }
+                if let Recipe::Liboqs {
+                    switch_on: Some(on),
+                    ..
+                } = &s.recipe
+                {
+                    s.version.push_str(&format!(
+                        "; this tree leaves {on} off by default, switched on for this build"
+                    ));
+                }
+                // The tree's known answers are filed under liboqs's name.
+                s.kat_sha256 = o.kats.get(&liboqs_name).cloned();
             }
             if arch.foreign() {
                 s.arch = arch;
@@ -555,8 +601,9 @@ fn liboqs(
         ),
         recipe: Recipe::Liboqs {
             root: root.to_path_buf(),
-            minimal: format!("KEM_{id}"),
+            minimal: liboqs_minimal(id, family),
             opt_target,
+            switch_on: super::liboqs_kems::off_by_default(root, family),
         },
         hashed,
         // What liboqs's compiler_opts.cmake adds for gcc and clang.
@@ -581,6 +628,20 @@ fn liboqs(
         kat_sha256: None,
         package: None,
         arch: Arch::host(),
+    }
+}
+
+/// liboqs's `OQS_MINIMAL_BUILD` for `id` of the family folder `family`. liboqs switches a
+/// family on (`OQS_ENABLE_KEM_FRODOKEM`, which compiles its folder) only when the upper-cased
+/// id starts with the family's name; `efrodokem_640_aes` does not, and liboqs 0.16's minimal
+/// build of it then leaves `OQS_KEM_efrodokem_640_aes_new` undefined. The family is named too
+/// in that case (`KEM_efrodokem_640_aes;KEM_FRODOKEM`); otherwise the id alone, as before.
+fn liboqs_minimal(id: &str, family: &str) -> String {
+    let family = family.to_ascii_uppercase();
+    if id.to_ascii_uppercase().starts_with(&family) {
+        format!("KEM_{id}")
+    } else {
+        format!("KEM_{id};KEM_{family}")
     }
 }
 
@@ -824,6 +885,22 @@ mod tests {
     }
 
     /// Every liboqs source names functions its family's header declares and an
+    /// The family is named beside an id whose upper case does not start with it (liboqs 0.16's
+    /// `efrodokem_*` in `frodokem/`: its minimal build left the algorithm's constructor
+    /// undefined); otherwise the id alone, as every carried build's cache key has it.
+    #[test]
+    fn a_minimal_build_names_the_family_where_liboqs_would_not_switch_it_on() {
+        assert_eq!(liboqs_minimal("ml_kem_768", "ml_kem"), "KEM_ml_kem_768");
+        assert_eq!(
+            liboqs_minimal("ntruprime_sntrup761", "ntruprime"),
+            "KEM_ntruprime_sntrup761"
+        );
+        assert_eq!(
+            liboqs_minimal("efrodokem_640_aes", "frodokem"),
+            "KEM_efrodokem_640_aes;KEM_FRODOKEM"
+        );
+    }
+
     /// `OQS_MINIMAL_BUILD` switch liboqs knows (sntrup761's are `ntruprime_sntrup761`: a wrong
     /// id builds a library without the algorithm), for the host and for a foreign architecture.
     #[test]

@@ -16,6 +16,7 @@
 //! from it is listed with the sizes the tree declares, not dropped.
 
 use super::c_text;
+use super::liboqs_kems;
 use super::sources::{self, Missing, Origin, Source};
 use crate::arch::Arch;
 use sha2::{Digest, Sha256};
@@ -517,70 +518,20 @@ impl Tree {
     }
 
     /// The KEMs liboqs's tree switches on (`OQS_ENABLE_KEM_<id>`) that kembench does not
-    /// build from it, each with liboqs's name for it and the sizes its header declares.
+    /// build from it, each with liboqs's name for it, the sizes its header declares and why
+    /// ([`liboqs_kems::built_as`]: not in the catalog, or another specification under a name
+    /// kembench knows).
     fn liboqs_others(&self) -> Vec<Missing> {
-        let support = std::fs::read_to_string(self.path.join(".CMake").join("alg_support.cmake"))
-            .unwrap_or_default();
-        let kem_h = std::fs::read_to_string(self.path.join("src").join("kem").join("kem.h"))
-            .map(|t| c_text::read(&t))
-            .unwrap_or_default();
-        let headers: Vec<c_text::CText> = subdirs(&self.path.join("src").join("kem"))
+        liboqs_kems::declared(&self.path)
             .into_iter()
-            .flat_map(|d| sources::files_in(&d, &["h"]))
-            .filter(|p| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("kem_"))
-            })
-            .filter_map(|p| std::fs::read_to_string(p).ok())
-            .map(|t| c_text::read(&t))
-            .collect();
-        let mut ids: Vec<String> = Vec::new();
-        for word in support.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-            let Some(id) = word.strip_prefix("OQS_ENABLE_KEM_") else {
-                continue;
-            };
-            // Per-algorithm switches are lower case (`ml_kem_768`); families upper case; an
-            // implementation's own (`ml_kem_768_avx2`) is not an algorithm.
-            let lower = id.chars().any(|c| c.is_ascii_lowercase());
-            let own_impl = ["_avx2", "_aarch64", "_cuda", "_icicle", "_x86_64"]
-                .iter()
-                .any(|s| id.ends_with(s));
-            if lower && !own_impl && !ids.iter().any(|i| i == id) {
-                ids.push(id.to_string());
-            }
-        }
-        ids.into_iter()
-            .filter(|id| !sources::liboqs_offers(id))
-            .map(|id| {
-                let name = kem_h
-                    .defined_string(&format!("OQS_KEM_alg_{id}"))
-                    .unwrap_or_else(|| id.clone());
-                let n = |what: &str| {
-                    headers
-                        .iter()
-                        .find_map(|h| h.defined_number(&format!("OQS_KEM_{id}_length_{what}")))
-                        .map_or("?".to_string(), |v| v.to_string())
-                };
-                let known = match crate::kem::catalog::find(&name) {
-                    Some(a) => format!(
-                        "kembench knows {} (measured through liboqs as kembench links it) but \
-                         does not build it from a tree yet",
-                        a.name
-                    ),
-                    None => "not in kembench's catalog, so not built from this tree".into(),
-                };
-                Missing {
-                    label: format!("{name}@{}", self.origin.prefix),
-                    reason: format!(
-                        "{known}; the tree declares pk {}, sk {}, ct {}, ss {} bytes",
-                        n("public_key"),
-                        n("secret_key"),
-                        n("ciphertext"),
-                        n("shared_secret")
-                    ),
+            .filter_map(|k| {
+                let why = liboqs_kems::built_as(&k).err()?;
+                Some(Missing {
+                    label: format!("{}@{}", k.name, self.origin.prefix),
+                    reason: why,
                     unreadable: false,
                     quiet: false,
-                }
+                })
             })
             .collect()
     }

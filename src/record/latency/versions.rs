@@ -34,6 +34,20 @@ pub struct Versions {
     pub comparison: Comparison,
 }
 
+impl Versions {
+    /// The library both builds are of: the source without version, variant, compiler or flags
+    /// (`liboqs-0.16.0+g1a2b3c4/auto@gcc-12:O3` and `liboqs/auto@gcc-12:O3`: `liboqs`;
+    /// `openssl4` and `openssl`: `openssl`).
+    pub fn library(&self) -> String {
+        library_of(&self.from)
+    }
+}
+
+fn library_of(id: &str) -> String {
+    let bare = BuildId::version_less(id);
+    bare.split(['/', '@']).next().unwrap_or_default().to_string()
+}
+
 /// Every pair of versions of one build among `results` (a run's, or the part of them a table
 /// describes), per operation both measured, in the order the run lists them.
 pub fn side_by_side(results: &[BenchResult]) -> Vec<Versions> {
@@ -108,6 +122,16 @@ mod tests {
             assert_eq!(v.comparison.ratio, 1.0, "{v:?}");
             assert_eq!(v.comparison.verdict, Verdict::WithinNoise, "{v:?}");
         }
+    }
+
+    #[test]
+    fn a_pair_names_its_library() {
+        assert_eq!(library_of("liboqs-0.16.0+g1a2b3c4/auto@gcc-12:O3"), "liboqs");
+        assert_eq!(library_of("liboqs/auto@gcc-12:O3"), "liboqs");
+        assert_eq!(library_of("openssl4"), "openssl");
+        assert_eq!(library_of("openssl"), "openssl");
+        let v = side_by_side(&with_tree(1.0).results);
+        assert_eq!(v[0].library(), "pqclean");
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Latency: one chart per family ([`chart`]) and the table of every statistic of every timed
-//! operation of the primary run.
+//! operation of the primary run; where it measured a library at two versions, their table and
+//! one chart per library ([`versions`]).
 
 pub mod chart;
+pub mod versions;
 
 use super::common::run_heading;
 use super::common::{primary, say};
@@ -104,6 +106,14 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
     if tables.get("table-versions").is_some() {
         let t = Table::described("table-versions", [(input.label.as_str(), &tables)]);
         blocks.push(Block::Table(t));
+        // The view per library across its versions.
+        let charts = versions::charts(run)?;
+        if !charts.is_empty() {
+            blocks.push(Block::Charts {
+                id: "chart-versions".into(),
+                charts,
+            });
+        }
     }
     Ok(())
 }
@@ -114,7 +124,7 @@ mod tests {
     use crate::export::fixture;
     use crate::report::data::AnyRecord;
 
-    fn table_ids(rec: crate::record::latency::LatencyRecord) -> Vec<String> {
+    fn blocks(rec: crate::record::latency::LatencyRecord) -> Vec<Block> {
         let d = Dataset::from_records(vec![("r.json".into(), AnyRecord::from(rec))]);
         let ctx = Context {
             data: &d,
@@ -123,9 +133,23 @@ mod tests {
         };
         let mut b = Vec::new();
         build(&ctx, &mut b).unwrap();
-        super::super::common::tables(&b)
+        b
+    }
+
+    fn table_ids(rec: crate::record::latency::LatencyRecord) -> Vec<String> {
+        super::super::common::tables(&blocks(rec))
             .into_iter()
             .map(|t| t.id.clone())
+            .collect()
+    }
+
+    fn chart_ids(rec: crate::record::latency::LatencyRecord) -> Vec<String> {
+        blocks(rec)
+            .iter()
+            .flat_map(|b| match b {
+                Block::Charts { charts, .. } => charts.iter().map(|c| c.id.clone()).collect(),
+                _ => Vec::new(),
+            })
             .collect()
     }
 
@@ -136,5 +160,14 @@ mod tests {
             table_ids(fixture::run_with_versions(1.25)),
             ["table-latency", "table-versions"]
         );
+        // The view per library: a chart of its versions beside the family charts.
+        let ids = chart_ids(fixture::run_with_versions(1.25));
+        assert_eq!(
+            ids.last().map(String::as_str),
+            Some("chart-versions-pqclean")
+        );
+        assert!(!chart_ids(fixture::run_with_builds())
+            .iter()
+            .any(|c| c.starts_with("chart-versions")));
     }
 }

@@ -72,6 +72,36 @@ pub fn chart(
     label: &str,
     report: &Report,
 ) -> anyhow::Result<Option<Chart>> {
+    let x_desc = format!(
+        "{label} / {baseline}, median ratio with 95% interval (log scale; below 1 is faster)"
+    );
+    let Some(svg) = ratio_svg(report, &x_desc, 44)? else {
+        return Ok(None);
+    };
+    Ok(Some(Chart {
+        id: format!("chart-compare-{number}"),
+        title: format!("{label} against {baseline}"),
+        caption: format!(
+            "Ratio of medians, {label} over {baseline}, per operation with its 95% bootstrap \
+             interval (log scale): left of 1 is faster. Filled: a significant change beyond \
+             ±{:.0}% (verdict faster or slower); hollow: within noise.",
+            report.noise_threshold * 100.0
+        ),
+        svg,
+        family: None,
+        embed: Embed::Inline,
+    }))
+}
+
+/// The SVG of ratio rows: one row per (algorithm, implementation) of `report`, labelled with
+/// at most `label_chars` characters, each operation's ratio with its interval on a log axis
+/// described by `x_desc`; `None` when there are no rows. The comparison of two runs and the
+/// versions of a library side by side draw with it.
+pub fn ratio_svg(
+    report: &Report,
+    x_desc: &str,
+    label_chars: usize,
+) -> anyhow::Result<Option<String>> {
     let mut pairs: Vec<(&str, &str)> = Vec::new();
     for r in &report.rows {
         if !pairs.contains(&(r.algorithm.as_str(), r.implementation.as_str())) {
@@ -83,7 +113,7 @@ pub fn chart(
     }
     let labels: Vec<String> = pairs
         .iter()
-        .map(|(a, i)| truncate(&pair_label(a, i), 44))
+        .map(|(a, i)| truncate(&pair_label(a, i), label_chars))
         .collect();
     let label_w = charts::label_column_width(&labels);
     let n = pairs.len();
@@ -125,9 +155,7 @@ pub fn chart(
             .configure_mesh()
             .x_label_formatter(&times)
             .y_label_formatter(&row_label)
-            .x_desc(format!(
-                "{label} / {baseline}, median ratio with 95% interval (log scale; below 1 is faster)"
-            ))
+            .x_desc(x_desc)
             .label_style((FONT, SMALL))
             .axis_desc_style((FONT, MEDIUM))
             .bold_line_style(RGBColor(0xec, 0xec, 0xec))
@@ -196,19 +224,7 @@ pub fn chart(
         .map_err(err)?;
         root.present().map_err(err)?;
     }
-    Ok(Some(Chart {
-        id: format!("chart-compare-{number}"),
-        title: format!("{label} against {baseline}"),
-        caption: format!(
-            "Ratio of medians, {label} over {baseline}, per operation with its 95% bootstrap \
-             interval (log scale): left of 1 is faster. Filled: a significant change beyond \
-             ±{:.0}% (verdict faster or slower); hollow: within noise.",
-            report.noise_threshold * 100.0
-        ),
-        svg,
-        family: None,
-        embed: Embed::Inline,
-    }))
+    Ok(Some(svg))
 }
 
 #[cfg(test)]

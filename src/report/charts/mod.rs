@@ -344,6 +344,14 @@ pub fn legend_row(
     Ok(x)
 }
 
+/// The width [`legend_row`] draws `entries` in.
+pub fn legend_row_width(entries: &[LegendEntry]) -> i32 {
+    entries
+        .iter()
+        .map(|e| 24 + text_width(&e.label, SMALL) + 18)
+        .sum()
+}
+
 /// Width of a column of row labels: the widest label plus padding.
 pub fn label_column_width(labels: &[String]) -> i32 {
     labels

@@ -136,7 +136,11 @@ pub fn ratio_svg(
             filled: false,
             ..LegendEntry::new("within noise", grey, Shape::Circle)
         });
-        legend_row(&root, (label_w + 14, 16), &keys)?;
+        // Above the plot, moved left where wide row labels would push it off the chart.
+        let x = (label_w + 14)
+            .min(WIDTH as i32 - charts::legend_row_width(&keys))
+            .max(4);
+        legend_row(&root, (x, 16), &keys)?;
         let (_, plot) = root.split_vertically(30);
         let centres: Vec<f64> = (0..n).map(|i| i as f64 + 0.5).collect();
         let mut chart = ChartBuilder::on(&plot)

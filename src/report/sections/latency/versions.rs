@@ -59,8 +59,8 @@ pub fn charts(run: &LatencyRecord) -> anyhow::Result<Vec<Chart>> {
             unmatched: Vec::new(),
             noise_threshold: NOISE_THRESHOLD,
         };
-        let x_desc = "newer version / older, median ratio with 95% interval (log scale; below 1 \
-                      is faster)";
+        let x_desc = "newer / older, ratio of medians with 95% interval (log scale; below 1 is \
+                      faster)";
         let Some(svg) = ratio_svg(&report, x_desc, LABEL_CHARS)? else {
             continue;
         };

@@ -438,14 +438,23 @@ fn build(a: &Options) -> anyhow::Result<ExitCode> {
     let unavailable: Vec<&sources::Missing> = missing
         .iter()
         .filter(|m| algs.matches(m.label.split('@').next().unwrap_or_default()))
-        .filter(|m| {
-            !m.quiet
-                || !a.sources.is_empty()
-                    && srcs.matches(m.label.split('@').nth(1).unwrap_or_default())
-        })
+        .filter(|m| said(m, !a.sources.is_empty(), &|s| srcs.matches(s)))
         .collect();
     let cpus = emulated_cpus(&summary);
     finish(&summary, a.compile.json, &unavailable, cpus.as_deref())
+}
+
+/// Whether `builds` says why `m` is not offered: without `--impl`, every reason but the
+/// quiet ones (a variant that has no code for an architecture); with `--impl`, those of the
+/// sources it names (`matches`), and a tree's algorithm it does not build (a label with no
+/// variant: `FrodoKEM-640-AES@liboqs-0.16.0+g8979276`), whatever the variants named.
+fn said(m: &sources::Missing, impl_given: bool, matches: &dyn Fn(&str) -> bool) -> bool {
+    let source = m.label.split('@').nth(1).unwrap_or_default();
+    if impl_given {
+        matches(source) || !source.contains('/')
+    } else {
+        !m.quiet
+    }
 }
 
 /// What CPU each emulator presents to the programs built for it (its platform and vector
@@ -872,4 +881,34 @@ pub fn list(filter: &Filter, json: bool) -> anyhow::Result<ExitCode> {
         out::print_list(&entries, &root);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn missing(label: &str, quiet: bool) -> sources::Missing {
+        sources::Missing {
+            label: label.into(),
+            reason: String::new(),
+            unreadable: false,
+            quiet,
+        }
+    }
+
+    /// `--impl '*/generic'` no longer lists PQClean's aarch64 code as not running here, and
+    /// still lists a tree's algorithm of another specification.
+    #[test]
+    fn the_reasons_said_follow_the_sources_named() {
+        let generic = |s: &str| s.ends_with("/generic");
+        let aarch64 = missing("Kyber768@pqclean/aarch64", false);
+        let tree = missing("FrodoKEM-640-AES@liboqs-0.16.0+g8979276", false);
+        let quiet = missing("ML-KEM-768@liboqs/auto@s390x", true);
+        assert!(!said(&aarch64, true, &generic));
+        assert!(said(&aarch64, false, &generic));
+        assert!(said(&tree, true, &generic));
+        assert!(said(&tree, false, &generic));
+        assert!(!said(&quiet, false, &generic));
+        assert!(said(&quiet, true, &|s: &str| s == "liboqs/auto"));
+    }
 }

@@ -12,7 +12,9 @@
 //!   scratch directory with a store and a build cache of the test's own; each must exit 0 (or the
 //!   code a trailing `# exits N` names). A block marked ```` ```sh run fixture=NAME ```` finds
 //!   the files of `tests/data/NAME/` in its scratch directory first (the package `add` is shown
-//!   adding), as a reader's current directory would hold them.
+//!   adding), as a reader's current directory would hold them; one marked `liboqs-tree=DIR`
+//!   finds there a copy of the liboqs tree kembench carries under `DIR` (the checkouts
+//!   `builds --source` is shown building).
 //! - The front README stays a front door (at most 300 lines) and links the manual's index, and
 //!   the index links every chapter.
 
@@ -305,6 +307,14 @@ fn the_command_line_checks_fail_on_what_kembench_lacks() {
     assert!(flags_exist("kembench run|list --shard K/N").is_err());
 }
 
+/// The folders a block's info string asks to hold a copy of the carried liboqs tree
+/// (`sh run liboqs-tree=liboqs-pr liboqs-tree=liboqs-main`).
+fn liboqs_trees(info: &str) -> Vec<&str> {
+    info.split_whitespace()
+        .filter_map(|w| w.strip_prefix("liboqs-tree="))
+        .collect()
+}
+
 /// The fixture a block's info string names (`sh run fixture=NAME`).
 fn fixture(info: &str) -> Option<&str> {
     info.split_whitespace()
@@ -328,6 +338,11 @@ fn copy_tree(from: &Path, to: &Path) {
 fn a_blocks_fixture_is_read_from_its_info_string() {
     assert_eq!(fixture("sh run fixture=nist-package"), Some("nist-package"));
     assert_eq!(fixture("sh run"), None);
+    assert_eq!(
+        liboqs_trees("sh run liboqs-tree=a liboqs-tree=b"),
+        ["a", "b"]
+    );
+    assert!(liboqs_trees("sh run fixture=x").is_empty());
 }
 
 #[test]
@@ -360,6 +375,16 @@ fn the_examples_marked_to_run_run() {
                 );
                 copy_tree(&from, &dir);
             }
+            for name in liboqs_trees(&b.info) {
+                let from = Path::new(env!("KEMBENCH_SRC_OQS_SYS")).join("liboqs");
+                let o = std::process::Command::new("cp")
+                    .arg("-a")
+                    .arg(&from)
+                    .arg(dir.join(name))
+                    .output()
+                    .unwrap();
+                assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            }
             for e in examples(&b.text) {
                 let args = shlex::split(&e.line).unwrap();
                 let out = std::process::Command::new(&bin)
@@ -386,7 +411,7 @@ fn the_examples_marked_to_run_run() {
         }
     }
     let _ = std::fs::remove_dir_all(&scratch);
-    assert!(ran >= 13, "only {ran} examples ran");
+    assert!(ran >= 17, "only {ran} examples ran");
 }
 
 #[test]

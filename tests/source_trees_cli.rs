@@ -13,6 +13,14 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// How far (percent) an operation of unchanged liboqs code may move between two builds'
+/// profiles: glibc's allocator, which liboqs's SHA-3 contexts call, takes a path that depends on
+/// what the process allocated before, a few hundred instructions of about 500,000 (CI saw
+/// keygen 518,819 → 518,558, −0.050%, with liboqs's own functions identical; another run
+/// +0.009%). The slower tree's decaps moves +1.97%, ten times this; that liboqs's own functions
+/// did not move is checked by name beside it.
+const ALLOCATOR_PCT: f64 = 0.2;
+
 fn dir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("kembench-trees-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
@@ -258,7 +266,7 @@ fn a_liboqs_tree_is_built_named_gated_and_gated_against_the_carried_one() {
             .trim_end_matches('%')
             .parse()
             .unwrap();
-        assert!(change.abs() < 0.05, "{op}: {md}");
+        assert!(change.abs() < ALLOCATOR_PCT, "{op}: {md}");
     }
     assert!(
         md.contains("`PQCP_MLKEM_NATIVE_MLKEM768_C_poly_tomsg`"),
@@ -310,7 +318,7 @@ fn a_liboqs_tree_is_built_named_gated_and_gated_against_the_carried_one() {
             .trim_end_matches('%')
             .parse()
             .unwrap();
-        assert!(change.abs() < 0.05, "{r}");
+        assert!(change.abs() < ALLOCATOR_PCT, "{r}");
     }
     if let Some(functions) = md
         .split("### Functions whose self counts changed most")

@@ -1,7 +1,7 @@
 //! One build: its flag set, its cache key, and the compiler run that makes its shared object.
 
 use super::compiler::{first_lines, Compiler};
-use super::sources::{Recipe, Source};
+use super::sources::{LiboqsBuild, Recipe, Source};
 use crate::providers::built::RANDOMBYTES_C;
 use sha2::{Digest, Sha256};
 use std::path::Path;
@@ -175,16 +175,16 @@ pub fn key(source: &Source, source_sha256: &str, compiler: &Compiler, flags: &Fl
     // liboqs's algorithm switch (a wrong one builds a library without the algorithm), and
     // the family switch a tree leaves off, when kembench switches it on.
     let switches = match &source.recipe {
-        Recipe::Liboqs {
+        Recipe::Liboqs(LiboqsBuild {
             minimal,
             switch_on: None,
             ..
-        } => minimal.clone(),
-        Recipe::Liboqs {
+        }) => minimal.clone(),
+        Recipe::Liboqs(LiboqsBuild {
             minimal,
             switch_on: Some(on),
             ..
-        } => format!("{minimal} {on}=ON"),
+        }) => format!("{minimal} {on}=ON"),
         Recipe::Files { .. } => String::new(),
         // An OpenSSL tree: its whole code, and how its library is made.
         Recipe::Openssl { digest, .. } => digest.clone(),
@@ -242,11 +242,11 @@ pub fn compile(
             flags,
             dir,
         ),
-        Recipe::Liboqs { .. } if source.arch.foreign() => {
-            let secs = liboqs(&source.recipe, compiler, flags, dir, Some(source))?;
+        Recipe::Liboqs(build) if source.arch.foreign() => {
+            let secs = liboqs(build, compiler, flags, dir, Some(source))?;
             Ok(secs + link_liboqs_driver(source, compiler, dir)?)
         }
-        Recipe::Liboqs { .. } => liboqs(&source.recipe, compiler, flags, dir, None),
+        Recipe::Liboqs(build) => liboqs(build, compiler, flags, dir, None),
         Recipe::Openssl {
             root,
             digest,
@@ -395,21 +395,18 @@ fn run_step(cmd: &mut Command, what: &str) -> Result<(), String> {
 /// liboqs adds `-O3` (and for `auto`, `-march=native`) itself; a compiler launcher appends the
 /// user's flag set after everything CMake passes, so that the flag set has the last word.
 fn liboqs(
-    recipe: &Recipe,
+    build: &LiboqsBuild,
     compiler: &Compiler,
     flags: &FlagSet,
     dir: &Path,
     foreign: Option<&Source>,
 ) -> Result<f64, String> {
-    let Recipe::Liboqs {
+    let LiboqsBuild {
         root,
         minimal,
         opt_target,
         switch_on,
-    } = recipe
-    else {
-        return Err("not a liboqs build".into());
-    };
+    } = build;
     let launcher = dir.join("append-flags.sh");
     let words: Vec<String> = flags.words.iter().map(|w| sh_quote(w)).collect();
     std::fs::write(

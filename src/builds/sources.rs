@@ -134,17 +134,21 @@ pub enum Recipe {
         declared: String,
     },
     /// liboqs's CMake build of one algorithm.
-    Liboqs {
-        /// The liboqs source tree.
-        root: PathBuf,
-        /// `OQS_MINIMAL_BUILD`.
-        minimal: String,
-        /// `OQS_OPT_TARGET`: `generic` or `auto`.
-        opt_target: &'static str,
-        /// The family switch the tree leaves off by default (liboqs 0.13's
-        /// `OQS_ENABLE_KEM_HQC`), passed as `ON`: the user asked for the algorithm.
-        switch_on: Option<String>,
-    },
+    Liboqs(LiboqsBuild),
+}
+
+/// How liboqs's CMake builds one algorithm.
+#[derive(Debug, Clone)]
+pub struct LiboqsBuild {
+    /// The liboqs source tree.
+    pub root: PathBuf,
+    /// `OQS_MINIMAL_BUILD`.
+    pub minimal: String,
+    /// `OQS_OPT_TARGET`: `generic` or `auto`.
+    pub opt_target: &'static str,
+    /// The family switch the tree leaves off by default (liboqs 0.13's
+    /// `OQS_ENABLE_KEM_HQC`), passed as `ON`: the user asked for the algorithm.
+    pub switch_on: Option<String>,
 }
 
 /// Flags PQClean's AVX2 code needs (as the crates' build scripts give them).
@@ -203,10 +207,10 @@ impl Source {
     pub fn refuses(&self, flags: &[String]) -> Option<String> {
         let dist = matches!(
             &self.recipe,
-            Recipe::Liboqs {
+            Recipe::Liboqs(LiboqsBuild {
                 opt_target: "auto",
                 ..
-            }
+            })
         );
         let march = flags
             .iter()
@@ -480,10 +484,10 @@ pub(super) fn liboqs_tree(
                 if let Some(r) = &renamed {
                     s.version.push_str(&format!("; {r}"));
                 }
-                if let Recipe::Liboqs {
+                if let Recipe::Liboqs(LiboqsBuild {
                     switch_on: Some(on),
                     ..
-                } = &s.recipe
+                }) = &s.recipe
                 {
                     s.version.push_str(&format!(
                         "; this tree leaves {on} off by default, switched on for this build"
@@ -599,12 +603,12 @@ fn liboqs(
             Crate::OqsSys.name(),
             Crate::OqsSys.version()
         ),
-        recipe: Recipe::Liboqs {
+        recipe: Recipe::Liboqs(LiboqsBuild {
             root: root.to_path_buf(),
             minimal: liboqs_minimal(id, family),
             opt_target,
             switch_on: super::liboqs_kems::off_by_default(root, family),
-        },
+        }),
         hashed,
         // What liboqs's compiler_opts.cmake adds for gcc and clang.
         required_flags: if opt_target == "auto" {
@@ -911,7 +915,7 @@ mod tests {
             std::fs::read_to_string(dir.join(".CMake").join("alg_support.cmake")).unwrap();
         let mut checked = 0;
         for src in found.iter().filter(|s| s.id.starts_with("liboqs")) {
-            let Recipe::Liboqs { minimal, .. } = &src.recipe else {
+            let Recipe::Liboqs(LiboqsBuild { minimal, .. }) = &src.recipe else {
                 panic!("{} is not a liboqs build", src.id)
             };
             let option = format!("OQS_ENABLE_{minimal}");

@@ -57,6 +57,8 @@ pub mod cli;
 #[cfg(feature = "app")]
 pub mod commands;
 #[cfg(feature = "app")]
+pub mod cycles;
+#[cfg(feature = "app")]
 pub mod ending;
 pub mod engine;
 pub mod env;

@@ -87,7 +87,8 @@ fn an_s390x_build_passes_its_known_answers_and_interoperates_with_this_machine()
     assert!(listed.contains("s390x"), "{listed}");
 
     // Counted: `profile` runs it under qemu-s390x with kembench's plugin (built on first use
-    // into the build cache); two runs give the same counts, instruction for instruction.
+    // into the build cache); two runs give the same counts, instruction for instruction, and
+    // the same cycle estimates for z16 and z15 (llvm-mca 19's models of them).
     let profile = |name: &str| {
         let json = dir.join(name);
         let out = kembench()
@@ -97,6 +98,8 @@ fn an_s390x_build_passes_its_known_answers_and_interoperates_with_this_machine()
                 "--no-store",
                 "--seeds",
                 "2",
+                "--cpus",
+                "default",
                 "--alg",
                 "ML-KEM-768",
                 "--impl",
@@ -143,7 +146,74 @@ fn an_s390x_build_passes_its_known_answers_and_interoperates_with_this_machine()
             .iter()
             .find(|m| m["class"] == "divide");
         assert_eq!(divide.unwrap()["instructions"], 0, "{e:#}");
+        // Estimated cycles per CPU of `--cpus default` (s390x: z15, z16), the same in both
+        // runs, with almost every executed instruction priced and the blocks that carry most.
+        let estimates = e["estimates"].as_array().unwrap();
+        let cpus: Vec<&str> = estimates
+            .iter()
+            .map(|x| x["cpu"].as_str().unwrap())
+            .collect();
+        assert_eq!(cpus, ["z15", "z16"], "{e:#}");
+        assert_eq!(
+            estimates,
+            b["emulated"]["estimates"].as_array().unwrap(),
+            "identical across runs"
+        );
+        for x in estimates {
+            assert_eq!(
+                x["model"], x["cpu"],
+                "z15 and z16 have models of their own: {x:#}"
+            );
+            let cycles = x["cycles"].as_u64().unwrap();
+            let priced = x["priced_instructions"].as_u64().unwrap();
+            let unpriced = x["unpriced_instructions"].as_u64().unwrap();
+            // Seed 0's call, which the estimate prices.
+            let n = a["analysis"]["instructions"].as_u64().unwrap();
+            // Every executed instruction, priced or not: the blocks' sum, which can differ from
+            // the count by the markers' call set-up the empty region subtracts.
+            let calibration = e["calibration"].as_u64().unwrap();
+            assert!(
+                (priced + unpriced).abs_diff(n) <= calibration,
+                "{priced} + {unpriced} against {n}: {x:#}"
+            );
+            assert!(unpriced * 100 < n, "over 99% priced: {x:#}");
+            // An ideal pipeline of a core that issues up to six instructions a cycle.
+            assert!(
+                cycles > n / 8 && cycles < n * 4,
+                "{cycles} cycles for {n} instructions"
+            );
+            // The blocks that carry most, most first, each named by its function in the
+            // scheme's code (PQClean's ML-KEM or its Keccak).
+            let blocks = x["blocks"].as_array().unwrap();
+            assert_eq!(blocks.len(), 5, "{x:#}");
+            let carried: Vec<u64> = blocks
+                .iter()
+                .map(|b| b["cycles"].as_u64().unwrap())
+                .collect();
+            assert!(
+                carried.windows(2).all(|w| w[0] >= w[1]) && carried[0] <= cycles,
+                "{x:#}"
+            );
+            for b in blocks {
+                let f = b["function"].as_str().unwrap();
+                assert!(
+                    f.starts_with("PQCLEAN_MLKEM768_CLEAN_") || f.starts_with("Keccak"),
+                    "{f}"
+                );
+                let each = b["cycles_per_execution"].as_f64().unwrap();
+                let execs = b["executions"].as_u64().unwrap() as f64;
+                assert!(
+                    (each * execs - b["cycles"].as_u64().unwrap() as f64).abs() <= 1.0,
+                    "{b:#}"
+                );
+            }
+        }
     }
+    assert!(
+        stdout.contains("Estimated cycles per call (model estimate)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("CPACF"), "the s390x note: {stdout}");
     assert!(stdout.contains("KeccakF1600_StatePermute"), "{stdout}");
     assert!(stdout.contains("Under qemu-s390x: loads"), "{stdout}");
     // Call stacks, from the plugin's shadow stack: the folded stacks sum to the count, the
@@ -207,6 +277,40 @@ fn an_s390x_build_passes_its_known_answers_and_interoperates_with_this_machine()
         let share = keccak_instructions(an);
         assert_eq!(share, on_chains, "{:#}", a["operation"]);
     }
+
+    // `--cpus` refused, before anything is counted: a CPU of another architecture, with it
+    // named; an unknown name, with the nearest; native implementations only.
+    let refused = |cpus: &str, impls: &str| {
+        let out = kembench()
+            .env("KEMBENCH_BUILD_DIR", &dir)
+            .args([
+                "profile",
+                "--no-store",
+                "--alg",
+                "ML-KEM-768",
+                "--cpus",
+                cpus,
+                "--impl",
+                impls,
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        err
+    };
+    let err = refused("cortex-a76", id);
+    assert!(
+        err.contains("a CPU of aarch64") && err.contains("s390x"),
+        "{err}"
+    );
+    let err = refused("z16x", id);
+    assert!(
+        err.contains("knows no CPU") && err.contains("did you mean"),
+        "{err}"
+    );
+    let err = refused("z16", "liboqs");
+    assert!(err.contains("none of the implementations"), "{err}");
 
     // Never timed: `run` says why instead of timing the emulator.
     let out = kembench()

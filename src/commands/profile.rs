@@ -65,6 +65,14 @@ pub struct Args {
     /// instructions per hash call, so the counts are not those of a plain profile).
     #[arg(long)]
     pub sha3_probe: bool,
+    /// Estimate the cycles of each foreign build's calls on these CPUs (comma-separated LLVM
+    /// names, `default` for each architecture's set: aarch64 cortex-a55, cortex-a76,
+    /// neoverse-n1, neoverse-v2; s390x z15, z16; ppc64le pwr9, pwr10; riscv64 sifive-u74,
+    /// sifive-p670): every counted block priced by llvm-mca 19's scheduling model of the CPU.
+    /// A model estimate (no caches, mispredictions, memory latency or clock); a name LLVM
+    /// prices with another CPU's model says so.
+    #[arg(long, value_delimiter = ',', value_name = "CPUS")]
+    pub cpus: Vec<String>,
     /// Whether the run is stored, and the interrupted run it completes.
     #[command(flatten)]
     pub session: SessionArgs,
@@ -161,6 +169,7 @@ impl Args {
             flamegraphs: self.flamegraphs.clone(),
             callgrind_out: self.callgrind_out.clone(),
             sha3_probe: self.sha3_probe,
+            cpus: self.cpus.clone(),
             store: !self.session.no_store,
             resume: self.session.resume.clone(),
             outputs: self.output.files(),
@@ -218,6 +227,8 @@ pub struct Options {
     pub callgrind_out: Option<std::path::PathBuf>,
     /// Route liboqs's SHA-3 through counting wrappers.
     pub sha3_probe: bool,
+    /// The CPUs of `--cpus`, as asked.
+    pub cpus: Vec<String>,
     /// Record the profile in the results store.
     pub store: bool,
     /// The profile to resume, if any.
@@ -299,6 +310,7 @@ fn command(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     let registry = Registry::new(o.include_mock);
     let (impls, selection) = crate::providers::suite::select(&registry, &o.filter, o.all)?;
     let (impls, sweep) = crate::shard::split(o.shard.as_ref(), impls, "profile");
+    let (cpus, llvm) = cycle_models(&o.cpus, &impls)?;
     let under_valgrind = profile::features_under_valgrind(&valgrind, &exe)?;
     let measured = ProfileMeasured {
         valgrind: version,
@@ -326,6 +338,8 @@ fn command(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
         tree_depth: o.tree_depth,
         tree_threshold: o.tree_threshold,
         sha3_probe: o.sha3_probe,
+        cpus,
+        llvm,
     };
     // The baseline is read, and checked against what is about to be profiled, before
     // anything is measured.
@@ -354,6 +368,42 @@ fn command(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
         baseline,
     };
     execute(started, o, store_spec)
+}
+
+/// The CPUs of `--cpus` for the foreign builds among `impls`, each with its model, and the
+/// LLVM that prices them: refused (bad input) when no foreign build is selected, for an
+/// unknown name (with the nearest), a CPU of another architecture or one without a model.
+fn cycle_models(
+    asked: &[String],
+    impls: &[std::sync::Arc<dyn crate::kem::Kem>],
+) -> anyhow::Result<(Vec<crate::record::profile::CpuModel>, String)> {
+    if asked.is_empty() {
+        return Ok((Vec::new(), String::new()));
+    }
+    let mut arches: Vec<crate::arch::Arch> = impls
+        .iter()
+        .filter_map(|k| crate::engine::foreign_arch(k.as_ref()))
+        .collect();
+    arches.sort();
+    arches.dedup();
+    if arches.is_empty() {
+        crate::bail_usage!(
+            "--cpus prices the blocks QEMU's plugin counts, and none of the implementations \
+             selected is a foreign build (`kembench builds --arch aarch64,s390x,...` makes them; \
+             select them as 'pqclean/clean@*@aarch64'); estimates for native builds are not \
+             there yet"
+        );
+    }
+    let tools = crate::cycles::Tools::find().map_err(anyhow::Error::msg)?;
+    let models =
+        crate::cycles::resolve(&tools, &arches, asked).map_err(|r| crate::usage::Usage(r.0))?;
+    for m in models.iter().filter(|m| m.substituted()) {
+        eprintln!(
+            "profile: --cpus {}: {} prices it with {}'s scheduling model",
+            m.cpu, tools.version, m.model
+        );
+    }
+    Ok((models, tools.version))
 }
 
 /// Reads the baseline of `--baseline`: a profile, sharing at least one implementation with

@@ -162,6 +162,10 @@ fn github(points: &[Metric], from: &Provenance) -> Vec<String> {
 fn exactness(m: Measure) -> &'static str {
     match m {
         Measure::Findings => "exact count (kembench ct): findings no exception explains",
+        Measure::EstimatedCycles => {
+            "model estimate (llvm-mca over exact block counts): identical run to run, not a \
+             measurement"
+        }
         m if m.noisy() => "timed: varies run to run",
         _ => "exact count (callgrind): identical run to run",
     }

@@ -551,6 +551,8 @@ pub fn profile() -> ProfileRecord {
             tree_depth: 8,
             tree_threshold: 0.01,
             sha3_probe: false,
+            cpus: Vec::new(),
+            llvm: String::new(),
         },
         environment: environment(),
         measured: ProfileMeasured {

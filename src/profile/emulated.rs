@@ -25,7 +25,7 @@ use crate::measure::counters::Counters;
 use crate::kem::Op;
 use crate::providers::foreign::Foreign;
 use crate::record::profile::{
-    DivisionSite, Emulated, FunctionCount, MixCount, OpProfile, ProfileConfig, ProfileResult,
+    CpuModel, DivisionSite, Emulated, FunctionCount, MixCount, OpProfile, ProfileConfig, ProfileResult,
     RandomnessNote,
     Spread,
 };
@@ -113,6 +113,21 @@ struct Program {
     functions: Vec<(u64, u64, String)>,
     begin: u64,
     end: u64,
+    /// Its code sections: (address, bytes), for the cycle estimates.
+    code: Vec<(u64, Vec<u8>)>,
+}
+
+impl super::estimate::Code for Program {
+    fn bytes_at(&self, addr: u64) -> Option<&[u8]> {
+        self.code.iter().find_map(|(start, bytes)| {
+            let off = usize::try_from(addr.checked_sub(*start)?).ok()?;
+            bytes.get(off..).filter(|b| !b.is_empty())
+        })
+    }
+
+    fn function_at(&self, addr: u64) -> String {
+        Program::function_at(self, addr)
+    }
 }
 
 impl Program {
@@ -157,11 +172,17 @@ impl Program {
                 .ok_or_else(|| format!("{} has no {name}: not a kembench driver", path.display()))
         };
         let (begin, end) = (at("kembench_region_begin")?, at("kembench_region_end")?);
+        let code = file
+            .sections()
+            .filter(|s| s.kind() == SectionKind::Text)
+            .filter_map(|s| Some((s.address(), s.data().ok()?.to_vec())))
+            .collect();
         Ok(Program {
             path: path.to_string_lossy().into_owned(),
             functions,
             begin,
             end,
+            code,
         })
     }
 
@@ -580,6 +601,7 @@ fn analyse(
             cpu: String::new(),
             divisions,
             division_sites,
+            estimates: Vec::new(),
         },
     }
 }
@@ -597,6 +619,7 @@ fn count_seed(
     ops: &[Op],
     provider: &str,
     cut: TreeCut,
+    pricing: Option<&Pricing>,
 ) -> Result<Vec<(Op, Counted)>, String> {
     let find = || Foreign::find(label).ok_or_else(|| format!("{label} is not in the build cache"));
     let base = find()?;
@@ -716,9 +739,23 @@ fn count_seed(
             text.clone_from(better);
         }
     }
+    let estimates = match pricing.filter(|p| !p.cpus.is_empty()) {
+        None => vec![Vec::new(); counts.len()],
+        Some(p) => {
+            let blocks: Vec<super::estimate::Blocks> = counts
+                .iter()
+                .map(|(_, r, _)| r.blocks.iter().map(|(k, v)| (*k, v.0)).collect())
+                .collect();
+            let ops: Vec<(Op, &super::estimate::Blocks)> =
+                counts.iter().zip(&blocks).map(|((op, _, _), b)| (*op, b)).collect();
+            super::estimate::estimate(&p.tools, arch, &program, &ops, &p.cpus)
+                .map_err(|e| format!("cycle estimates: {e}"))?
+        }
+    };
     Ok(counts
         .into_iter()
-        .map(|(op, region, calibration)| {
+        .zip(estimates)
+        .map(|((op, region, calibration), estimates)| {
             let mut c = analyse(
                 op,
                 &region,
@@ -731,9 +768,16 @@ fn count_seed(
                 &debug,
             );
             c.emulated.cpu.clone_from(&cpu);
+            c.emulated.estimates = estimates;
             (op, c)
         })
         .collect())
+}
+
+/// What prices a build's blocks: LLVM's tools and the CPUs of its architecture.
+struct Pricing {
+    tools: crate::cycles::Tools,
+    cpus: Vec<CpuModel>,
 }
 
 /// A work directory of one's own, removed when dropped.
@@ -789,13 +833,33 @@ pub fn profile(
             .into(),
     };
     let provider = k.meta().provider().to_string();
+    // The CPUs of `--cpus` of this build's architecture: priced on seed 0's counts.
+    let arch = crate::engine::foreign_arch(k);
+    let cpus: Vec<CpuModel> = config
+        .cpus
+        .iter()
+        .filter(|c| arch.is_some_and(|a| a.name() == c.arch))
+        .cloned()
+        .collect();
+    let pricing = if cpus.is_empty() {
+        None
+    } else {
+        match crate::cycles::Tools::find() {
+            Ok(tools) => Some(Pricing { tools, cpus }),
+            Err(e) => {
+                result.error = Some(e);
+                return result;
+            }
+        }
+    };
     let mut per_seed: Vec<Vec<(Op, Counted)>> = Vec::new();
     for seed in 0..seeds as u64 {
         if stop() {
             result.error = Some(format!("stopped before seed {seed}"));
             return result;
         }
-        match count_seed(&label, &plugin, seed, ops, &provider, cut) {
+        let priced = if seed == 0 { pricing.as_ref() } else { None };
+        match count_seed(&label, &plugin, seed, ops, &provider, cut, priced) {
             Ok(v) => per_seed.push(v),
             Err(e) => {
                 result.error = Some(format!("seed {seed}: {e}"));
@@ -869,6 +933,7 @@ mod tests {
             functions: vec![(0x2000, 0x2010, "poly_reduce".into())],
             begin: 0x100,
             end: 0x200,
+            code: Vec::new(),
         };
         let c = analyse(
             Op::Decaps,
@@ -963,6 +1028,7 @@ mod tests {
             ],
             begin: 0x100,
             end: 0x200,
+            code: Vec::new(),
         }
     }
 

@@ -6,6 +6,7 @@
 #![cfg(feature = "app")]
 
 pub mod emulated;
+pub mod estimate;
 pub mod mix;
 pub mod randomness;
 pub mod symbols;
@@ -153,6 +154,8 @@ pub fn instruction_counts(
             tree_depth: AnalysisOptions::default().tree_depth,
             tree_threshold: AnalysisOptions::default().tree_threshold,
             sha3_probe: false,
+            cpus: Vec::new(),
+            llvm: String::new(),
         },
         impls,
         include_mock,

@@ -20,15 +20,19 @@ pub enum Measure {
     Instructions,
     /// Constant-time findings no exception explains, per operation, exact (`kembench ct`).
     Findings,
+    /// Cycles per call on a CPU kembench does not have, estimated by an LLVM scheduling model
+    /// from exact block counts (`profile --cpus`; the CPU is in the operation's name).
+    EstimatedCycles,
 }
 
 impl Measure {
     /// Every measure, in the order points are listed.
-    pub const ALL: [Measure; 4] = [
+    pub const ALL: [Measure; 5] = [
         Measure::Latency,
         Measure::Throughput,
         Measure::Instructions,
         Measure::Findings,
+        Measure::EstimatedCycles,
     ];
 
     /// The stable name: Bencher's measure slugs (`latency` in nanoseconds, `throughput` in
@@ -39,6 +43,7 @@ impl Measure {
             Measure::Throughput => "throughput",
             Measure::Instructions => "instructions",
             Measure::Findings => "unexplained-findings",
+            Measure::EstimatedCycles => "estimated-cycles",
         }
     }
 
@@ -49,6 +54,7 @@ impl Measure {
             Measure::Throughput => "ops/s",
             Measure::Instructions => "instructions",
             Measure::Findings => "findings",
+            Measure::EstimatedCycles => "cycles (model estimate)",
         }
     }
 
@@ -60,7 +66,10 @@ impl Measure {
     /// Whether the value varies from run to run (timings) or is exact (instruction counts):
     /// a gate on a noisy measure needs a wider threshold.
     pub fn noisy(self) -> bool {
-        !matches!(self, Measure::Instructions | Measure::Findings)
+        !matches!(
+            self,
+            Measure::Instructions | Measure::Findings | Measure::EstimatedCycles
+        )
     }
 }
 
@@ -134,12 +143,14 @@ mod tests {
                 "latency",
                 "throughput",
                 "instructions",
-                "unexplained-findings"
+                "unexplained-findings",
+                "estimated-cycles"
             ]
         );
         let m = Metric::new("ML-KEM-768", "liboqs", "keygen", Measure::Latency, 1.0);
         assert_eq!(m.benchmark(), "ML-KEM-768@liboqs/keygen");
         assert!(Measure::Latency.smaller_is_better() && !Measure::Throughput.smaller_is_better());
         assert!(!Measure::Instructions.noisy() && Measure::Latency.noisy());
+        assert!(!Measure::EstimatedCycles.noisy() && Measure::EstimatedCycles.smaller_is_better());
     }
 }

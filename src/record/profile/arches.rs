@@ -11,9 +11,8 @@
 use super::ProfileResult;
 use crate::arch::BuildId;
 use crate::callgrind::Primitive;
-use crate::kem::catalog;
 use crate::kem::Op;
-use crate::table::{Cell, Column, Table, Tags, FIT, MARKDOWN, REPORT, WIDE};
+use crate::table::{Cell, Column, Table, FIT, MARKDOWN, REPORT, WIDE};
 use crate::units::thousands;
 
 /// The operations of one key exchange, each a column.
@@ -211,11 +210,7 @@ pub fn table(placed: &[Placed<'_>]) -> Table {
         );
     for p in placed {
         let r = p.result;
-        let tags = Some(Tags::catalogued(
-            &r.family,
-            catalog::level_of(&r.algorithm),
-            &r.implementation,
-        ));
+        let tags = r.tags();
         let row = t
             .row(tags)
             .set(algorithm, &r.algorithm)
@@ -576,11 +571,7 @@ pub fn sha3_table(placed: &[Placed<'_>]) -> Option<Table> {
             (a.openssl, ossl, "OpenSSL 3 (EVP)"),
         ] {
             let r = p.result;
-            let tags = Some(Tags::catalogued(
-                &r.family,
-                catalog::level_of(&r.algorithm),
-                &r.implementation,
-            ));
+            let tags = r.tags();
             let x = part.exchange as f64 / own.exchange.max(1) as f64;
             t.row(tags)
                 .set(algorithm, &r.algorithm)
@@ -641,6 +632,7 @@ mod tests {
                     cpu: String::new(),
                     divisions: Vec::new(),
                     division_sites: Vec::new(),
+                    estimates: Vec::new(),
                 });
                 o
             })

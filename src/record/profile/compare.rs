@@ -101,6 +101,29 @@ pub struct ProfileReport {
     pub functions: Vec<FunctionChange>,
     /// Operations present in only one of the profiles: (label, "old" or "new").
     pub unmatched: Vec<(String, &'static str)>,
+    /// Estimated cycles of the compared operations on each CPU both profiles estimated them
+    /// for (`profile --cpus`; empty where none was).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub cycles: Vec<CycleRow>,
+}
+
+/// One compared operation's estimated cycles on one CPU.
+#[derive(Debug, Clone, Serialize)]
+pub struct CycleRow {
+    /// `algorithm@implementation` (the old profile's).
+    pub label: String,
+    /// Operation.
+    pub operation: Op,
+    /// The CPU.
+    pub cpu: String,
+    /// The model that priced it in the old profile, and in the new where it was another.
+    pub model: String,
+    /// Estimated cycles in the old profile.
+    pub old_cycles: u64,
+    /// Estimated cycles in the new profile.
+    pub new_cycles: u64,
+    /// new / old.
+    pub ratio: f64,
 }
 
 impl ProfileReport {
@@ -123,6 +146,11 @@ impl ProfileReport {
             .filter(|r| class(r.certainty) && r.ratio > 1.0 + pct / 100.0)
             .collect()
     }
+}
+
+/// An operation's estimated cycles per CPU (none without `--cpus`).
+fn estimates(o: &OpProfile) -> &[crate::record::profile::CycleEstimate] {
+    o.emulated.as_ref().map_or(&[][..], |e| &e.estimates[..])
 }
 
 /// Most function changes listed.
@@ -190,6 +218,7 @@ pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
     let mut rows = Vec::new();
     let mut functions = Vec::new();
     let mut unmatched = Vec::new();
+    let mut cycles = Vec::new();
     for ra in &old.results {
         let rb = partner(ra, old, new);
         for oa in &ra.operations {
@@ -212,6 +241,23 @@ pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
                 certainty: certainty(fixed, oa, ob),
                 randomness_fixed: fixed,
             });
+            for ea in estimates(oa) {
+                if let Some(eb) = estimates(ob).iter().find(|e| e.cpu == ea.cpu) {
+                    cycles.push(CycleRow {
+                        label: label(ra),
+                        operation: oa.operation,
+                        cpu: ea.cpu.clone(),
+                        model: if ea.model == eb.model {
+                            ea.model.clone()
+                        } else {
+                            format!("{} → {}", ea.model, eb.model)
+                        },
+                        old_cycles: ea.cycles,
+                        new_cycles: eb.cycles,
+                        ratio: eb.cycles as f64 / ea.cycles.max(1) as f64,
+                    });
+                }
+            }
             let (fa, fb) = (self_counts(oa), self_counts(ob));
             let names: std::collections::BTreeSet<&str> =
                 fa.keys().chain(fb.keys()).copied().collect();
@@ -276,11 +322,15 @@ pub fn compare(old: &ProfileRecord, new: &ProfileRecord) -> ProfileReport {
         &old.config.cache_geometry,
         &new.config.cache_geometry,
     );
+    if !old.config.llvm.is_empty() && !new.config.llvm.is_empty() {
+        diff(&mut differences, "LLVM (cycle estimates)", &old.config.llvm, &new.config.llvm);
+    }
     ProfileReport {
         differences,
         rows,
         functions,
         unmatched,
+        cycles,
     }
 }
 /// The comparison of two profiles as `compare` shows it.
@@ -381,18 +431,41 @@ impl shared::Comparison for Compared<'_> {
             }
             s
         };
+        let mut blocks = vec![
+            shared::heading(
+                &self.asked,
+                &r.differences,
+                "Same environment, provider versions and valgrind.",
+                "profiles",
+            ),
+            t,
+            shared::unmatched(&r.unmatched, "profile"),
+            Table::block("functions", CONSOLE, functions),
+        ];
+        if !r.cycles.is_empty() {
+            let mut s = "Estimated cycles per CPU (model estimate: llvm-mca over the exact block \
+                         counts, no caches or branch mispredictions):\n"
+                .to_string();
+            for c in &r.cycles {
+                let model = if c.model == c.cpu {
+                    String::new()
+                } else {
+                    format!(" ({}'s model)", c.model)
+                };
+                s.push_str(&format!(
+                    "  {} {} on {}{model}: {} → {} (×{:.3})\n",
+                    c.label,
+                    c.operation.as_str(),
+                    c.cpu,
+                    thousands(c.old_cycles),
+                    thousands(c.new_cycles),
+                    c.ratio
+                ));
+            }
+            blocks.push(Table::block("cycles", CONSOLE, s));
+        }
         shared::console(
-            vec![
-                shared::heading(
-                    &self.asked,
-                    &r.differences,
-                    "Same environment, provider versions and valgrind.",
-                    "profiles",
-                ),
-                t,
-                shared::unmatched(&r.unmatched, "profile"),
-                Table::block("functions", CONSOLE, functions),
-            ],
+            blocks,
             "Instruction counts under callgrind are exact: where they did not vary across seeds, any ratio other than 1.000 is a real change. Where they varied, the medians are compared and the ranges over seeds say whether the change is beyond that spread.",
         )
     }
@@ -473,6 +546,51 @@ mod tests {
             .expect("the architectures are said");
         assert_eq!((arch.old.as_str(), arch.new.as_str()), ("x86_64", "s390x"));
         assert_eq!(r.regressions(5.0).len(), 2);
+    }
+
+    #[test]
+    fn estimated_cycles_are_compared_per_cpu_both_profiles_have() {
+        use crate::record::profile::{CycleEstimate, Emulated};
+        let with = |cycles: &[(&str, u64)]| {
+            let mut p = profile_of(&["pqclean/clean@gcc-12:O2@s390x"]);
+            for o in &mut p.results[0].operations {
+                o.emulated = Some(Emulated {
+                    arch: "s390x".into(),
+                    emulator: String::new(),
+                    loads: 0,
+                    stores: 0,
+                    mix: Vec::new(),
+                    calibration: 0,
+                    cpu: String::new(),
+                    divisions: Vec::new(),
+                    division_sites: Vec::new(),
+                    estimates: cycles
+                        .iter()
+                        .map(|(cpu, n)| CycleEstimate {
+                            cpu: cpu.to_string(),
+                            model: cpu.to_string(),
+                            cycles: *n,
+                            priced_instructions: 1,
+                            unpriced_instructions: 0,
+                            blocks: Vec::new(),
+                        })
+                        .collect(),
+                });
+            }
+            p
+        };
+        let old = with(&[("z15", 1000), ("z16", 800)]);
+        let new = with(&[("z16", 1000)]);
+        let r = compare(&old, &new);
+        assert_eq!(r.cycles.len(), r.rows.len(), "z16 only, once per operation: {:?}", r.cycles);
+        assert!(r.cycles.iter().all(|c| c.cpu == "z16" && (c.ratio - 1.25).abs() < 1e-12));
+        let shown = format!("{:?}", shared::Comparison::tables(&Compared::new(&old, &new, Asked {
+            old: "a",
+            new: "b",
+            noise: 0.02,
+        })));
+        assert!(shown.contains("on z16: 800 → 1,000 (×1.250)"), "{shown}");
+        assert!(compare(&old, &profile_of(&["pqclean/clean@gcc-12:O2@s390x"])).cycles.is_empty());
     }
 
     #[test]

@@ -53,6 +53,92 @@ pub struct ProfileConfig {
     pub tree_threshold: f64,
     /// Whether liboqs's SHA-3 calls went through kembench's counting wrappers.
     pub sha3_probe: bool,
+    /// The CPUs foreign builds' cycles were estimated for (`--cpus`), each with the LLVM
+    /// scheduling model that priced it (empty: none asked, and in records from before this).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpus: Vec<CpuModel>,
+    /// The LLVM whose models priced them (`Debian LLVM version 19.1.7`; empty without
+    /// `--cpus`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub llvm: String,
+}
+
+/// A CPU cycles were estimated for, and the model that priced it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuModel {
+    /// The name as asked (`cortex-a76`).
+    pub cpu: String,
+    /// Its architecture (`aarch64`).
+    pub arch: String,
+    /// The CPU whose LLVM scheduling model prices it (`cortex-a57` for `cortex-a76`), or the
+    /// name itself; a model kembench does not know the owner of is named by its resources
+    /// (`model with resources Foo*`).
+    pub model: String,
+}
+
+impl CpuModel {
+    /// Whether LLVM prices this name with another CPU's model.
+    pub fn substituted(&self) -> bool {
+        self.model != self.cpu
+    }
+
+    /// `cortex-a76 (cortex-a57's model)`, or the name alone.
+    pub fn describe(&self) -> String {
+        if self.substituted() {
+            format!("{} ({}'s model)", self.cpu, self.model)
+        } else {
+            self.cpu.clone()
+        }
+    }
+}
+
+/// Estimated cycles of one call on one CPU: every executed block priced by the CPU's LLVM
+/// scheduling model (steady-state cycles per execution), times its executions. A model
+/// estimate: no caches, branch mispredictions, memory latency or clock.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CycleEstimate {
+    /// The CPU as asked (`cortex-a76`).
+    pub cpu: String,
+    /// The model that priced it (`cortex-a57`).
+    pub model: String,
+    /// Estimated cycles of the call (rounded).
+    pub cycles: u64,
+    /// Executed instructions the model priced.
+    pub priced_instructions: u64,
+    /// Executed instructions it could not (not decoded by LLVM's disassembler, or without
+    /// scheduling information): left out of `cycles`.
+    pub unpriced_instructions: u64,
+    /// The blocks that carry most of the estimate, most first.
+    pub blocks: Vec<BlockCost>,
+}
+
+impl CycleEstimate {
+    /// The share of executed instructions the model priced.
+    pub fn priced_share(&self) -> f64 {
+        let all = self.priced_instructions + self.unpriced_instructions;
+        if all == 0 {
+            0.0
+        } else {
+            self.priced_instructions as f64 / all as f64
+        }
+    }
+}
+
+/// One executed block's part of an estimate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BlockCost {
+    /// Its first instruction's address.
+    pub address: u64,
+    /// The function it is in.
+    pub function: String,
+    /// Its instructions.
+    pub instructions: u64,
+    /// Its executions in the call.
+    pub executions: u64,
+    /// The model's steady-state cycles per execution.
+    pub cycles_per_execution: f64,
+    /// Executions × cycles per execution (rounded).
+    pub cycles: u64,
 }
 
 /// What `profile` found about the machine and valgrind before profiling.
@@ -206,6 +292,9 @@ pub struct Emulated {
     /// `ct`'s latency screen reports for a foreign build (empty in records from before this).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub division_sites: Vec<DivisionSite>,
+    /// Estimated cycles of the call per CPU of `--cpus` (empty: none asked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub estimates: Vec<CycleEstimate>,
 }
 
 /// One division instruction of a foreign build and its executions in one call.
@@ -267,6 +356,15 @@ pub struct ProfileResult {
 }
 
 impl ProfileResult {
+    /// Its filter tags in the report's tables (family, level, implementation).
+    pub fn tags(&self) -> Option<crate::table::Tags> {
+        Some(crate::table::Tags::catalogued(
+            &self.family,
+            crate::kem::catalog::level_of(&self.algorithm),
+            &self.implementation,
+        ))
+    }
+
     /// The profile of `op`, if it was profiled.
     pub fn op(&self, op: Op) -> Option<&OpProfile> {
         self.operations.iter().find(|o| o.operation == op)
@@ -408,24 +506,34 @@ impl Kind for Profile {
     /// Per operation: exact instructions (the median over seeds; the fewest and most as
     /// bounds when there are several seeds).
     fn metrics(r: &ProfileResult) -> Vec<Metric> {
-        r.operations
-            .iter()
-            .map(|o| {
-                let i = &o.instructions;
-                let m = Metric::new(
+        let counts = r.operations.iter().map(|o| {
+            let i = &o.instructions;
+            let m = Metric::new(
+                &r.algorithm,
+                &r.implementation,
+                o.operation.as_str(),
+                Measure::Instructions,
+                i.median as f64,
+            );
+            if i.per_seed.len() > 1 {
+                m.within(i.min as f64, i.max as f64)
+            } else {
+                m
+            }
+        });
+        // Estimated cycles per CPU: `decaps@neoverse-v2`.
+        let estimates = r.operations.iter().flat_map(|o| {
+            o.emulated.iter().flat_map(|e| &e.estimates).map(|e| {
+                Metric::new(
                     &r.algorithm,
                     &r.implementation,
-                    o.operation.as_str(),
-                    Measure::Instructions,
-                    i.median as f64,
-                );
-                if i.per_seed.len() > 1 {
-                    m.within(i.min as f64, i.max as f64)
-                } else {
-                    m
-                }
+                    &format!("{}@{}", o.operation.as_str(), e.cpu),
+                    Measure::EstimatedCycles,
+                    e.cycles as f64,
+                )
             })
-            .collect()
+        });
+        counts.chain(estimates).collect()
     }
 
     fn counted_under(m: &ProfileMeasured) -> Option<String> {

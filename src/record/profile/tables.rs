@@ -8,12 +8,11 @@
 
 use super::{console, ProfileRecord, ProfileResult};
 use crate::callgrind::Primitive;
-use crate::kem::catalog;
 use crate::measure::counters::Counters;
 use crate::kem::Op;
 use crate::record::{Benchmark, ResultStatus};
 use crate::table::{
-    Cell, Column, Mark, Table, Tables, Tags, Target, CONSOLE, FIT, MARKDOWN, REPORT, WIDE,
+    Cell, Column, Mark, Table, Tables, Target, CONSOLE, FIT, MARKDOWN, REPORT, WIDE,
 };
 use crate::units::{self, thousands};
 
@@ -53,6 +52,7 @@ pub fn tables(record: &ProfileRecord, items: &[ProfileResult]) -> Tables {
         )],
         tables: [
             vec![counts(items)],
+            cycles(record, items),
             arches(record, items),
             sha3_alternative(record, items),
             console::trees(items),
@@ -62,6 +62,118 @@ pub fn tables(record: &ProfileRecord, items: &[ProfileResult]) -> Tables {
         outro: vec![(MARKDOWN, said.join("\n"))],
         rest_elsewhere: true,
     }
+}
+
+/// Estimated cycles per CPU of `--cpus`, when any foreign build has them: per
+/// implementation and CPU (with the model that priced it) the estimate of each operation, the
+/// share of executed instructions the model priced, and where decapsulation's estimate is
+/// most (the block's function and its share).
+fn cycles(record: &ProfileRecord, items: &[ProfileResult]) -> Vec<Table> {
+    let rows: Vec<(&ProfileResult, &str)> = items
+        .iter()
+        .flat_map(|r| {
+            let mut cpus: Vec<&str> = Vec::new();
+            for o in &r.operations {
+                for e in o.emulated.iter().flat_map(|e| &e.estimates) {
+                    if !cpus.contains(&e.cpu.as_str()) {
+                        cpus.push(&e.cpu);
+                    }
+                }
+            }
+            cpus.into_iter().map(move |c| (r, c))
+        })
+        .collect();
+    if rows.is_empty() {
+        return Vec::new();
+    }
+    let mut t = Table::new("table-profile-cycles");
+    let algorithm = t.add(Column::text("algorithm"));
+    let implementation = t.add(Column::text("implementation"));
+    let cpu = t.add(Column::text("CPU (model)"));
+    let ops = [Op::Keygen, Op::Encaps, Op::Decaps].map(|op| (op, t.add(Column::num(op.as_str()))));
+    let priced = t.add(Column::num("priced"));
+    let hottest = t.add(Column::text("most of decaps in"));
+    let cols = [
+        &[algorithm, implementation, cpu][..],
+        &ops.map(|(_, c)| c),
+        &[priced, hottest],
+    ]
+    .concat();
+    let llvm = if record.config.llvm.is_empty() {
+        "LLVM".to_string()
+    } else {
+        record.config.llvm.clone()
+    };
+    t.view(CONSOLE | MARKDOWN | REPORT, 2, &cols).caption(
+        CONSOLE | MARKDOWN | REPORT,
+        format!(
+            "Estimated cycles per call (model estimate): every block QEMU's plugin counted in seed \
+             0's call, priced by {llvm}'s llvm-mca scheduling model of the CPU as a loop of itself \
+             (steady-state cycles per execution), times its executions. No caches, branch \
+             mispredictions, memory latency or clock: cycles of an ideal pipeline, not time. \
+             'priced' is the share of executed instructions the model could price; the rest are \
+             left out."
+        ),
+    );
+    if rows.iter().any(|(r, _)| {
+        r.operations
+            .iter()
+            .any(|o| o.emulated.as_ref().is_some_and(|e| e.arch == "s390x"))
+    }) {
+        t.note(
+            CONSOLE | MARKDOWN | REPORT,
+            "s390x: these builds hash with their own software Keccak. Code that hashes through \
+             OpenSSL would use CPACF's SHA-3 (KIMD/KLMD, z14 and later) on real IBM Z, which \
+             QEMU does not emulate; the drop-in bound of the table across architectures is what \
+             such an accelerator could save at most.",
+        );
+    }
+    for (r, name) in rows {
+        let estimate = |op: Op| {
+            r.op(op)
+                .and_then(|o| o.emulated.as_ref())
+                .and_then(|e| e.estimates.iter().find(|x| x.cpu == name))
+        };
+        let model = [Op::Keygen, Op::Encaps, Op::Decaps, Op::Exchange]
+            .into_iter()
+            .find_map(|op| estimate(op).map(|e| e.model.clone()))
+            .unwrap_or_default();
+        let described = if model.is_empty() || model == name {
+            name.to_string()
+        } else {
+            format!("{name} ({model}'s)")
+        };
+        let tags = r.tags();
+        let row = t
+            .row(tags)
+            .set(algorithm, &r.algorithm)
+            .set(implementation, &r.implementation)
+            .set(cpu, described);
+        let (mut all, mut done) = (0u64, 0u64);
+        for (op, c) in ops {
+            row.set(
+                c,
+                estimate(op).map_or(Cell::right("–"), |e| {
+                    all += e.priced_instructions + e.unpriced_instructions;
+                    done += e.priced_instructions;
+                    Cell::num(thousands(e.cycles), e.cycles as f64)
+                        .on(MARKDOWN, e.cycles.to_string())
+                }),
+            );
+        }
+        let share = if all == 0 { 0.0 } else { done as f64 / all as f64 };
+        row.set(priced, Cell::num(format!("{:.1}%", 100.0 * share), share));
+        row.set(
+            hottest,
+            estimate(Op::Decaps)
+                .and_then(|e| e.blocks.first().map(|b| (b, e.cycles)))
+                .map_or(Cell::text("–"), |(b, total)| {
+                    let part = if total == 0 { 0.0 } else { b.cycles as f64 / total as f64 };
+                    Cell::text(format!("{} {:.0}%", b.function, 100.0 * part))
+                }),
+        );
+    }
+    vec![t]
 }
 
 /// The table across architectures, when the items ran on more than one.
@@ -114,11 +226,7 @@ fn counts(items: &[ProfileResult]) -> Table {
         .always(CONSOLE | MARKDOWN)
         .streamed();
     for r in items {
-        let tags = Some(Tags::catalogued(
-            &r.family,
-            catalog::level_of(&r.algorithm),
-            &r.implementation,
-        ));
+        let tags = r.tags();
         if r.operations.is_empty() {
             let why = match r.status() {
                 ResultStatus::Ok => "nothing profiled".to_string(),

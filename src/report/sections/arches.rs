@@ -10,7 +10,7 @@ use crate::kem::Op;
 use crate::record::profile::arches::{self, Placed};
 use crate::record::profile::{Profile, ProfileResult};
 use crate::record::Benchmark;
-use crate::report::doc::{code, slug, text, Block, Table};
+use crate::report::doc::{code, slug, text, Block, Chart, Embed, Table};
 use crate::table::Tables;
 
 /// The section.
@@ -45,6 +45,21 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         );
         return Ok(());
     };
+    let charts = cycle_charts(&results)?;
+    if !charts.is_empty() {
+        say(
+            blocks,
+            "Estimated cycles per call on CPUs kembench does not have (`profile --cpus`): model \
+             estimates, not measurements. Every block QEMU's plugin counted is priced by LLVM's \
+             scheduling model of the CPU as a loop of itself; no caches, branch mispredictions, \
+             memory latency or clock. A CPU LLVM prices with another CPU's model is named with \
+             it.",
+        );
+        blocks.push(Block::Charts {
+            id: "charts-profile-cycles".into(),
+            charts,
+        });
+    }
     let placed = arches::placed(host, results);
     if placed.is_empty() || !arches::spans(&placed) {
         para(
@@ -90,6 +105,92 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         hottest(blocks, &alg, &placed);
     }
     Ok(())
+}
+
+/// One chart per algorithm whose foreign builds have estimated cycles: a bar per build and
+/// CPU, split into keygen, encaps and decaps, every bar labelled a model estimate.
+fn cycle_charts(results: &[(&str, &ProfileResult)]) -> anyhow::Result<Vec<Chart>> {
+    use crate::report::charts::stacked::{stacked_values, Stacked};
+    use crate::report::charts::{op_color, tidy, truncate, LegendEntry, Shape};
+    const OPS: [Op; 3] = [Op::Keygen, Op::Encaps, Op::Decaps];
+    let mut algorithms: Vec<&str> = Vec::new();
+    for (_, r) in results {
+        if r.operations
+            .iter()
+            .any(|o| o.emulated.as_ref().is_some_and(|e| !e.estimates.is_empty()))
+            && !algorithms.contains(&r.algorithm.as_str())
+        {
+            algorithms.push(&r.algorithm);
+        }
+    }
+    let mut charts = Vec::new();
+    for alg in algorithms {
+        let mut rows = Vec::new();
+        let mut group_starts = Vec::new();
+        for (_, r) in results.iter().filter(|(_, r)| r.algorithm == alg) {
+            let mut cpus: Vec<(&str, &str)> = Vec::new();
+            for e in r
+                .operations
+                .iter()
+                .filter_map(|o| o.emulated.as_ref())
+                .flat_map(|e| &e.estimates)
+            {
+                if !cpus.iter().any(|(c, _)| *c == e.cpu) {
+                    cpus.push((&e.cpu, &e.model));
+                }
+            }
+            if cpus.is_empty() {
+                continue;
+            }
+            group_starts.push(rows.len());
+            for (cpu, model) in cpus {
+                let shown = if cpu == model {
+                    cpu.to_string()
+                } else {
+                    format!("{cpu} ({model}'s model)")
+                };
+                let values = OPS
+                    .map(|op| {
+                        r.op(op)
+                            .and_then(|o| o.emulated.as_ref())
+                            .and_then(|e| e.estimates.iter().find(|x| x.cpu == cpu))
+                            .map_or(0.0, |x| x.cycles as f64)
+                    })
+                    .to_vec();
+                rows.push((
+                    format!(
+                        "{} · {shown} · model estimate",
+                        truncate(&r.implementation, 40)
+                    ),
+                    values,
+                ));
+            }
+        }
+        let svg = stacked_values(
+            &Stacked {
+                parts: OPS
+                    .iter()
+                    .map(|op| LegendEntry::new(op.as_str(), op_color(*op), Shape::Block))
+                    .collect(),
+                rows,
+                group_starts,
+                x_desc: "estimated cycles per call (model estimate: LLVM's scheduling model over exact block counts)",
+            },
+            &|v| tidy(crate::units::count(v)),
+        )?;
+        charts.push(Chart {
+            id: format!("chart-profile-cycles-{}", slug(alg)),
+            title: format!("{alg}: estimated cycles per CPU (model estimate)"),
+            caption: "Each bar is one build on one CPU, split into keygen, encaps and decaps: \
+                      seed 0's counted blocks priced by the CPU's LLVM scheduling model. Cycles of \
+                      an ideal pipeline, not time: no caches, mispredictions or memory latency."
+                .into(),
+            svg,
+            family: None,
+            embed: Embed::Inline,
+        });
+    }
+    Ok(charts)
 }
 
 /// Per architecture, the hottest functions (self) of the fewest build's decapsulation.
@@ -179,13 +280,46 @@ mod tests {
                     cpu: String::new(),
                     divisions: Vec::new(),
                     division_sites: Vec::new(),
+                    estimates: Vec::new(),
                 });
             }
         }
-        let s = section(vec![native, foreign]);
+        let s = section(vec![native.clone(), foreign.clone()]);
         assert!(s.contains("table-profile-arches"), "{s}");
+        assert!(
+            !s.contains("chart-profile-cycles"),
+            "no estimates, no chart: {s}"
+        );
         // Both profiles' results are in the table, each on its architecture.
         assert!(s.contains("\"x86_64\"") && s.contains("\"s390x\""), "{s}");
         assert!(s.contains("mock/correct"), "{s}");
+        // With estimates for two CPUs, one of them priced with another CPU's model: one chart
+        // for the algorithm, a bar per CPU, each said to be a model estimate.
+        for r in &mut foreign.results {
+            for o in &mut r.operations {
+                let e = o.emulated.as_mut().unwrap();
+                for (cpu, model, cycles) in [("z16", "z16", 900), ("z13x", "z13", 1200)] {
+                    e.estimates.push(crate::record::profile::CycleEstimate {
+                        cpu: cpu.into(),
+                        model: model.into(),
+                        cycles,
+                        priced_instructions: 10,
+                        unpriced_instructions: 0,
+                        blocks: Vec::new(),
+                    });
+                }
+            }
+        }
+        let s = section(vec![native, foreign.clone()]);
+        assert!(s.contains("chart-profile-cycles-mockkem"), "{s}");
+        assert!(s.contains("z16 · model estimate"), "{s}");
+        // (The SVG writes the apostrophe as an entity.)
+        assert!(
+            s.contains("z13x (z13&apos;s model) · model estimate"),
+            "{s}"
+        );
+        // On one architecture alone, the chart is there too.
+        let s = section(vec![foreign]);
+        assert!(s.contains("chart-profile-cycles-mockkem"), "{s}");
     }
 }

@@ -176,6 +176,12 @@ fn build(ctx: &Context<'_>, blocks: &mut Vec<Block>) -> anyhow::Result<()> {
         "table-profile",
         [(input.label.as_str(), &tables)],
     )));
+    if tables.get("table-profile-cycles").is_some() {
+        blocks.push(Block::Table(Table::described(
+            "table-profile-cycles",
+            [(input.label.as_str(), &tables)],
+        )));
+    }
     let notes = notes(rec);
     if !notes.is_empty() {
         blocks.push(Block::List(

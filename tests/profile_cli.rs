@@ -51,6 +51,11 @@ fn profile_unstored(name: &str, args: &[&str]) -> (String, Value) {
     common::command_output_record(kembench(), "profile", &temp(&format!("{name}.json")), &args)
 }
 
+/// A result's operations.
+fn ob_ops(r: &Value) -> &Vec<Value> {
+    r["operations"].as_array().unwrap()
+}
+
 /// The instructions of `primitive`'s share in one operation's analysis.
 fn share_instructions(analysis: &Value, primitive: &str) -> u64 {
     analysis["shares"]
@@ -74,10 +79,47 @@ fn two_profiles_of_the_same_build_count_identically_and_compare_as_one() {
         "MockKEM,ML-KEM-768",
         "--seeds",
         "2",
+        "--cpus",
+        "znver4,sapphirerapids",
     ];
     let a = profile(&store, "a", &args);
     let b = profile(&store, "b", &args);
     let (ca, cb) = (counts(&a), counts(&b));
+    // Estimated cycles from callgrind's per-instruction counts, priced by LLVM 19's models of
+    // two CPUs this machine is not: the same in both profiles, almost every instruction priced.
+    assert_eq!(
+        a["config"]["cpus"][0]["model"], "znver4",
+        "{:#}",
+        a["config"]
+    );
+    for (ra, rb) in a["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(b["results"].as_array().unwrap())
+    {
+        for (oa, ob) in ra["operations"].as_array().unwrap().iter().zip(ob_ops(rb)) {
+            let e = oa["estimates"].as_array().unwrap();
+            let cpus: Vec<&str> = e.iter().map(|x| x["cpu"].as_str().unwrap()).collect();
+            assert_eq!(cpus, ["znver4", "sapphirerapids"], "{oa:#}");
+            assert_eq!(
+                oa["estimates"], ob["estimates"],
+                "identical across profiles"
+            );
+            let n = oa["analysis"]["instructions"].as_u64().unwrap();
+            for x in e {
+                let priced = x["priced_instructions"].as_u64().unwrap();
+                let unpriced = x["unpriced_instructions"].as_u64().unwrap();
+                assert_eq!(priced + unpriced, n, "every counted instruction: {x:#}");
+                assert!(unpriced * 50 < n, "at least 98% priced: {x:#}");
+                let cycles = x["cycles"].as_u64().unwrap();
+                assert!(
+                    cycles > n / 8 && cycles < n * 4,
+                    "{cycles} cycles, {n} instructions"
+                );
+            }
+        }
+    }
     assert_eq!(ca.len(), 6, "{ca:?}");
     assert_eq!(
         ca, cb,
@@ -116,6 +158,14 @@ fn two_profiles_of_the_same_build_count_identically_and_compare_as_one() {
     let text = String::from_utf8_lossy(&out);
     assert!(text.contains("1.000"), "{text}");
     assert!(text.contains("No function's self count changed."), "{text}");
+    assert!(
+        text.contains("Estimated cycles per CPU (model estimate"),
+        "{text}"
+    );
+    assert!(
+        text.contains("on sapphirerapids: ") && text.contains("(×1.000)"),
+        "{text}"
+    );
     let dir = temp("diff-flames");
     let _ = std::fs::remove_dir_all(&dir);
     kembench_at(&store)

@@ -33,6 +33,26 @@ pub use flame::{differential, flamegraph};
 pub use inline::{DebugInfo, InlineFrame, Inlines, NoInlines};
 pub use parse::{cache_geometry, ParseError};
 
+/// How many times each instruction of a dump taken with `--dump-instr=yes` ran: (object file,
+/// the instruction's address in that object) → executions (its `Ir`: one per execution; a
+/// `rep`-prefixed string instruction counts one per iteration). What prices a native call's
+/// blocks (`profile --cpus`).
+pub fn executions(
+    text: &str,
+) -> Result<std::collections::BTreeMap<(String, u64), u64>, ParseError> {
+    let dump = parse::parse(text)?;
+    let mut out = std::collections::BTreeMap::new();
+    for (&(ctx, address), &ir) in &dump.addresses {
+        let object = dump.contexts[ctx as usize]
+            .object
+            .and_then(|o| dump.objects.get(o as usize))
+            .cloned()
+            .unwrap_or_default();
+        *out.entry((object, address)).or_default() += ir;
+    }
+    Ok(out)
+}
+
 /// The primitives whose share of an operation `profile` reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

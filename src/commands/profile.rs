@@ -65,10 +65,12 @@ pub struct Args {
     /// instructions per hash call, so the counts are not those of a plain profile).
     #[arg(long)]
     pub sha3_probe: bool,
-    /// Estimate the cycles of each foreign build's calls on these CPUs (comma-separated LLVM
-    /// names, `default` for each architecture's set: aarch64 cortex-a55, cortex-a76,
-    /// neoverse-n1, neoverse-v2; s390x z15, z16; ppc64le pwr9, pwr10; riscv64 sifive-u74,
-    /// sifive-p670): every counted block priced by llvm-mca 19's scheduling model of the CPU.
+    /// Estimate the cycles of each call on these CPUs (comma-separated LLVM names, `default`
+    /// for each architecture's set: x86-64 this machine's model, znver4, sapphirerapids;
+    /// aarch64 cortex-a55, cortex-a76, neoverse-n1, neoverse-v2; s390x z15, z16; ppc64le pwr9,
+    /// pwr10; riscv64 sifive-u74, sifive-p670): every counted block (QEMU's for a foreign
+    /// build, callgrind's per-instruction counts natively) priced by llvm-mca 19's scheduling
+    /// model of the CPU.
     /// A model estimate (no caches, mispredictions, memory latency or clock); a name LLVM
     /// prices with another CPU's model says so.
     #[arg(long, value_delimiter = ',', value_name = "CPUS")]
@@ -370,8 +372,8 @@ fn command(o: &Options, store_spec: &str) -> anyhow::Result<ExitCode> {
     execute(started, o, store_spec)
 }
 
-/// The CPUs of `--cpus` for the foreign builds among `impls`, each with its model, and the
-/// LLVM that prices them: refused (bad input) when no foreign build is selected, for an
+/// The CPUs of `--cpus` for the architectures of `impls` (a foreign build's, the host's for the
+/// others), each with its model, and the LLVM that prices them: refused (bad input) for an
 /// unknown name (with the nearest), a CPU of another architecture or one without a model.
 fn cycle_models(
     asked: &[String],
@@ -380,20 +382,14 @@ fn cycle_models(
     if asked.is_empty() {
         return Ok((Vec::new(), String::new()));
     }
+    // A foreign build's architecture, or the host's for a native implementation (counted
+    // under callgrind, instruction by instruction).
     let mut arches: Vec<crate::arch::Arch> = impls
         .iter()
-        .filter_map(|k| crate::engine::foreign_arch(k.as_ref()))
+        .map(|k| crate::engine::foreign_arch(k.as_ref()).unwrap_or_else(crate::arch::Arch::host))
         .collect();
     arches.sort();
     arches.dedup();
-    if arches.is_empty() {
-        crate::bail_usage!(
-            "--cpus prices the blocks QEMU's plugin counts, and none of the implementations \
-             selected is a foreign build (`kembench builds --arch aarch64,s390x,...` makes them; \
-             select them as 'pqclean/clean@*@aarch64'); estimates for native builds are not \
-             there yet"
-        );
-    }
     let tools = crate::cycles::Tools::find().map_err(anyhow::Error::msg)?;
     let models =
         crate::cycles::resolve(&tools, &arches, asked).map_err(|r| crate::usage::Usage(r.0))?;

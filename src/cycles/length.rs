@@ -5,11 +5,12 @@
 //! aarch64 and ppc64le: 4 bytes. s390x: the two top bits of the first byte (00: 2 bytes,
 //! 01 and 10: 4, 11: 6). riscv64: 2 bytes when the two low bits of the first (little-endian)
 //! halfword are not 11 (the compressed extension), else 4 (rv64gc has no longer encodings).
+//! x86-64: decoded (iced-x86), 1 to 15 bytes.
 
 use crate::arch::Arch;
 
-/// The length of the instruction that starts `bytes`, or `None` where `arch`'s lengths are
-/// not decoded here (x86-64) or too few bytes are left.
+/// The length of the instruction that starts `bytes`, or `None` where it is no instruction
+/// (x86-64) or too few bytes are left.
 pub fn of(arch: Arch, bytes: &[u8]) -> Option<usize> {
     let first = *bytes.first()?;
     let n = match arch {
@@ -26,7 +27,11 @@ pub fn of(arch: Arch, bytes: &[u8]) -> Option<usize> {
                 2
             }
         }
-        Arch::X86_64 => return None,
+        Arch::X86_64 => {
+            let mut d = iced_x86::Decoder::new(64, bytes, iced_x86::DecoderOptions::NONE);
+            let i = d.decode();
+            return (!i.is_invalid()).then_some(i.len());
+        }
     };
     (bytes.len() >= n).then_some(n)
 }
@@ -63,11 +68,10 @@ mod tests {
         assert_eq!(of(Arch::Riscv64, &[0x13, 0x05, 0x15, 0x00]), Some(4));
         assert_eq!(of(Arch::Aarch64, &[0x1f, 0x20, 0x03, 0xd5]), Some(4));
         assert_eq!(of(Arch::Ppc64le, &[0, 0, 0]), None, "too few bytes");
-        assert_eq!(
-            of(Arch::X86_64, &[0x90]),
-            None,
-            "x86-64's lengths are not decoded here"
-        );
+        // x86-64: nop, `add rbx, rax` (48 01 c3), a truncated `mov eax, imm32`.
+        assert_eq!(of(Arch::X86_64, &[0x90]), Some(1));
+        assert_eq!(of(Arch::X86_64, &[0x48, 0x01, 0xc3, 0x90]), Some(3));
+        assert_eq!(of(Arch::X86_64, &[0xb8, 0x01]), None, "too few bytes");
         let code = [
             0x07, 0xfe, 0xb9, 0x04, 0x00, 0x12, 0xc0, 0xe5, 0, 0, 0, 0x10,
         ];

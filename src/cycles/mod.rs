@@ -32,7 +32,8 @@ pub const PACKAGE: &str = "llvm-19";
 /// (instead of `PATH`).
 pub const TOOLS_VAR: &str = "KEMBENCH_LLVM_BIN";
 
-/// What `--cpus default` means for each architecture.
+/// What `--cpus default` means for each architecture (for the host's, this machine's own model
+/// comes first, as LLVM names it).
 pub fn defaults(arch: Arch) -> &'static [&'static str] {
     match arch {
         Arch::Aarch64 => &["cortex-a55", "cortex-a76", "neoverse-n1", "neoverse-v2"],
@@ -141,6 +142,8 @@ pub struct Tools {
     pub mc: PathBuf,
     /// `llvm-mca-19 --version`'s version line (`Debian LLVM version 19.1.7`).
     pub version: String,
+    /// The CPU LLVM takes this machine for (`znver3`), from the same output.
+    pub host: Option<String>,
 }
 
 impl Tools {
@@ -173,13 +176,24 @@ impl Tools {
             .arg("--version")
             .output()
             .map_err(|e| format!("cannot run {}: {e}", mca.display()))?;
-        let version = String::from_utf8_lossy(&out.stdout)
+        let text = String::from_utf8_lossy(&out.stdout);
+        let version = text
             .lines()
             .map(str::trim)
             .find(|l| l.contains("LLVM version"))
             .unwrap_or("LLVM (version not read)")
             .to_string();
-        Ok(Tools { mca, mc, version })
+        let host = text
+            .lines()
+            .find_map(|l| l.trim().strip_prefix("Host CPU:"))
+            .map(|c| c.trim().to_string())
+            .filter(|c| !c.is_empty() && c != "generic");
+        Ok(Tools {
+            mca,
+            mc,
+            version,
+            host,
+        })
     }
 
     /// The CPU names LLVM knows for `arch` (`-mcpu=help`).
@@ -269,6 +283,10 @@ pub fn resolve(tools: &Tools, arches: &[Arch], asked: &[String]) -> Result<Vec<C
         }
         if name == "default" {
             for &a in arches {
+                // This machine's own model first, for the host's builds.
+                if a == Arch::host() {
+                    wanted.extend(tools.host.iter().map(|c| (a, c.clone())));
+                }
                 wanted.extend(defaults(a).iter().map(|c| (a, c.to_string())));
             }
             continue;

@@ -500,6 +500,7 @@ fn op_profile(operation: Op, scale: u64, per_seed: Vec<u64>) -> OpProfile {
         },
         native: Counters::Unavailable("no PMU".into()),
         emulated: None,
+        estimates: Vec::new(),
     }
 }
 

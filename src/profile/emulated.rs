@@ -348,6 +348,7 @@ fn add(a: &mut Region, b: &Region) {
 struct Counted {
     analysis: OpAnalysis,
     emulated: Emulated,
+    estimates: Vec<crate::record::profile::CycleEstimate>,
 }
 
 /// Per-line instructions of the `count` functions with the most self instructions among those
@@ -601,8 +602,8 @@ fn analyse(
             cpu: String::new(),
             divisions,
             division_sites,
-            estimates: Vec::new(),
         },
+        estimates: Vec::new(),
     }
 }
 
@@ -768,7 +769,7 @@ fn count_seed(
                 &debug,
             );
             c.emulated.cpu.clone_from(&cpu);
-            c.emulated.estimates = estimates;
+            c.estimates = estimates;
             (op, c)
         })
         .collect())
@@ -893,6 +894,7 @@ pub fn profile(
                 "a foreign build: counted under emulation, never run natively".into(),
             ),
             emulated: Some(c.emulated),
+            estimates: c.estimates,
         });
     }
     if !skipped.is_empty() {

@@ -1,8 +1,11 @@
-//! Estimated cycles of a foreign build's counted calls on the CPUs of `--cpus`: the blocks the
-//! plugin counted in every operation, cut into instructions from the program's own bytes,
-//! disassembled once by LLVM and priced once per CPU by its scheduling model; each operation's
-//! estimate is the sum over its blocks of executions × cycles per execution, with the blocks
-//! that carry most of it.
+//! Estimated cycles of counted calls on the CPUs of `--cpus`: the blocks counted in every
+//! operation, cut into instructions from the program's own bytes, disassembled once by LLVM
+//! and priced once per CPU by its scheduling model; each operation's estimate is the sum over
+//! its blocks of executions × cycles per execution, with the blocks that carry most of it.
+//!
+//! A foreign build's blocks are the QEMU plugin's translation blocks. A native call's come from
+//! callgrind's count of every instruction (`--dump-instr=yes`): per object, the runs of
+//! consecutive instructions executed the same number of times ([`native`]).
 
 use crate::arch::Arch;
 use crate::cycles::{length, mca, Tools};
@@ -114,6 +117,156 @@ fn one(
     }
 }
 
+/// A native object's code and functions, read from its file.
+pub struct NativeObject {
+    /// Its executable sections: (address, bytes).
+    code: Vec<(u64, Vec<u8>)>,
+    /// (start, end, name), sorted by start.
+    functions: Vec<(u64, u64, String)>,
+}
+
+impl NativeObject {
+    /// Reads the ELF file at `path`.
+    pub fn read(path: &std::path::Path) -> Result<NativeObject, String> {
+        use object::{Object, ObjectSection, ObjectSymbol, SectionKind};
+        let data = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file = object::File::parse(&*data).map_err(|e| format!("{}: {e}", path.display()))?;
+        let code = file
+            .sections()
+            .filter(|s| s.kind() == SectionKind::Text)
+            .filter_map(|s| Some((s.address(), s.data().ok()?.to_vec())))
+            .collect();
+        let mut functions: Vec<(u64, u64, String)> = file
+            .symbols()
+            .chain(file.dynamic_symbols())
+            .filter(|s| s.kind() == object::SymbolKind::Text && s.size() > 0)
+            .filter_map(|s| {
+                let name = s.name().ok()?;
+                let name = addr2line::demangle_auto(name.into(), None).into_owned();
+                Some((s.address(), s.address() + s.size(), name))
+            })
+            .collect();
+        functions.sort();
+        functions.dedup_by(|b, a| a.0 == b.0);
+        Ok(NativeObject { code, functions })
+    }
+}
+
+impl Code for NativeObject {
+    fn bytes_at(&self, addr: u64) -> Option<&[u8]> {
+        self.code.iter().find_map(|(start, bytes)| {
+            let off = usize::try_from(addr.checked_sub(*start)?).ok()?;
+            bytes.get(off..).filter(|b| !b.is_empty())
+        })
+    }
+
+    fn function_at(&self, addr: u64) -> String {
+        let i = self.functions.partition_point(|f| f.0 <= addr);
+        match i.checked_sub(1).map(|i| &self.functions[i]) {
+            Some((s, e, name)) if addr >= *s && addr < *e => name.clone(),
+            _ => format!("{addr:#x}"),
+        }
+    }
+}
+
+/// The blocks of one object's executed instructions (address → executions): runs of
+/// consecutive instructions, each starting where the one before it ends, executed the same
+/// number of times. An instruction whose bytes cannot be read is a block of its own.
+pub fn blocks_of(arch: Arch, code: &dyn Code, executions: &BTreeMap<u64, u64>) -> Blocks {
+    let mut out = Blocks::new();
+    // (start, instructions, executions, where the run's next instruction would start)
+    let mut run: Option<(u64, u64, u64, Option<u64>)> = None;
+    for (&addr, &execs) in executions {
+        let next = code
+            .bytes_at(addr)
+            .and_then(|b| length::of(arch, b))
+            .map(|n| addr + n as u64);
+        run = match run {
+            Some((start, n, e, Some(end))) if end == addr && e == execs => {
+                Some((start, n + 1, e, next))
+            }
+            other => {
+                if let Some((start, n, e, _)) = other {
+                    out.insert((start, n), e);
+                }
+                Some((addr, 1, execs, next))
+            }
+        };
+    }
+    if let Some((start, n, e, _)) = run {
+        out.insert((start, n), e);
+    }
+    out
+}
+
+/// Every operation's estimate on each of `cpus` (all of the host's architecture) from
+/// callgrind's counts of its
+/// instructions ((object, address) → executions, one map per operation, in order): priced per
+/// object and summed; an object that cannot be read has all its instructions unpriced.
+pub fn native(
+    tools: &Tools,
+    ops: &[BTreeMap<(String, u64), u64>],
+    cpus: &[CpuModel],
+) -> Result<Vec<Vec<CycleEstimate>>, String> {
+    let mut out: Vec<Vec<CycleEstimate>> = ops
+        .iter()
+        .map(|_| {
+            cpus.iter()
+                .map(|c| CycleEstimate {
+                    cpu: c.cpu.clone(),
+                    model: c.model.clone(),
+                    cycles: 0,
+                    priced_instructions: 0,
+                    unpriced_instructions: 0,
+                    blocks: Vec::new(),
+                })
+                .collect()
+        })
+        .collect();
+    let objects: BTreeSet<&str> = ops
+        .iter()
+        .flat_map(|m| m.keys().map(|(o, _)| o.as_str()))
+        .collect();
+    for object in objects {
+        let per_op: Vec<BTreeMap<u64, u64>> = ops
+            .iter()
+            .map(|m| {
+                m.iter()
+                    .filter(|((o, _), _)| o == object)
+                    .map(|((_, a), e)| (*a, *e))
+                    .collect()
+            })
+            .collect();
+        let Ok(code) = NativeObject::read(std::path::Path::new(object)) else {
+            for (i, m) in per_op.iter().enumerate() {
+                for e in &mut out[i] {
+                    e.unpriced_instructions += m.values().sum::<u64>();
+                }
+            }
+            continue;
+        };
+        let blocks: Vec<Blocks> = per_op
+            .iter()
+            .map(|m| blocks_of(Arch::host(), &code, m))
+            .collect();
+        let list: Vec<(Op, &Blocks)> = blocks.iter().map(|b| (Op::Keygen, b)).collect();
+        let priced = estimate(tools, Arch::host(), &code, &list, cpus)?;
+        for (i, per_cpu) in priced.into_iter().enumerate() {
+            for (total, part) in out[i].iter_mut().zip(per_cpu) {
+                total.cycles += part.cycles;
+                total.priced_instructions += part.priced_instructions;
+                total.unpriced_instructions += part.unpriced_instructions;
+                total.blocks.extend(part.blocks);
+                total
+                    .blocks
+                    .sort_by(|a, b| b.cycles.cmp(&a.cycles).then(a.address.cmp(&b.address)));
+                total.blocks.truncate(BLOCKS_LISTED);
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +279,32 @@ mod tests {
         fn function_at(&self, addr: u64) -> String {
             format!("f{addr:x}")
         }
+    }
+
+    /// x86-64 code at 0x100: nop, `add rbx, rax`, nop, nop (1 + 3 + 1 + 1 bytes).
+    struct X86;
+    impl Code for X86 {
+        fn bytes_at(&self, addr: u64) -> Option<&[u8]> {
+            const CODE: [u8; 6] = [0x90, 0x48, 0x01, 0xc3, 0x90, 0x90];
+            CODE.get(usize::try_from(addr.checked_sub(0x100)?).ok()?..)
+                .filter(|b| !b.is_empty())
+        }
+        fn function_at(&self, _: u64) -> String {
+            "f".into()
+        }
+    }
+
+    #[test]
+    fn native_blocks_are_runs_of_consecutive_instructions_executed_as_often() {
+        // nop and add run 10 times, then the two nops 4 and 4 times; 0x200 is outside.
+        let executions: BTreeMap<u64, u64> =
+            [(0x100, 10), (0x101, 10), (0x104, 4), (0x105, 4), (0x200, 1)].into();
+        let b = blocks_of(Arch::X86_64, &X86, &executions);
+        let v: Vec<((u64, u64), u64)> = b.into_iter().collect();
+        assert_eq!(v, [((0x100, 2), 10), ((0x104, 2), 4), ((0x200, 1), 1)]);
+        // The same count but not consecutive (0x101 never ran): two blocks.
+        let gap: BTreeMap<u64, u64> = [(0x100, 3), (0x104, 3)].into();
+        assert_eq!(blocks_of(Arch::X86_64, &X86, &gap).len(), 2);
     }
 
     #[test]

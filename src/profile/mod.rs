@@ -196,6 +196,8 @@ struct Profiled {
     op: Op,
     call: String,
     analysis: OpAnalysis,
+    /// Estimated cycles per x86-64 CPU of `--cpus` (seed 0 only).
+    estimates: Vec<crate::record::profile::CycleEstimate>,
 }
 
 /// What one worker (one seed) produced.
@@ -274,6 +276,7 @@ pub fn profile_one(plan: &Plan, k: &dyn Kem, stop: &dyn Fn() -> bool) -> Profile
             analysis: p.analysis.clone(),
             native: counters,
             emulated: None,
+            estimates: p.estimates.clone(),
         });
     }
     if !errors.is_empty() {
@@ -476,6 +479,15 @@ fn run_worker(
         profiled: Vec::new(),
         errors: Vec::new(),
     };
+    // The CPUs of `--cpus` of this machine's architecture: seed 0's calls are priced for them.
+    let native_cpus: Vec<crate::record::profile::CpuModel> = plan
+        .config
+        .cpus
+        .iter()
+        .filter(|c| c.arch == crate::arch::Arch::host().name())
+        .cloned()
+        .collect();
+    let mut executions = Vec::new();
     for m in stdout.lines().filter_map(worker::parse) {
         match m {
             worker::Message::Randomness(r) => out.randomness = Some(r),
@@ -506,8 +518,19 @@ fn run_worker(
                     ..AnalysisOptions::default()
                 };
                 let text = callgrind::name_addresses(&text, &plan.names);
+                if seed == 0 && !native_cpus.is_empty() {
+                    match callgrind::executions(&text) {
+                        Ok(e) => executions.push(e),
+                        Err(e) => out.errors.push(format!("{}: cycle estimates: {e}", op.as_str())),
+                    }
+                }
                 match callgrind::analyse_with(&text, &opts, &plan.debug) {
-                    Ok(analysis) => out.profiled.push(Profiled { op, call, analysis }),
+                    Ok(analysis) => out.profiled.push(Profiled {
+                        op,
+                        call,
+                        analysis,
+                        estimates: Vec::new(),
+                    }),
                     Err(e) => out
                         .errors
                         .push(format!("{}: reading callgrind's dump: {e}", op.as_str())),
@@ -518,6 +541,18 @@ fn run_worker(
     }
     if out.randomness.is_none() {
         return Err(crashed("the worker reported nothing".into(), &during));
+    }
+    if !executions.is_empty() && executions.len() == out.profiled.len() {
+        let priced = crate::cycles::Tools::find()
+            .and_then(|tools| estimate::native(&tools, &executions, &native_cpus));
+        match priced {
+            Ok(v) => {
+                for (p, e) in out.profiled.iter_mut().zip(v) {
+                    p.estimates = e;
+                }
+            }
+            Err(e) => out.errors.push(format!("cycle estimates: {e}")),
+        }
     }
     Ok(out)
 }

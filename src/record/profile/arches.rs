@@ -632,7 +632,6 @@ mod tests {
                     cpu: String::new(),
                     divisions: Vec::new(),
                     division_sites: Vec::new(),
-                    estimates: Vec::new(),
                 });
                 o
             })

@@ -150,7 +150,7 @@ impl ProfileReport {
 
 /// An operation's estimated cycles per CPU (none without `--cpus`).
 fn estimates(o: &OpProfile) -> &[crate::record::profile::CycleEstimate] {
-    o.emulated.as_ref().map_or(&[][..], |e| &e.estimates[..])
+    &o.estimates
 }
 
 /// Most function changes listed.
@@ -550,32 +550,21 @@ mod tests {
 
     #[test]
     fn estimated_cycles_are_compared_per_cpu_both_profiles_have() {
-        use crate::record::profile::{CycleEstimate, Emulated};
+        use crate::record::profile::CycleEstimate;
         let with = |cycles: &[(&str, u64)]| {
             let mut p = profile_of(&["pqclean/clean@gcc-12:O2@s390x"]);
             for o in &mut p.results[0].operations {
-                o.emulated = Some(Emulated {
-                    arch: "s390x".into(),
-                    emulator: String::new(),
-                    loads: 0,
-                    stores: 0,
-                    mix: Vec::new(),
-                    calibration: 0,
-                    cpu: String::new(),
-                    divisions: Vec::new(),
-                    division_sites: Vec::new(),
-                    estimates: cycles
-                        .iter()
-                        .map(|(cpu, n)| CycleEstimate {
-                            cpu: cpu.to_string(),
-                            model: cpu.to_string(),
-                            cycles: *n,
-                            priced_instructions: 1,
-                            unpriced_instructions: 0,
-                            blocks: Vec::new(),
-                        })
-                        .collect(),
-                });
+                o.estimates = cycles
+                    .iter()
+                    .map(|(cpu, n)| CycleEstimate {
+                        cpu: cpu.to_string(),
+                        model: cpu.to_string(),
+                        cycles: *n,
+                        priced_instructions: 1,
+                        unpriced_instructions: 0,
+                        blocks: Vec::new(),
+                    })
+                    .collect();
             }
             p
         };

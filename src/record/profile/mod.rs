@@ -260,6 +260,11 @@ pub struct OpProfile {
     /// the instructions (seed 0's call).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub emulated: Option<Emulated>,
+    /// Estimated cycles of seed 0's call per CPU of `--cpus` (empty: none asked), from its
+    /// exact block counts: the plugin's for a foreign build, callgrind's per-instruction
+    /// counts for a native one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub estimates: Vec<CycleEstimate>,
 }
 
 /// What QEMU's counting plugin saw of one call of a foreign build, besides its instructions.
@@ -292,9 +297,6 @@ pub struct Emulated {
     /// `ct`'s latency screen reports for a foreign build (empty in records from before this).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub division_sites: Vec<DivisionSite>,
-    /// Estimated cycles of the call per CPU of `--cpus` (empty: none asked).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub estimates: Vec<CycleEstimate>,
 }
 
 /// One division instruction of a foreign build and its executions in one call.
@@ -523,7 +525,7 @@ impl Kind for Profile {
         });
         // Estimated cycles per CPU: `decaps@neoverse-v2`.
         let estimates = r.operations.iter().flat_map(|o| {
-            o.emulated.iter().flat_map(|e| &e.estimates).map(|e| {
+            o.estimates.iter().map(|e| {
                 Metric::new(
                     &r.algorithm,
                     &r.implementation,

@@ -74,7 +74,7 @@ fn cycles(record: &ProfileRecord, items: &[ProfileResult]) -> Vec<Table> {
         .flat_map(|r| {
             let mut cpus: Vec<&str> = Vec::new();
             for o in &r.operations {
-                for e in o.emulated.iter().flat_map(|e| &e.estimates) {
+                for e in &o.estimates {
                     if !cpus.contains(&e.cpu.as_str()) {
                         cpus.push(&e.cpu);
                     }
@@ -131,8 +131,7 @@ fn cycles(record: &ProfileRecord, items: &[ProfileResult]) -> Vec<Table> {
     for (r, name) in rows {
         let estimate = |op: Op| {
             r.op(op)
-                .and_then(|o| o.emulated.as_ref())
-                .and_then(|e| e.estimates.iter().find(|x| x.cpu == name))
+                .and_then(|o| o.estimates.iter().find(|x| x.cpu == name))
         };
         let model = [Op::Keygen, Op::Encaps, Op::Decaps, Op::Exchange]
             .into_iter()

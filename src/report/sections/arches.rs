@@ -115,9 +115,7 @@ fn cycle_charts(results: &[(&str, &ProfileResult)]) -> anyhow::Result<Vec<Chart>
     const OPS: [Op; 3] = [Op::Keygen, Op::Encaps, Op::Decaps];
     let mut algorithms: Vec<&str> = Vec::new();
     for (_, r) in results {
-        if r.operations
-            .iter()
-            .any(|o| o.emulated.as_ref().is_some_and(|e| !e.estimates.is_empty()))
+        if r.operations.iter().any(|o| !o.estimates.is_empty())
             && !algorithms.contains(&r.algorithm.as_str())
         {
             algorithms.push(&r.algorithm);
@@ -129,12 +127,7 @@ fn cycle_charts(results: &[(&str, &ProfileResult)]) -> anyhow::Result<Vec<Chart>
         let mut group_starts = Vec::new();
         for (_, r) in results.iter().filter(|(_, r)| r.algorithm == alg) {
             let mut cpus: Vec<(&str, &str)> = Vec::new();
-            for e in r
-                .operations
-                .iter()
-                .filter_map(|o| o.emulated.as_ref())
-                .flat_map(|e| &e.estimates)
-            {
+            for e in r.operations.iter().flat_map(|o| &o.estimates) {
                 if !cpus.iter().any(|(c, _)| *c == e.cpu) {
                     cpus.push((&e.cpu, &e.model));
                 }
@@ -152,8 +145,7 @@ fn cycle_charts(results: &[(&str, &ProfileResult)]) -> anyhow::Result<Vec<Chart>
                 let values = OPS
                     .map(|op| {
                         r.op(op)
-                            .and_then(|o| o.emulated.as_ref())
-                            .and_then(|e| e.estimates.iter().find(|x| x.cpu == cpu))
+                            .and_then(|o| o.estimates.iter().find(|x| x.cpu == cpu))
                             .map_or(0.0, |x| x.cycles as f64)
                     })
                     .to_vec();
@@ -280,7 +272,6 @@ mod tests {
                     cpu: String::new(),
                     divisions: Vec::new(),
                     division_sites: Vec::new(),
-                    estimates: Vec::new(),
                 });
             }
         }
@@ -297,9 +288,8 @@ mod tests {
         // for the algorithm, a bar per CPU, each said to be a model estimate.
         for r in &mut foreign.results {
             for o in &mut r.operations {
-                let e = o.emulated.as_mut().unwrap();
                 for (cpu, model, cycles) in [("z16", "z16", 900), ("z13x", "z13", 1200)] {
-                    e.estimates.push(crate::record::profile::CycleEstimate {
+                    o.estimates.push(crate::record::profile::CycleEstimate {
                         cpu: cpu.into(),
                         model: model.into(),
                         cycles,

@@ -196,7 +196,7 @@ struct Profiled {
     op: Op,
     call: String,
     analysis: OpAnalysis,
-    /// Estimated cycles per x86-64 CPU of `--cpus` (seed 0 only).
+    /// Estimated cycles per CPU of `--cpus` of this machine's architecture (seed 0 only).
     estimates: Vec<crate::record::profile::CycleEstimate>,
 }
 

@@ -112,7 +112,8 @@ fn cycles(record: &ProfileRecord, items: &[ProfileResult]) -> Vec<Table> {
              (steady-state cycles per execution), times its executions. No caches, branch \
              mispredictions, memory latency or clock: cycles of an ideal pipeline, not time. \
              'priced' is the share of executed instructions the model could price; the rest are \
-             left out."
+             left out. Not checked against measured cycles in this run (benches/cycles-host.sh \
+             holds this machine's model against them)."
         ),
     );
     if rows.iter().any(|(r, _)| {

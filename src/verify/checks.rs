@@ -41,42 +41,79 @@ pub fn byte_keypair(k: &dyn Kem) -> Result<Option<Pair>, KemError> {
     }
 }
 
+/// Fresh key pairs the round trips draw at least, whatever the budget: two per path (kept
+/// keys, secret-key bytes). Past the budget, the trips still owed to the minimum reuse each
+/// path's last key pair with a fresh encapsulation each: a scheme whose key generation takes a
+/// second (Classic McEliece) makes its minimum of trips without a second per trip.
+const MIN_KEY_PAIRS: usize = 4;
+
+/// The key pairs the round trips keep for reuse, one per path.
+#[derive(Default)]
+struct Keys {
+    kept: Option<(Vec<u8>, SecretKey)>,
+    bytes: Option<Pair>,
+    /// Key pairs drawn.
+    drawn: usize,
+}
+
 /// One exchange with a kept key (what is timed): the encapsulated and decapsulated secrets.
-fn kept_trip(k: &dyn Kem) -> Result<Pair, Outcome> {
-    let (pk, mut sk) = k.keypair_kept_vec().map_err(|e| err("keypair", e))?;
+/// `fresh` draws a new key pair; otherwise the last one is reused where it can be.
+fn kept_trip(k: &dyn Kem, keys: &mut Keys, fresh: bool) -> Result<Pair, Outcome> {
+    // A single-use kept key is never used twice.
+    let (pk, mut sk) = match keys.kept.take() {
+        Some(kp) if !fresh && !k.single_use_keys() => kp,
+        _ => {
+            keys.drawn += 1;
+            k.keypair_kept_vec().map_err(|e| err("keypair", e))?
+        }
+    };
     let (ct, ss) = k.encaps_vec(&pk).map_err(|e| err("encaps", e))?;
     let ss2 = k
         .decaps_kept_vec(&mut sk, &ct)
         .map_err(|e| err("decaps", e))?;
+    keys.kept = Some((pk, sk));
     Ok((ss, ss2))
 }
 
-/// One exchange on the byte path; `None` where there is none.
-fn byte_trip(k: &dyn Kem) -> Result<Option<Pair>, Outcome> {
-    let Some((pk, sk)) = byte_keypair(k).map_err(|e| err("keypair (bytes)", e))? else {
-        return Ok(None);
+/// One exchange on the byte path; `None` where there is none. `fresh` as [`kept_trip`]'s.
+fn byte_trip(k: &dyn Kem, keys: &mut Keys, fresh: bool) -> Result<Option<Pair>, Outcome> {
+    let (pk, sk) = match keys.bytes.take() {
+        Some(kp) if !fresh => kp,
+        _ => {
+            let Some(kp) = byte_keypair(k).map_err(|e| err("keypair (bytes)", e))? else {
+                return Ok(None);
+            };
+            keys.drawn += 1;
+            kp
+        }
     };
     let (ct, ss) = k.encaps_vec(&pk).map_err(|e| err("encaps", e))?;
     let ss2 = k
         .decaps_vec(&sk, &ct)
         .map_err(|e| err("decaps (bytes)", e))?;
+    keys.bytes = Some((pk, sk));
     Ok(Some((ss, ss2)))
 }
 
 /// (a) Round trips until the budget is spent, never fewer than the minimum: kept keys (what
 /// is timed) and, on alternate trips, secret-key bytes where the implementation has them.
+/// Each trip within the budget draws its own key pair; the trips past it that the minimum
+/// still asks for reuse key pairs (at least [`MIN_KEY_PAIRS`] drawn), and the detail says how
+/// many were drawn when fewer than the trips.
 pub fn round_trips(k: &dyn Kem, opts: &Options) -> Outcome {
     let start = Instant::now();
     let mut n = 0;
     let mut bytes = true;
+    let mut keys = Keys::default();
     while n < opts.min_round_trips
         || (n < opts.max_round_trips && start.elapsed() < opts.round_trip_budget)
     {
         let on_bytes = n % 2 == 1 && bytes;
+        let fresh = keys.drawn < MIN_KEY_PAIRS || start.elapsed() < opts.round_trip_budget;
         let trip = if on_bytes {
-            byte_trip(k)
+            byte_trip(k, &mut keys, fresh)
         } else {
-            kept_trip(k).map(Some)
+            kept_trip(k, &mut keys, fresh).map(Some)
         };
         match trip {
             Err(o) => return o,
@@ -91,10 +128,15 @@ pub fn round_trips(k: &dyn Kem, opts: &Options) -> Outcome {
             Ok(Some(_)) => n += 1,
         }
     }
-    if bytes {
-        Outcome::Pass(format!("{n} trips"))
+    let pairs = if keys.drawn < n {
+        format!(", {} key pairs", keys.drawn)
     } else {
-        Outcome::Pass(format!("{n} trips, kept keys only"))
+        String::new()
+    };
+    if bytes {
+        Outcome::Pass(format!("{n} trips{pairs}"))
+    } else {
+        Outcome::Pass(format!("{n} trips, kept keys only{pairs}"))
     }
 }
 
@@ -606,6 +648,9 @@ pub(super) mod tests {
         /// A ciphertext the implementation did not make itself (a tampered one), decapsulated
         /// with a kept key, is answered as said.
         Tampered(Rejection),
+        /// A kept key gives another secret from its second decapsulation on (a library whose
+        /// key object a decapsulation spoils).
+        SpoiledOnReuse,
     }
 
     /// How a test implementation answers a tampered ciphertext.
@@ -632,6 +677,8 @@ pub(super) mod tests {
         /// The ciphertexts it made, and how often each other ciphertext was decapsulated
         /// (for [`Twist::Tampered`]).
         made: std::sync::Mutex<Made>,
+        /// The bytes of every kept key decapsulated with (for [`Twist::SpoiledOnReuse`]).
+        used: std::sync::Mutex<Vec<Vec<u8>>>,
         single_use: bool,
     }
 
@@ -645,6 +692,7 @@ pub(super) mod tests {
                 meta,
                 twist,
                 made: Default::default(),
+                used: Default::default(),
                 single_use: false,
             }
         }
@@ -768,6 +816,17 @@ pub(super) mod tests {
                 Twist::KeptDisagree => {
                     self.inner.decaps_kept_raw(sk, ct, ss)?;
                     ss[0] ^= 1;
+                    return Ok(());
+                }
+                Twist::SpoiledOnReuse => {
+                    let mut bytes = vec![0; self.meta.algorithm.sk_len];
+                    self.inner.sk_export_raw(sk, &mut bytes)?;
+                    self.inner.decaps_kept_raw(sk, ct, ss)?;
+                    let mut used = self.used.lock().unwrap();
+                    if used.contains(&bytes) {
+                        ss[0] ^= 1;
+                    }
+                    used.push(bytes);
                     return Ok(());
                 }
                 _ => {}
@@ -1022,6 +1081,34 @@ pub(super) mod tests {
 
     /// A kept key that decapsulates to another secret fails the round trip on its first
     /// (kept-key) trip, and the kept-key check.
+    /// Past the budget, the trips the minimum still asks for reuse key pairs (four drawn, the
+    /// count said); a single-use key is never reused; a key spoiled by its first use fails at
+    /// the first trip that reuses it.
+    #[test]
+    fn round_trips_past_the_budget_reuse_key_pairs_and_still_check_each_trip() {
+        let opts = Options {
+            round_trip_budget: std::time::Duration::ZERO,
+            ..Options::default()
+        };
+        let o = round_trips(&Twisted::new(Twist::BytesDisagree), &opts);
+        assert!(o.failed(), "{o:?}");
+        let o = round_trips(&Mock::new("correct", Behaviour::Correct), &opts);
+        assert_eq!(detail(&o), "20 trips, 4 key pairs", "{o:?}");
+        let o = round_trips(&Twisted::kept_only(), &opts);
+        assert_eq!(detail(&o), "20 trips, kept keys only", "{o:?}");
+        assert!(matches!(o, Outcome::Pass(_)), "{o:?}");
+        let o = round_trips(&Twisted::new(Twist::SpoiledOnReuse), &opts);
+        // Trips 1 and 3 draw the kept path's two fresh key pairs; trip 5 reuses the second.
+        assert_eq!(
+            o,
+            Outcome::Fail("trip 5 (kept key): decapsulated secret differs".into())
+        );
+        // Within the budget every trip draws its own key pair (nothing reused, nothing said).
+        let o = round_trips(&Twisted::new(Twist::SpoiledOnReuse), &Options::default());
+        assert!(matches!(o, Outcome::Pass(_)), "{o:?}");
+        assert!(!detail(&o).contains("key pairs"), "{o:?}");
+    }
+
     #[test]
     fn a_kept_key_that_gives_another_secret_fails_the_round_trip() {
         let k = Twisted::new(Twist::KeptDisagree);

@@ -70,24 +70,24 @@ for f in glob.glob(f"{work}/run*.json"):
         for o in r.get("operations", []):
             ns = o.get("best_round_median_ns")
             if ns:
-                k = (r["implementation"], o["operation"])
+                k = (r["algorithm"], r["implementation"], o["operation"])
                 best[k] = min(best.get(k, ns), ns)
 p = json.load(open(f"{work}/profile.json"))
 host = p["config"]["cpus"][0]["cpu"]
 print(f"clock: {', '.join(f'{c:.3f}' for c in clocks)} GHz (fastest {ghz:.3f}); "
       f"estimates: {p['config']['llvm']}, model {host}")
-print(f"{'implementation':<18} {'op':<7} {'instructions':>12} {'estimate':>10} {'measured':>10} {'error':>8}")
+print(f"{'algorithm':<11} {'implementation':<18} {'op':<7} {'instructions':>12} {'estimate':>10} {'measured':>10} {'error':>8}")
 errors = []
 for r in p["results"]:
     for o in r["operations"]:
         e = next((x for x in o.get("estimates", []) if x["cpu"] == host), None)
-        ns = best.get((r["implementation"], o["operation"]))
+        ns = best.get((r["algorithm"], r["implementation"], o["operation"]))
         if not e or not ns:
             continue
         measured = ns * ghz
         err = e["cycles"] / measured - 1
         errors.append(abs(err))
-        print(f"{r['implementation']:<18} {o['operation']:<7} {o['analysis']['instructions']:>12,} "
+        print(f"{r['algorithm']:<11} {r['implementation']:<18} {o['operation']:<7} {o['analysis']['instructions']:>12,} "
               f"{e['cycles']:>10,} {measured:>10,.0f} {100*err:>+7.1f}%")
 if errors:
     print(f"|estimate/measured - 1| over {len(errors)} operations: median {100*statistics.median(errors):.1f}%, "

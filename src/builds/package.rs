@@ -49,6 +49,44 @@ const uint64_t {API_SIZES_SYMBOL}[4] = {{ {prefix}CRYPTO_PUBLICKEYBYTES, {prefix
     )
 }
 
+/// The most files [`included_elsewhere`] follows: a guard against a tree of includes without
+/// end, far above what a KEM package includes.
+const MOST_INCLUDED: usize = 10_000;
+
+/// The files that `files` include with quoted includes, directly or through one another,
+/// that are not among `files`: each name looked up beside the file that includes it, then in
+/// the package directory `dir` (the compiler's `-I`), as C looks up a quoted include. Files
+/// are told apart by their canonical path, so a name reached twice (`sub/../x.h`) counts once.
+fn included_elsewhere(dir: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mut seen: Vec<PathBuf> = files.iter().map(|f| canonical(f)).collect();
+    let mut queue: Vec<PathBuf> = files.to_vec();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < queue.len() && out.len() < MOST_INCLUDED {
+        let f = queue[i].clone();
+        i += 1;
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        for name in super::c_text::read(&text).quoted_includes() {
+            let beside = f.parent().map(|d| d.join(&name));
+            let Some(found) = beside
+                .into_iter()
+                .chain([dir.join(&name)])
+                .find(|p| p.is_file())
+            else {
+                continue;
+            };
+            let c = canonical(&found);
+            if !seen.contains(&c) {
+                seen.push(c);
+                out.push(found.clone());
+                queue.push(found);
+            }
+        }
+    }
+    out
+}
+
 /// PQClean's common code for a package in `dir`: the `common` directory of the PQClean tree
 /// the package sits in (`<tree>/crypto_kem/<scheme>/<variant>`, so that it gets the common
 /// code of its own PQClean version), else kembench's copy (from the crates the build fetched).
@@ -155,6 +193,10 @@ pub fn from_dir(
         compile.extend(found.compile);
         includes.extend(found.includes);
     }
+    // What the package's files include from elsewhere (a subdirectory, a directory above it)
+    // goes into the cache key too: an edit there is another build, never a reuse of the old.
+    let reached = included_elsewhere(dir, &hashed);
+    hashed.extend(reached);
     if all_text.contains("<openssl/") {
         required_flags.push("-lcrypto".to_string());
     }
@@ -328,6 +370,65 @@ mod tests {
             .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
             .collect();
         (names, includes.clone())
+    }
+
+    /// A file the package includes from a subdirectory or from above it keys the build: an
+    /// edit there changes the key (a build kembench reused after such an edit ran old code).
+    #[test]
+    fn files_included_from_elsewhere_key_the_build() {
+        let root = std::env::temp_dir().join(format!("kembench-nested-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let dir = root.join("pkg");
+        std::fs::create_dir_all(dir.join("impl")).unwrap();
+        // impl/all.c includes a header beside it, one above the package, and itself again
+        // by another path.
+        for (f, text) in [
+            (
+                dir.join("api.h"),
+                "#define CRYPTO_BYTES 32\nint crypto_kem_keypair(unsigned char *pk, unsigned char *sk);\n",
+            ),
+            (dir.join("kem.c"), "#include \"api.h\"\n#include \"impl/all.c\"\n"),
+            (
+                dir.join("impl/all.c"),
+                "#include \"params.h\"\n#include \"../../shared.h\"\n#include \"../impl/all.c\"\n",
+            ),
+            (dir.join("impl/params.h"), "#define N 256\n"),
+            (root.join("shared.h"), "#define Q 3329\n"),
+        ] {
+            std::fs::write(f, text).unwrap();
+        }
+        let (names, _) = supplied(&dir);
+        for n in ["all.c", "params.h", "shared.h"] {
+            assert_eq!(
+                names.iter().filter(|m| *m == n).count(),
+                1,
+                "{n}: {names:?}"
+            );
+        }
+        let p = || Package {
+            kat_file: None,
+            implements: false,
+            level: None,
+            implicit_rejection: false,
+        };
+        let key = || {
+            from_dir(&dir, "local/x", "X", p())
+                .unwrap()
+                .sha256()
+                .unwrap()
+        };
+        let before = key();
+        for (f, text) in [
+            (dir.join("impl/params.h"), "#define N 512\n"),
+            (root.join("shared.h"), "#define Q 7681\n"),
+        ] {
+            let old = std::fs::read_to_string(&f).unwrap();
+            std::fs::write(&f, text).unwrap();
+            assert_ne!(key(), before, "{} changed", f.display());
+            std::fs::write(&f, old).unwrap();
+            assert_eq!(key(), before);
+        }
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

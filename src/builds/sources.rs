@@ -719,7 +719,13 @@ pub(super) fn common_code(common: &Path, files: &[PathBuf], shipped: &[String]) 
     while i < wanted.len() {
         let name = wanted[i].clone();
         i += 1;
-        if shipped.contains(&name) {
+        // Only a plain relative name can be a common header: an absolute one
+        // (`"/src/kem.c"`) or one that climbs (`"../x.h"`) names a file of the package's own,
+        // which `Path::join` would otherwise take for common code and compile on its own.
+        let plain = Path::new(&name)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+        if shipped.contains(&name) || !plain {
             continue;
         }
         for d in std::iter::once(common.to_path_buf()).chain(subdirs.iter().cloned()) {
@@ -985,5 +991,35 @@ mod tests {
         copy.hashed[0] = renamed;
         assert_ne!(copy.sha256().unwrap(), key, "one renamed file");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A package's absolute or climbing include names its own file, never PQClean's common
+    /// code: it was taken for a common file (`Path::join` of an absolute name is that name)
+    /// and compiled on its own beside the file that includes it.
+    #[test]
+    fn only_a_plain_name_is_looked_up_in_common() {
+        let root = std::env::temp_dir().join(format!("kembench-common-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let common = root.join("common");
+        std::fs::create_dir_all(&common).unwrap();
+        for f in ["fips202.h", "fips202.c", "mine.c"] {
+            std::fs::write(common.join(f), "\n").unwrap();
+        }
+        let own = root.join("own.c");
+        std::fs::write(&own, "\n").unwrap();
+        let kem = root.join("kem.c");
+        let includes = format!("\"fips202.h\" \"{}\" \"../common/mine.c\"", own.display());
+        let text: String = includes
+            .split(' ')
+            .map(|name| format!("#include {name}\n"))
+            .collect();
+        std::fs::write(&kem, text).unwrap();
+        let found = common_code(&common, std::slice::from_ref(&kem), &[]);
+        assert_eq!(found.compile, vec![common.join("fips202.c")]);
+        assert_eq!(
+            found.hashed,
+            vec![common.join("fips202.h"), common.join("fips202.c")]
+        );
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -107,8 +107,9 @@ fn cycles(record: &ProfileRecord, items: &[ProfileResult]) -> Vec<Table> {
     t.view(CONSOLE | MARKDOWN | REPORT, 2, &cols).caption(
         CONSOLE | MARKDOWN | REPORT,
         format!(
-            "Estimated cycles per call (model estimate): every block QEMU's plugin counted in seed \
-             0's call, priced by {llvm}'s llvm-mca scheduling model of the CPU as a loop of itself \
+            "Estimated cycles per call (model estimate): every block counted in seed 0's call \
+             (by QEMU's plugin for a foreign build, from callgrind's count of every instruction \
+             for a native one), priced by {llvm}'s llvm-mca scheduling model of the CPU as a loop of itself \
              (steady-state cycles per execution), times its executions. No caches, branch \
              mispredictions, memory latency or clock: cycles of an ideal pipeline, not time. \
              'priced' is the share of executed instructions the model could price; the rest are \

@@ -49,21 +49,19 @@ const uint64_t {API_SIZES_SYMBOL}[4] = {{ {prefix}CRYPTO_PUBLICKEYBYTES, {prefix
     )
 }
 
-/// The most files [`included_elsewhere`] follows: a guard against a tree of includes without
-/// end, far above what a KEM package includes.
-const MOST_INCLUDED: usize = 10_000;
-
 /// The files that `files` include with quoted includes, directly or through one another,
 /// that are not among `files`: each name looked up beside the file that includes it, then in
 /// the package directory `dir` (the compiler's `-I`), as C looks up a quoted include. Files
 /// are told apart by their canonical path, so a name reached twice (`sub/../x.h`) counts once.
 fn included_elsewhere(dir: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
     let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let mut seen: Vec<PathBuf> = files.iter().map(|f| canonical(f)).collect();
+    let mut seen: std::collections::BTreeSet<PathBuf> =
+        files.iter().map(|f| canonical(f)).collect();
     let mut queue: Vec<PathBuf> = files.to_vec();
     let mut out = Vec::new();
     let mut i = 0;
-    while i < queue.len() && out.len() < MOST_INCLUDED {
+    // Finite: each file is queued once, by its canonical path.
+    while i < queue.len() {
         let f = queue[i].clone();
         i += 1;
         let text = std::fs::read_to_string(&f).unwrap_or_default();
@@ -76,9 +74,7 @@ fn included_elsewhere(dir: &Path, files: &[PathBuf]) -> Vec<PathBuf> {
             else {
                 continue;
             };
-            let c = canonical(&found);
-            if !seen.contains(&c) {
-                seen.push(c);
+            if seen.insert(canonical(&found)) {
                 out.push(found.clone());
                 queue.push(found);
             }

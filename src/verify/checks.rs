@@ -1079,8 +1079,6 @@ pub(super) mod tests {
         );
     }
 
-    /// A kept key that decapsulates to another secret fails the round trip on its first
-    /// (kept-key) trip, and the kept-key check.
     /// Past the budget, the trips the minimum still asks for reuse key pairs (four drawn, the
     /// count said); a single-use key is never reused; a key spoiled by its first use fails at
     /// the first trip that reuses it.
@@ -1109,6 +1107,8 @@ pub(super) mod tests {
         assert!(!detail(&o).contains("key pairs"), "{o:?}");
     }
 
+    /// A kept key that decapsulates to another secret fails the round trip on its first
+    /// (kept-key) trip, and the kept-key check.
     #[test]
     fn a_kept_key_that_gives_another_secret_fails_the_round_trip() {
         let k = Twisted::new(Twist::KeptDisagree);
